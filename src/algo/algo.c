@@ -1,0 +1,211 @@
+/* Lookups over the algorithm table and the parameters of rules. */
+#include "algo/algo.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/status.h"
+
+static const char *const coll_names[] = {
+#define TRL_COLL_NAME(id, name) name,
+    TRL_COLL_MAP(TRL_COLL_NAME)
+#undef TRL_COLL_NAME
+};
+
+const char *trl_coll_name(trl_coll c)
+{
+    return (unsigned)c < TRL_COLL_COUNT ? coll_names[c] : "?";
+}
+
+static bool same(const char *name, const char *text, size_t len)
+{
+    return strlen(name) == len && memcmp(name, text, len) == 0;
+}
+
+int trl_coll_from_name(const char *name, size_t len)
+{
+    for (int c = 0; c < TRL_COLL_COUNT; c++)
+        if (same(coll_names[c], name, len))
+            return c;
+    return -1;
+}
+
+const trl_algo *trl_algo_find(trl_coll coll, const char *name, size_t len)
+{
+    for (const trl_algo *a = trl_algorithms; a->name; a++)
+        if (a->coll == coll && same(a->name, name, len))
+            return a;
+    return NULL;
+}
+
+const trl_param_spec *trl_algo_param(const trl_algo *a, const char *name, size_t len)
+{
+    for (const trl_param_spec *p = a->params; p && p->name; p++)
+        if (same(p->name, name, len))
+            return p;
+    return NULL;
+}
+
+const char *trl_algo_unusable(const trl_algo *algo, const trl_coll_args *a)
+{
+    if ((algo->needs & TRL_NEEDS_COMMUTATIVE) && !a->commutative)
+        return "it needs a commutative operation";
+    for (const trl_param_spec *p = algo->params; p && p->name; p++) {
+        if (p->kind != TRL_PARAM_ALGO)
+            continue;
+        const char *why = trl_algo_unusable(trl_param_algo(a, p->name), a);
+        if (why)
+            return why;
+    }
+    return NULL;
+}
+
+size_t trl_parse_size(const char *text, size_t len, unsigned long long *out)
+{
+    size_t i = 0;
+    unsigned long long v = 0;
+    while (i < len && isdigit((unsigned char)text[i])) {
+        unsigned d = (unsigned)(text[i] - '0');
+        if (v > (~0ULL - d) / 10)
+            return 0;
+        v = v * 10 + d;
+        i++;
+    }
+    if (i == 0)
+        return 0;
+    if (i < len) {
+        int shift = text[i] == 'K' ? 10 : text[i] == 'M' ? 20 : text[i] == 'G' ? 30 : 0;
+        if (shift) {
+            if (v > (~0ULL >> shift))
+                return 0;
+            v <<= shift;
+            i++;
+        }
+    }
+    *out = v;
+    return i;
+}
+
+int trl_param_parse_value(const trl_param_spec *spec, const char *text, size_t len,
+                          trl_param_value *out, const char **why)
+{
+    out->spec = spec;
+    out->value = 0;
+    out->algo = NULL;
+    if (spec->kind == TRL_PARAM_ALGO) {
+        out->algo = trl_algo_find(spec->of, text, len);
+        if (!out->algo) {
+            *why = "not an algorithm of that collective";
+            return TRL_ERR_INVALID;
+        }
+        return TRL_OK;
+    }
+    unsigned long long v;
+    size_t used = trl_parse_size(text, len, &v);
+    bool suffixed = used > 0 && !isdigit((unsigned char)text[used - 1]);
+    if (used == 0 || used != len || (spec->kind == TRL_PARAM_INT && suffixed)) {
+        *why = spec->kind == TRL_PARAM_SIZE ? "expected a size such as 4096, 64K or 1M"
+                                            : "expected an integer";
+        return TRL_ERR_INVALID;
+    }
+    if (v > (unsigned long long)spec->max || (long long)v < spec->min) {
+        *why = "value out of range";
+        return TRL_ERR_INVALID;
+    }
+    out->value = (long long)v;
+    return TRL_OK;
+}
+
+static const trl_param_value *given(const trl_coll_args *a, const char *name)
+{
+    for (int i = 0; a->params && i < a->params->n; i++)
+        if (strcmp(a->params->v[i].spec->name, name) == 0)
+            return &a->params->v[i];
+    return NULL;
+}
+
+/* The default of the running algorithm's own spec. The table is checked by
+ * the unit tests, so a default that fails to parse is a programming error. */
+static trl_param_value fallback(const trl_coll_args *a, const char *name)
+{
+    trl_param_value v = {0};
+    const trl_param_spec *spec = a->algo ? trl_algo_param(a->algo, name, strlen(name)) : NULL;
+    const char *why;
+    if (spec)
+        trl_param_parse_value(spec, spec->default_text, strlen(spec->default_text), &v, &why);
+    return v;
+}
+
+long long trl_param_int(const trl_coll_args *a, const char *name)
+{
+    const trl_param_value *v = given(a, name);
+    return v ? v->value : fallback(a, name).value;
+}
+
+const trl_algo *trl_param_algo(const trl_coll_args *a, const char *name)
+{
+    const trl_param_value *v = given(a, name);
+    return v ? v->algo : fallback(a, name).algo;
+}
+
+void trl_params_free(trl_params *p)
+{
+    free(p->v);
+    p->v = NULL;
+    p->n = 0;
+}
+
+int trl_params_from_string(const trl_algo *algo, const char *text, trl_params *out,
+                           const char **why)
+{
+    out->v = NULL;
+    out->n = 0;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        const char *end = p + strcspn(p, " ");
+        const char *eq = memchr(p, '=', (size_t)(end - p));
+        if (!eq) {
+            *why = "expected key=value";
+            goto error;
+        }
+        const trl_param_spec *spec = trl_algo_param(algo, p, (size_t)(eq - p));
+        if (!spec) {
+            *why = "unknown parameter";
+            goto error;
+        }
+        trl_param_value *v = realloc(out->v, (size_t)(out->n + 1) * sizeof *v);
+        if (!v) {
+            *why = "out of memory";
+            goto error;
+        }
+        out->v = v;
+        if (trl_param_parse_value(spec, eq + 1, (size_t)(end - eq - 1), &out->v[out->n], why))
+            goto error;
+        out->n++;
+        p = end;
+    }
+    return TRL_OK;
+error:
+    trl_params_free(out);
+    return TRL_ERR_INVALID;
+}
+
+int trl_algo_build(const trl_algo *algo, const trl_coll_args *a, trl_sched *s)
+{
+    trl_coll_args args = *a;
+    args.algo = algo;
+    int rc = trl_sched_init(s, a->rank, a->size);
+    if (rc)
+        return rc;
+    rc = algo->build(&args, s);
+    if (rc == TRL_OK)
+        rc = trl_sched_finish(s);
+    if (rc)
+        trl_sched_free(s);
+    return rc;
+}

@@ -1,0 +1,37 @@
+#include "core/log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void trl_log(const char *fmt, ...)
+{
+    /* Format into one buffer and write it with a single call, so lines from
+     * different ranks sharing a terminal do not interleave mid-line. */
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n > sizeof line - 2)
+        n = sizeof line - 2;
+    line[n] = '\n';
+    line[n + 1] = '\0';
+    fputs("trellis: ", stderr);
+    fputs(line, stderr);
+    fflush(stderr);
+}
+
+int trl_verbose_level(void)
+{
+    static int level = -1;
+    if (level < 0) {
+        const char *v = getenv("TRELLIS_VERBOSE");
+        level = (v && *v) ? atoi(v) : 0;
+        if (level < 0)
+            level = 0;
+    }
+    return level;
+}

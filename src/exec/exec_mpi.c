@@ -1,0 +1,166 @@
+#include "exec/exec_mpi.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Resolve a symbolic reference to an address. Offsets count elements of
+ * the call's datatype; scratch is laid out like a user buffer of that type,
+ * shifted so its first element's true lower bound is the allocation. */
+typedef struct {
+    char *base[3];
+    MPI_Aint extent;
+} frame;
+
+static inline void *at(const frame *f, trl_ref r)
+{
+    return f->base[r.buf] + (MPI_Aint)r.off * f->extent;
+}
+
+static int grow(trl_exec_mem *m, const trl_sched *s, size_t scratch_bytes)
+{
+    if (scratch_bytes > m->scratch_bytes) {
+        void *p = realloc(m->scratch, scratch_bytes);
+        if (!p)
+            return MPI_ERR_NO_MEM;
+        m->scratch = p;
+        m->scratch_bytes = scratch_bytes;
+    }
+    if (s->nsteps > m->cap_steps) {
+        size_t n = s->nsteps;
+        MPI_Request *r = realloc(m->reqs, n * sizeof *r);
+        if (r)
+            m->reqs = r;
+        uint32_t *a = realloc(m->req_step, n * sizeof *a);
+        if (a)
+            m->req_step = a;
+        uint32_t *b = realloc(m->waiting, n * sizeof *b);
+        if (b)
+            m->waiting = b;
+        uint32_t *c = realloc(m->ready, n * sizeof *c);
+        if (c)
+            m->ready = c;
+        if (!r || !a || !b || !c)
+            return MPI_ERR_NO_MEM;
+        m->cap_steps = n;
+    }
+    return MPI_SUCCESS;
+}
+
+void trl_exec_mem_free(trl_exec_mem *m)
+{
+    free(m->scratch);
+    free(m->reqs);
+    free(m->req_step);
+    free(m->waiting);
+    free(m->ready);
+    memset(m, 0, sizeof *m);
+}
+
+/* Copy count elements between two buffers of the call's datatype. A
+ * contiguous type is one memcpy; any other goes through the MPI library,
+ * which knows the type map and leaves the gaps alone. */
+static int copy(const trl_exec_call *c, const void *src, void *dst, size_t count,
+                MPI_Aint extent, int contiguous, int type_size)
+{
+    if (src == dst || count == 0)
+        return MPI_SUCCESS;
+    if (contiguous) {
+        memmove(dst, src, count * (size_t)type_size);
+        (void)extent;
+        return MPI_SUCCESS;
+    }
+    return PMPI_Sendrecv(src, (int)count, c->dtype, 0, 0, dst, (int)count, c->dtype, 0, 0,
+                         MPI_COMM_SELF, MPI_STATUS_IGNORE);
+}
+
+int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
+{
+    MPI_Aint lb, extent, true_lb, true_extent;
+    int type_size;
+    PMPI_Type_get_extent(c->dtype, &lb, &extent);
+    PMPI_Type_get_true_extent(c->dtype, &true_lb, &true_extent);
+    PMPI_Type_size(c->dtype, &type_size);
+    int contiguous = (MPI_Aint)type_size == extent && true_extent == extent && true_lb == 0;
+
+    size_t scratch_bytes = 0;
+    if (s->scratch > 0)
+        scratch_bytes = (size_t)((MPI_Aint)(s->scratch - 1) * extent + true_extent);
+    int rc = grow(m, s, scratch_bytes);
+    if (rc != MPI_SUCCESS)
+        return rc;
+
+    frame f = {{(char *)c->sendbuf, (char *)c->recvbuf, (char *)m->scratch - true_lb}, extent};
+
+    size_t n = s->nsteps, nready = 0, nactive = 0, done = 0;
+    for (size_t i = 0; i < n; i++)
+        m->waiting[i] = s->steps[i].ndeps;
+    for (size_t i = 0; i < s->nroots; i++)
+        m->ready[nready++] = s->roots[i];
+
+    while (done < n) {
+        /* Start everything that is ready; local steps finish at once and
+         * may make more steps ready. */
+        while (nready > 0) {
+            uint32_t i = m->ready[--nready];
+            const trl_step *st = &s->steps[i];
+            switch (st->kind) {
+            case TRL_STEP_SEND:
+                rc = PMPI_Isend(at(&f, st->a), (int)st->count, c->dtype, st->peer, st->tag,
+                                c->comm, &m->reqs[nactive]);
+                m->req_step[nactive++] = i;
+                break;
+            case TRL_STEP_RECV:
+                rc = PMPI_Irecv(at(&f, st->b), (int)st->count, c->dtype, st->peer, st->tag,
+                                c->comm, &m->reqs[nactive]);
+                m->req_step[nactive++] = i;
+                break;
+            case TRL_STEP_COPY:
+                rc = copy(c, at(&f, st->a), at(&f, st->b), st->count, extent, contiguous,
+                          type_size);
+                break;
+            case TRL_STEP_REDUCE:
+                rc = st->count ? PMPI_Reduce_local(at(&f, st->a), at(&f, st->b), (int)st->count,
+                                                   c->dtype, c->op)
+                               : MPI_SUCCESS;
+                break;
+            case TRL_STEP_NOP:
+                break;
+            }
+            if (rc != MPI_SUCCESS)
+                goto fail;
+            if (st->kind != TRL_STEP_SEND && st->kind != TRL_STEP_RECV) {
+                done++;
+                for (uint32_t k = s->succ_first[i]; k < s->succ_first[i + 1]; k++)
+                    if (--m->waiting[s->succ[k]] == 0)
+                        m->ready[nready++] = s->succ[k];
+            }
+        }
+        if (done == n)
+            break;
+
+        int idx;
+        rc = PMPI_Waitany((int)nactive, m->reqs, &idx, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || idx == MPI_UNDEFINED) {
+            rc = rc != MPI_SUCCESS ? rc : MPI_ERR_INTERN;
+            goto fail;
+        }
+        uint32_t i = m->req_step[idx];
+        /* Keep the active requests packed. */
+        nactive--;
+        m->reqs[idx] = m->reqs[nactive];
+        m->req_step[idx] = m->req_step[nactive];
+        done++;
+        for (uint32_t k = s->succ_first[i]; k < s->succ_first[i + 1]; k++)
+            if (--m->waiting[s->succ[k]] == 0)
+                m->ready[nready++] = s->succ[k];
+    }
+    return MPI_SUCCESS;
+
+fail:
+    /* Leave no request behind: cancel and complete what was started. */
+    for (size_t k = 0; k < nactive; k++) {
+        PMPI_Cancel(&m->reqs[k]);
+        PMPI_Wait(&m->reqs[k], MPI_STATUS_IGNORE);
+    }
+    return rc;
+}

@@ -1,0 +1,247 @@
+#include "sched/sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/status.h"
+
+int trl_sched_init(trl_sched *s, int rank, int size)
+{
+    memset(s, 0, sizeof *s);
+    s->rank = rank;
+    s->size = size;
+    s->fence = -1;
+    s->send_seq = calloc((size_t)size, sizeof(int));
+    s->recv_seq = calloc((size_t)size, sizeof(int));
+    if (!s->send_seq || !s->recv_seq) {
+        trl_sched_free(s);
+        return TRL_ERR_NOMEM;
+    }
+    return TRL_OK;
+}
+
+void trl_sched_free(trl_sched *s)
+{
+    free(s->steps);
+    free(s->deps);
+    free(s->succ_first);
+    free(s->succ);
+    free(s->roots);
+    free(s->send_seq);
+    free(s->recv_seq);
+    memset(s, 0, sizeof *s);
+}
+
+size_t trl_sched_scratch(trl_sched *s, size_t count)
+{
+    size_t off = s->scratch;
+    s->scratch += count;
+    return off;
+}
+
+static int fail(trl_sched *s, int status)
+{
+    if (s->status == TRL_OK)
+        s->status = status;
+    return status;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return TRL_OK;
+    size_t n = *cap ? *cap * 2 : 16;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return TRL_ERR_NOMEM;
+    *p = q;
+    *cap = n;
+    return TRL_OK;
+}
+
+static int add(trl_sched *s, trl_step step, const int *deps, int ndeps)
+{
+    if (s->status != TRL_OK)
+        return s->status;
+    if (grow((void **)&s->steps, &s->cap_steps, s->nsteps + 1, sizeof *s->steps) ||
+        grow((void **)&s->deps, &s->cap_deps, s->ndeps + (size_t)ndeps + 1,
+             sizeof *s->deps))
+        return fail(s, TRL_ERR_NOMEM);
+    int id = (int)s->nsteps;
+    step.dep_first = (uint32_t)s->ndeps;
+    step.ndeps = 0;
+    if (s->fence >= 0) {
+        s->deps[s->ndeps++] = s->fence;
+        step.ndeps++;
+    }
+    for (int i = 0; i < ndeps; i++) {
+        if (deps[i] < 0)
+            continue;
+        if (deps[i] >= id) /* a step can only wait for an earlier one */
+            return fail(s, TRL_ERR_INVALID);
+        s->deps[s->ndeps++] = deps[i];
+        step.ndeps++;
+    }
+    s->steps[s->nsteps++] = step;
+    return id;
+}
+
+static int check_peer(trl_sched *s, int peer)
+{
+    if (peer < 0 || peer >= s->size || peer == s->rank)
+        return fail(s, TRL_ERR_INVALID);
+    return TRL_OK;
+}
+
+int trl_sched_send(trl_sched *s, int peer, trl_ref src, size_t count,
+                   const int *deps, int ndeps)
+{
+    if (check_peer(s, peer))
+        return s->status;
+    trl_step st = {.kind = TRL_STEP_SEND, .peer = peer, .a = src, .count = count};
+    st.tag = s->send_seq[peer]++;
+    return add(s, st, deps, ndeps);
+}
+
+int trl_sched_recv(trl_sched *s, int peer, trl_ref dst, size_t count,
+                   const int *deps, int ndeps)
+{
+    if (check_peer(s, peer))
+        return s->status;
+    trl_step st = {.kind = TRL_STEP_RECV, .peer = peer, .b = dst, .count = count};
+    st.tag = s->recv_seq[peer]++;
+    return add(s, st, deps, ndeps);
+}
+
+int trl_sched_copy(trl_sched *s, trl_ref src, trl_ref dst, size_t count,
+                   const int *deps, int ndeps)
+{
+    trl_step st = {.kind = TRL_STEP_COPY, .peer = -1, .a = src, .b = dst, .count = count};
+    return add(s, st, deps, ndeps);
+}
+
+int trl_sched_reduce(trl_sched *s, trl_ref in, trl_ref inout, size_t count,
+                     const int *deps, int ndeps)
+{
+    trl_step st = {.kind = TRL_STEP_REDUCE, .peer = -1, .a = in, .b = inout, .count = count};
+    return add(s, st, deps, ndeps);
+}
+
+int trl_sched_fence(trl_sched *s)
+{
+    if (s->status != TRL_OK)
+        return s->status;
+    size_t from = s->fence_from, to = s->nsteps;
+    if (from == to)
+        return s->fence; /* nothing new to wait for */
+    size_t n = to - from;
+    int *deps = malloc(n * sizeof *deps);
+    if (!deps)
+        return fail(s, TRL_ERR_NOMEM);
+    for (size_t i = 0; i < n; i++)
+        deps[i] = (int)(from + i);
+    trl_step st = {.kind = TRL_STEP_NOP, .peer = -1};
+    int id = add(s, st, deps, (int)n);
+    free(deps);
+    if (id >= 0) {
+        s->fence = id;
+        s->fence_from = s->nsteps;
+    }
+    return id;
+}
+
+int trl_sched_finish(trl_sched *s)
+{
+    free(s->send_seq);
+    free(s->recv_seq);
+    s->send_seq = s->recv_seq = NULL;
+    if (s->status != TRL_OK)
+        return s->status;
+
+    size_t n = s->nsteps;
+    s->succ_first = calloc(n + 1, sizeof *s->succ_first);
+    s->succ = malloc((s->ndeps ? s->ndeps : 1) * sizeof *s->succ);
+    s->roots = malloc((n ? n : 1) * sizeof *s->roots);
+    if (!s->succ_first || !s->succ || !s->roots)
+        return fail(s, TRL_ERR_NOMEM);
+
+    /* Count successors per step, prefix-sum into offsets, then fill. */
+    for (size_t i = 0; i < s->ndeps; i++)
+        s->succ_first[s->deps[i] + 1]++;
+    for (size_t i = 0; i < n; i++)
+        s->succ_first[i + 1] += s->succ_first[i];
+    uint32_t *fill = calloc(n + 1, sizeof *fill);
+    if (!fill)
+        return fail(s, TRL_ERR_NOMEM);
+    for (size_t i = 0; i < n; i++) {
+        const trl_step *st = &s->steps[i];
+        for (uint32_t d = 0; d < st->ndeps; d++) {
+            int dep = s->deps[st->dep_first + d];
+            s->succ[s->succ_first[dep] + fill[dep]++] = (uint32_t)i;
+        }
+        if (st->ndeps == 0)
+            s->roots[s->nroots++] = (uint32_t)i;
+    }
+    free(fill);
+    return TRL_OK;
+}
+
+static const char *kind_name(trl_buf b)
+{
+    return b == TRL_BUF_SEND ? "send" : b == TRL_BUF_RECV ? "recv" : "scratch";
+}
+
+void trl_sched_print_goal(const trl_sched *s, size_t elem_size, FILE *out)
+{
+    fprintf(out, "rank %d {\n", s->rank);
+    for (size_t i = 0; i < s->nsteps; i++) {
+        const trl_step *st = &s->steps[i];
+        size_t bytes = st->count * elem_size;
+        switch (st->kind) {
+        case TRL_STEP_SEND:
+            fprintf(out, "l%zu: send %zub to %d tag %d\n", i + 1, bytes, st->peer, st->tag);
+            break;
+        case TRL_STEP_RECV:
+            fprintf(out, "l%zu: recv %zub from %d tag %d\n", i + 1, bytes, st->peer, st->tag);
+            break;
+        case TRL_STEP_NOP:
+        case TRL_STEP_COPY:
+        case TRL_STEP_REDUCE:
+            /* GOAL has no copy or reduce; both are local work of a cost
+             * proportional to the bytes touched. */
+            fprintf(out, "l%zu: calc %zu\n", i + 1, bytes);
+            break;
+        }
+    }
+    for (size_t i = 0; i < s->nsteps; i++) {
+        const trl_step *st = &s->steps[i];
+        for (uint32_t d = 0; d < st->ndeps; d++)
+            fprintf(out, "l%zu requires l%d\n", i + 1, s->deps[st->dep_first + d] + 1);
+    }
+    fprintf(out, "}\n");
+}
+
+void trl_sched_print_steps(const trl_sched *s, FILE *out)
+{
+    static const char *names[] = {"send", "recv", "copy", "reduce", "nop"};
+    fprintf(out, "rank %d: %zu steps, scratch %zu elements\n", s->rank, s->nsteps, s->scratch);
+    for (size_t i = 0; i < s->nsteps; i++) {
+        const trl_step *st = &s->steps[i];
+        fprintf(out, "  l%zu: %-6s", i + 1, names[st->kind]);
+        if (st->kind == TRL_STEP_SEND)
+            fprintf(out, " %s+%zu to %d", kind_name(st->a.buf), st->a.off, st->peer);
+        else if (st->kind == TRL_STEP_RECV)
+            fprintf(out, " %s+%zu from %d", kind_name(st->b.buf), st->b.off, st->peer);
+        else if (st->kind != TRL_STEP_NOP)
+            fprintf(out, " %s+%zu -> %s+%zu", kind_name(st->a.buf), st->a.off,
+                    kind_name(st->b.buf), st->b.off);
+        fprintf(out, " x%zu", st->count);
+        if (st->kind == TRL_STEP_SEND || st->kind == TRL_STEP_RECV)
+            fprintf(out, " tag %d", st->tag);
+        for (uint32_t d = 0; d < st->ndeps; d++)
+            fprintf(out, "%s l%d", d ? "," : " after", s->deps[st->dep_first + d] + 1);
+        fputc('\n', out);
+    }
+}

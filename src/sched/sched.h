@@ -1,0 +1,121 @@
+/* The schedule: what one rank does in one collective, as a DAG of typed
+ * steps over symbolic buffers.
+ *
+ * Builders emit steps; executors run them. A step names buffers by role
+ * (the user's send buffer, receive buffer, or the schedule's scratch area)
+ * and an offset in elements of the call's datatype, so one schedule serves
+ * every call with the same shape and is resolved to addresses only when it
+ * runs (the idea of libnbc's relative buffers).
+ *
+ * Each add call returns the new step's id and takes the ids it depends on.
+ * Negative ids in a dependency list are ignored, so a builder can keep
+ * "the last step that touched this buffer" in a variable that starts at -1.
+ *
+ * Message tags are assigned here, not by builders: the k-th send from a to b
+ * carries tag k, and the k-th receive at b from a expects tag k. As long as a
+ * builder emits the messages between two ranks in the same logical order on
+ * both sides, they match whatever order the executor posts them in.
+ */
+#ifndef TRL_SCHED_H
+#define TRL_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum {
+    TRL_BUF_SEND,    /* the user's send buffer (read only; may alias RECV) */
+    TRL_BUF_RECV,    /* the user's receive buffer (bcast: the buffer) */
+    TRL_BUF_SCRATCH, /* scratch owned by the executor, sized by the schedule */
+} trl_buf;
+
+typedef struct {
+    trl_buf buf;
+    size_t off; /* in elements of the call's datatype */
+} trl_ref;
+
+static inline trl_ref trl_ref_at(trl_buf buf, size_t off)
+{
+    trl_ref r = {buf, off};
+    return r;
+}
+
+typedef enum {
+    TRL_STEP_SEND,   /* send count elements at a to peer */
+    TRL_STEP_RECV,   /* receive count elements from peer into b */
+    TRL_STEP_COPY,   /* copy count elements from a to b */
+    TRL_STEP_REDUCE, /* b = a (op) b: a is the lower-ranked operand, as in
+                        MPI_Reduce_local(a, b) */
+    TRL_STEP_NOP,    /* does nothing; joins dependencies (see fence) */
+} trl_step_kind;
+
+typedef struct {
+    trl_step_kind kind;
+    int peer; /* send, recv */
+    int tag;  /* send, recv: assigned by the schedule */
+    trl_ref a, b;
+    size_t count;
+    uint32_t dep_first, ndeps; /* slice of trl_sched.deps */
+} trl_step;
+
+typedef struct {
+    int rank, size;
+    trl_step *steps;
+    size_t nsteps, cap_steps;
+    int *deps;
+    size_t ndeps, cap_deps;
+    size_t scratch; /* elements of scratch this schedule needs */
+    int status;     /* first error met while adding steps, sticky */
+
+    /* Derived by trl_sched_finish for the executors: for each step the
+     * steps that depend on it (CSR: succ[succ_first[i] .. succ_first[i+1]]),
+     * and the steps with no dependency at all. */
+    uint32_t *succ_first, *succ;
+    uint32_t *roots;
+    size_t nroots;
+
+    /* Every step added after a fence depends on it (-1: none). */
+    int fence;
+    size_t fence_from;
+
+    /* Build-time tag counters, one pair per peer; freed by finish. */
+    int *send_seq, *recv_seq;
+} trl_sched;
+
+int trl_sched_init(trl_sched *s, int rank, int size);
+void trl_sched_free(trl_sched *s);
+
+/* Reserve count elements of scratch and return their offset. */
+size_t trl_sched_scratch(trl_sched *s, size_t count);
+
+/* Each returns the new step's id, or a negative status (also kept sticky
+ * in s->status, so a builder can check once at the end). */
+int trl_sched_send(trl_sched *s, int peer, trl_ref src, size_t count,
+                   const int *deps, int ndeps);
+int trl_sched_recv(trl_sched *s, int peer, trl_ref dst, size_t count,
+                   const int *deps, int ndeps);
+int trl_sched_copy(trl_sched *s, trl_ref src, trl_ref dst, size_t count,
+                   const int *deps, int ndeps);
+int trl_sched_reduce(trl_sched *s, trl_ref in, trl_ref inout, size_t count,
+                     const int *deps, int ndeps);
+
+/* Make every later step wait for every step added so far: how one builder
+ * runs two algorithms one after the other (reduce then bcast). */
+int trl_sched_fence(trl_sched *s);
+
+/* Dependency lists as compound literals: TRL_DEPS(a, b) or TRL_NODEPS. */
+#define TRL_DEPS(...) (const int[]){__VA_ARGS__}, \
+    (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int))
+#define TRL_NODEPS NULL, 0
+
+/* Derive the executor tables; returns s->status. */
+int trl_sched_finish(trl_sched *s);
+
+/* Print the schedule as one GOAL rank block (LogGOPSim's text format):
+ * sizes in bytes (elem_size bytes per element), one label per step. */
+void trl_sched_print_goal(const trl_sched *s, size_t elem_size, FILE *out);
+
+/* The same steps for people: buffers and offsets spelled out. */
+void trl_sched_print_steps(const trl_sched *s, FILE *out);
+
+#endif

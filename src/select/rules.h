@@ -1,0 +1,79 @@
+/* The rules language (docs/rules.md): which algorithm runs for which
+ * collective, communicator size and message size.
+ *
+ *   # comment
+ *   allreduce bytes=0-4K  recursive_doubling
+ *   bcast     ranks=9-    knomial radix=4
+ *
+ * One rule per line (or per ';' when given inline in TRELLIS_RULES). First
+ * match wins; user rules are tried before the built-in ones, which are
+ * written in the same language and end with a catch-all per collective. */
+#ifndef TRL_RULES_H
+#define TRL_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "algo/algo.h"
+
+/* An inclusive range; hi == TRL_RANGE_MAX is open-ended. */
+typedef struct {
+    unsigned long long lo, hi;
+} trl_range;
+#define TRL_RANGE_MAX (~0ULL)
+
+typedef struct {
+    trl_coll coll;
+    trl_range ranks, bytes;
+    const trl_algo *algo;
+    trl_params params;
+    const char *source; /* owned by the ruleset */
+    int line;
+    char *text; /* the rule as written, trimmed */
+} trl_rule;
+
+typedef struct {
+    trl_rule *rules;
+    size_t n;
+    char *source; /* file name, "TRELLIS_RULES" (inline) or "built-in" */
+} trl_ruleset;
+
+typedef struct {
+    char source[256];
+    int line, column; /* 1-based */
+    char message[256];
+} trl_rules_error;
+
+/* Parse rules text. Inline text separates rules with ';' as well as
+ * newlines. On error returns a negative status and fills *err; *out is
+ * left empty. */
+int trl_rules_parse(const char *text, const char *source, trl_ruleset *out, trl_rules_error *err);
+void trl_rules_free(trl_ruleset *rs);
+
+/* "trellis: <source>:<line>:<column>: <message>" without the prefix. */
+void trl_rules_error_format(const trl_rules_error *err, char *buf, size_t len);
+
+/* The built-in rules, in the rules language. */
+extern const char trl_builtin_rules_text[];
+
+/* Read TRELLIS_RULES (a file name, or rules inline) into *out; an unset or
+ * empty variable gives an empty ruleset. *text receives what was parsed
+ * (malloc'd; NULL when unset), so ranks can compare it. */
+int trl_rules_load_env(trl_ruleset *out, char **text, trl_rules_error *err);
+
+/* The outcome of selection for one call. */
+typedef struct {
+    const trl_algo *algo;
+    const trl_params *params;
+    const trl_rule *rule;     /* the rule that chose it */
+    const trl_rule *rejected; /* an earlier matching rule that could not serve, or NULL */
+    const char *why;          /* why `rejected` could not serve */
+} trl_choice;
+
+/* First rule (user rules, then built-in) matching the call whose algorithm
+ * can serve it. Returns a negative status only if nothing matches, which
+ * the built-in rules rule out. */
+int trl_select(const trl_ruleset *user, const trl_ruleset *builtin, const trl_coll_args *a,
+               size_t bytes, trl_choice *out);
+
+#endif
