@@ -1,0 +1,276 @@
+#include "mpi/runtime.h"
+#include "trellis.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/status.h"
+
+static struct {
+    bool ready;          /* rules loaded; Trellis serves collectives */
+    trl_ruleset user;    /* from TRELLIS_RULES (may be empty) */
+    trl_ruleset builtin; /* trl_builtin_rules_text */
+    int keyval;
+    int cache_cap;
+    pthread_mutex_t lock; /* the verbose "already said" set */
+    uint64_t *said;
+    size_t nsaid, cap_said;
+} rt = {.keyval = MPI_KEYVAL_INVALID, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+const char *trellis_version(void)
+{
+    return "trellis 0.1.0";
+}
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+static void free_comm(trl_comm *c)
+{
+    for (int i = 0; i < c->cache_cap; i++)
+        if (c->cache[i].valid)
+            trl_sched_free(&c->cache[i].sched);
+    free(c->cache);
+    trl_exec_mem_free(&c->mem);
+    if (c->dup != MPI_COMM_NULL)
+        PMPI_Comm_free(&c->dup);
+    free(c);
+}
+
+static int delete_attr(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    free_comm(value);
+    return MPI_SUCCESS;
+}
+
+/* Stop the job over a rules problem: every rank calls this together. */
+static void stop_job(void)
+{
+    PMPI_Barrier(MPI_COMM_WORLD); /* let rank 0's message out first */
+    PMPI_Finalize();
+    exit(1);
+}
+
+void trl_runtime_init(void)
+{
+    int rank;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+
+    const char *cap = getenv("TRELLIS_CACHE_SIZE");
+    rt.cache_cap = cap && atoi(cap) > 0 ? atoi(cap) : 64;
+
+    trl_rules_error err;
+    if (trl_rules_parse(trl_builtin_rules_text, "built-in", &rt.builtin, &err)) {
+        /* The unit tests parse the built-in rules; this cannot happen in a
+         * tested build, but never run on rules we could not read. */
+        char msg[600];
+        trl_rules_error_format(&err, msg, sizeof msg);
+        if (rank == 0)
+            trl_log("%s (built-in rules; Trellis is off)", msg);
+        return;
+    }
+
+    char *text = NULL;
+    int rc = trl_rules_load_env(&rt.user, &text, &err);
+
+    /* Every rank must choose alike, or the ranks of one collective would
+     * run different schedules and hang: compare a hash of the rules text. */
+    uint64_t h = fnv1a(0xcbf29ce484222325ULL, text ? text : "", text ? strlen(text) : 0);
+    uint64_t h0 = h;
+    PMPI_Bcast(&h0, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    int local[2] = {h0 != h, rc != TRL_OK}, any[2];
+    PMPI_Allreduce(local, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    free(text);
+    if (any[0]) {
+        if (local[0])
+            trl_log("rank %d sees different TRELLIS_RULES from rank 0: every rank must see the "
+                    "same rules (same variable, same file contents); stopping", rank);
+        stop_job();
+    }
+    if (any[1]) {
+        const char *policy = getenv("TRELLIS_ON_ERROR");
+        bool warn = policy && strcmp(policy, "warn") == 0;
+        if (rank == 0 && rc != TRL_OK) {
+            char msg[600];
+            trl_rules_error_format(&err, msg, sizeof msg);
+            trl_log("%s", msg);
+            trl_log(warn ? "TRELLIS_ON_ERROR=warn: running on the built-in rules"
+                         : "stopping (set TRELLIS_ON_ERROR=warn to run on the built-in rules)");
+        }
+        if (!warn)
+            stop_job();
+        trl_rules_free(&rt.user);
+    }
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &rt.keyval, NULL) != MPI_SUCCESS)
+        return;
+    rt.ready = true;
+}
+
+void trl_runtime_finalize(void)
+{
+    if (!rt.ready)
+        return;
+    /* Free our duplicates while the MPI library still runs, not from its own
+     * attribute clean-up during finalize. */
+    MPI_Comm predefined[] = {MPI_COMM_WORLD, MPI_COMM_SELF};
+    for (int i = 0; i < 2; i++) {
+        void *value;
+        int found;
+        PMPI_Comm_get_attr(predefined[i], rt.keyval, &value, &found);
+        if (found)
+            PMPI_Comm_delete_attr(predefined[i], rt.keyval);
+    }
+    PMPI_Comm_free_keyval(&rt.keyval);
+    trl_rules_free(&rt.user);
+    trl_rules_free(&rt.builtin);
+    free(rt.said);
+    rt.said = NULL;
+    rt.ready = false;
+}
+
+trl_comm *trl_comm_get(MPI_Comm comm)
+{
+    if (!rt.ready || comm == MPI_COMM_NULL)
+        return NULL;
+    void *value;
+    int found, inter;
+    if (PMPI_Comm_get_attr(comm, rt.keyval, &value, &found) != MPI_SUCCESS)
+        return NULL;
+    if (found)
+        return value;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return NULL;
+
+    trl_comm *c = calloc(1, sizeof *c);
+    if (c)
+        c->cache = calloc((size_t)rt.cache_cap, sizeof *c->cache);
+    /* Dup is collective: every rank takes part whatever happened here, and
+     * all agree on the outcome. */
+    MPI_Comm dup = MPI_COMM_NULL;
+    int ok = c && c->cache;
+    if (PMPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
+        ok = 0;
+    int all_ok;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (c) {
+        c->dup = dup;
+        c->cache_cap = rt.cache_cap;
+        c->last_hit = -1;
+        PMPI_Comm_rank(comm, &c->rank);
+        PMPI_Comm_size(comm, &c->size);
+    }
+    if (!all_ok || PMPI_Comm_set_attr(comm, rt.keyval, c) != MPI_SUCCESS) {
+        /* The MPI library serves this call; the next one tries again. */
+        if (c)
+            free_comm(c);
+        else if (dup != MPI_COMM_NULL)
+            PMPI_Comm_free(&dup);
+        return NULL;
+    }
+    return c;
+}
+
+/* Has this exact choice been reported already? */
+static bool first_time(uint64_t key)
+{
+    bool first = true;
+    pthread_mutex_lock(&rt.lock);
+    for (size_t i = 0; i < rt.nsaid && first; i++)
+        first = rt.said[i] != key;
+    if (first && rt.nsaid == rt.cap_said) {
+        size_t cap = rt.cap_said ? 2 * rt.cap_said : 32;
+        uint64_t *p = realloc(rt.said, cap * sizeof *p);
+        if (p) {
+            rt.said = p;
+            rt.cap_said = cap;
+        }
+    }
+    if (first && rt.nsaid < rt.cap_said)
+        rt.said[rt.nsaid++] = key;
+    pthread_mutex_unlock(&rt.lock);
+    return first;
+}
+
+static void say_choice(const trl_comm *c, trl_coll coll, size_t bytes, const trl_choice *ch)
+{
+    uint64_t key = fnv1a(0xcbf29ce484222325ULL, &coll, sizeof coll);
+    key = fnv1a(key, &c->size, sizeof c->size);
+    key = fnv1a(key, &bytes, sizeof bytes);
+    key = fnv1a(key, &ch->rule, sizeof ch->rule);
+    if (!first_time(key))
+        return;
+    char fallback[512] = "";
+    if (ch->rejected)
+        snprintf(fallback, sizeof fallback, "; fell back from %s (%s:%d: %s) because %s",
+                 ch->rejected->algo->name, ch->rejected->source, ch->rejected->line,
+                 ch->rejected->text, ch->why);
+    trl_log("%s ranks=%d bytes=%zu: %s (%s:%d: %s)%s", trl_coll_name(coll), c->size, bytes,
+            ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, fallback);
+}
+
+const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll coll, int root, size_t count,
+                                       size_t elem_size, bool commutative)
+{
+    /* Programs repeat the same call: try the last hit first. */
+    for (int pass = 0; pass < 2; pass++) {
+        int from = pass == 0 ? c->last_hit : 0, to = pass == 0 ? c->last_hit + 1 : c->cache_cap;
+        for (int i = from < 0 ? 0 : from; i < to; i++) {
+            trl_cache_entry *e = &c->cache[i];
+            if (e->valid && e->coll == coll && e->root == root && e->count == count &&
+                e->elem_size == elem_size && e->commutative == commutative) {
+                c->last_hit = i;
+                return e;
+            }
+        }
+        if (c->last_hit < 0)
+            break;
+    }
+
+    trl_coll_args args = {.coll = coll, .rank = c->rank, .size = c->size, .root = root,
+                          .count = count, .elem_size = elem_size, .commutative = commutative};
+    size_t bytes = coll == TRL_COLL_BARRIER ? 0 : count * elem_size;
+    trl_choice ch;
+    if (trl_select(&rt.user, &rt.builtin, &args, bytes, &ch) != TRL_OK)
+        return NULL;
+    if (trl_verbose_level() > 0 && c->rank == 0)
+        say_choice(c, coll, bytes, &ch);
+
+    /* Evict round-robin: the cache is bounded whatever a program does. */
+    trl_cache_entry *e = &c->cache[c->cache_next];
+    if (e->valid)
+        trl_sched_free(&e->sched);
+    e->valid = false;
+    const trl_algo *algo = ch.algo;
+    if (algo->build) {
+        args.params = ch.params;
+        int rc = trl_algo_build(algo, &args, &e->sched);
+        if (rc != TRL_OK) {
+            /* A builder refusing a shape it should serve is a bug; the MPI
+             * library still gives the right answer, and this entry keeps
+             * sending the call there. */
+            if (c->rank == 0)
+                trl_log("%s %s failed to build for ranks=%d bytes=%zu (%s); using the MPI "
+                        "library's own", trl_coll_name(coll), algo->name, c->size, bytes,
+                        trl_status_str(rc));
+            algo = trl_algo_find(coll, "mpi", 3);
+        }
+    }
+    *e = (trl_cache_entry){coll, root, count, elem_size, commutative, true, algo, e->sched};
+    c->last_hit = c->cache_next;
+    c->cache_next = (c->cache_next + 1) % c->cache_cap;
+    return e;
+}

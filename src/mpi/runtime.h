@@ -1,0 +1,51 @@
+/* State of the library inside one MPI process: the rules, and per
+ * communicator the private duplicate and the cache of schedules. */
+#ifndef TRL_RUNTIME_H
+#define TRL_RUNTIME_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "algo/algo.h"
+#include "exec/exec_mpi.h"
+#include "select/rules.h"
+
+/* One cached choice and schedule. The key holds everything the schedule
+ * depends on; datatypes and ops are passed at run time, so handles are not
+ * part of it (a freed and reused handle cannot alias a stale entry). */
+typedef struct {
+    trl_coll coll;
+    int root;
+    size_t count, elem_size;
+    bool commutative;
+    bool valid;
+    const trl_algo *algo; /* NULL build: the MPI library's own */
+    trl_sched sched;
+} trl_cache_entry;
+
+typedef struct {
+    MPI_Comm dup; /* collective traffic only; never matches user messages */
+    int rank, size;
+    trl_cache_entry *cache;
+    int cache_cap, cache_next, last_hit;
+    trl_exec_mem mem;
+} trl_comm;
+
+/* Called from MPI_Init/MPI_Init_thread after the MPI library started:
+ * reads and checks the rules on every rank (collective over WORLD). On a
+ * rules error with the default policy, reports it and exits the process. */
+void trl_runtime_init(void);
+/* Called from MPI_Finalize before the MPI library stops. */
+void trl_runtime_finalize(void);
+
+/* The state of an intracommunicator, created on first use (collective
+ * over comm); NULL for intercommunicators and when Trellis is off. */
+trl_comm *trl_comm_get(MPI_Comm comm);
+
+/* The cache entry for a call, selecting and building on a miss. NULL when
+ * the call must go to the MPI library (with the reason printed in verbose
+ * mode). */
+const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll coll, int root, size_t count,
+                                       size_t elem_size, bool commutative);
+
+#endif

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs coll_check under mpirun with libtrellis.so preloaded and one rule
+# forcing an algorithm, then checks that the program passed AND that Trellis
+# really ran the forced algorithm (TRELLIS_VERBOSE=1 names the rule that
+# chose it), so a silent fall-back to the MPI library cannot pass.
+#
+#   run_forced.sh <nprocs> <libtrellis.so|none> <coll_check> "<rule>" [expected-algorithm]
+set -uo pipefail
+np=$1 lib=$2 prog=$3 rule=$4 expect=${5:-}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+args=(-np "$np" --oversubscribe --mca mpi_yield_when_idle 1)
+if [ "$lib" != none ]; then
+  args+=(-x LD_PRELOAD="$lib" -x TRELLIS_VERBOSE=1 -x TRELLIS_RULES="$rule")
+fi
+out=$(mktemp) err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+mpirun "${args[@]}" "$prog" >"$out" 2>"$err"
+rc=$?
+cat "$out"
+grep -v '^trellis: ' "$err" >&2
+if [ $rc -ne 0 ]; then
+  echo "FAILED: mpirun exited $rc" >&2
+  grep '^trellis: ' "$err" | head -20 >&2
+  exit 1
+fi
+grep -q ", 0 failed$" "$out" || { echo "FAILED: no clean summary line" >&2; exit 1; }
+if [ -n "$expect" ] && [ "$np" -gt 1 ]; then
+  coll=${rule%% *}
+  if ! grep -q "^trellis: $coll ranks=[0-9]* bytes=[0-9]*: $expect (TRELLIS_RULES:1:" "$err"; then
+    echo "FAILED: Trellis never reported running $coll $expect from the rule; it said:" >&2
+    grep '^trellis: ' "$err" | head -20 >&2
+    exit 1
+  fi
+fi
+echo "verified: $coll $expect ran from TRELLIS_RULES:1 on $np ranks"
