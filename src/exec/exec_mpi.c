@@ -91,17 +91,29 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
 
     frame f = {{(char *)c->sendbuf, (char *)c->recvbuf, (char *)m->scratch - true_lb}, extent};
 
-    size_t n = s->nsteps, nready = 0, nactive = 0, done = 0;
+    /* Ready steps wait on two stacks in one array: receives from the top
+     * down, everything else from the bottom up. Receives are posted first,
+     * so a peer's message finds its receive waiting instead of arriving
+     * unexpected (an extra copy, and for mid-size messages a slower
+     * protocol). */
+    size_t n = s->nsteps, nready = 0, nrecv = 0, nactive = 0, done = 0;
     for (size_t i = 0; i < n; i++)
         m->waiting[i] = s->steps[i].ndeps;
+#define PUSH_READY(i)                                  \
+    do {                                               \
+        if (s->steps[i].kind == TRL_STEP_RECV)         \
+            m->ready[n - 1 - nrecv++] = (uint32_t)(i); \
+        else                                           \
+            m->ready[nready++] = (uint32_t)(i);        \
+    } while (0)
     for (size_t i = 0; i < s->nroots; i++)
-        m->ready[nready++] = s->roots[i];
+        PUSH_READY(s->roots[i]);
 
     while (done < n) {
         /* Start everything that is ready; local steps finish at once and
          * may make more steps ready. */
-        while (nready > 0) {
-            uint32_t i = m->ready[--nready];
+        while (nready + nrecv > 0) {
+            uint32_t i = nrecv ? m->ready[n - nrecv--] : m->ready[--nready];
             const trl_step *st = &s->steps[i];
             switch (st->kind) {
             case TRL_STEP_SEND:
@@ -132,7 +144,7 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
                 done++;
                 for (uint32_t k = s->succ_first[i]; k < s->succ_first[i + 1]; k++)
                     if (--m->waiting[s->succ[k]] == 0)
-                        m->ready[nready++] = s->succ[k];
+                        PUSH_READY(s->succ[k]);
             }
         }
         if (done == n)
@@ -152,8 +164,9 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
         done++;
         for (uint32_t k = s->succ_first[i]; k < s->succ_first[i + 1]; k++)
             if (--m->waiting[s->succ[k]] == 0)
-                m->ready[nready++] = s->succ[k];
+                PUSH_READY(s->succ[k]);
     }
+#undef PUSH_READY
     return MPI_SUCCESS;
 
 fail:

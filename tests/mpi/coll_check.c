@@ -527,6 +527,35 @@ static void check_isolation(MPI_Comm comm, const char *where)
     CHECK(sum == 10 * p * (p - 1) / 2, "%s allreduce beside user traffic wrong", where);
 }
 
+/* ---- intercommunicators go to the MPI library unchanged ------------------ */
+
+static void check_intercomm(void)
+{
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    if (p < 2) return;
+    MPI_Comm local, inter;
+    int color = rank % 2;
+    MPI_Comm_split(MPI_COMM_WORLD, color, rank, &local);
+    /* Leaders: world rank 0 for the evens, world rank 1 for the odds. */
+    MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1 - color, 99, &inter);
+    int v = rank + 1, sum = -1;
+    MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, inter);
+    int e = 0; /* the sum over the other group */
+    for (int r = 0; r < p; r++) if (r % 2 != color) e += r + 1;
+    CHECK(sum == e, "intercomm allreduce: %d, expected %d", sum, e);
+    int b = rank == 0 ? 31337 : -1, lrank;
+    MPI_Comm_rank(local, &lrank);
+    /* Group 0's rank 0 broadcasts to group 1. */
+    int root = color == 0 ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    MPI_Bcast(&b, 1, MPI_INT, root, inter);
+    if (color == 1) CHECK(b == 31337, "intercomm bcast: %d", b);
+    MPI_Barrier(inter);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+}
+
 static void check_all(MPI_Comm comm, const char *where)
 {
     check_bcast(comm, where);
@@ -549,6 +578,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
 
     check_all(MPI_COMM_WORLD, "world");
+    check_intercomm();
 
     /* Reversed rank order: key = -rank. */
     MPI_Comm reversed;
