@@ -51,10 +51,17 @@ const char *trl_algo_unusable(const trl_algo *algo, const trl_coll_args *a)
 {
     if ((algo->needs & TRL_NEEDS_COMMUTATIVE) && !a->commutative)
         return "it needs a commutative operation";
+    /* Parameters are read as `algo` reads them; a nested algorithm takes
+     * the same parameter list (that is how reduce_bcast passes radix on). */
+    trl_coll_args self = *a;
+    self.algo = algo;
     for (const trl_param_spec *p = algo->params; p && p->name; p++) {
         if (p->kind != TRL_PARAM_ALGO)
             continue;
-        const char *why = trl_algo_unusable(trl_param_algo(a, p->name), a);
+        const trl_algo *nested = trl_param_algo(&self, p->name);
+        if (!nested)
+            return "a nested algorithm is missing";
+        const char *why = trl_algo_unusable(nested, &self);
         if (why)
             return why;
     }
@@ -97,6 +104,11 @@ int trl_param_parse_value(const trl_param_spec *spec, const char *text, size_t l
         out->algo = trl_algo_find(spec->of, text, len);
         if (!out->algo) {
             *why = "not an algorithm of that collective";
+            return TRL_ERR_INVALID;
+        }
+        if (!out->algo->build) {
+            *why = "the MPI library's own collective cannot be part of another algorithm";
+            out->algo = NULL;
             return TRL_ERR_INVALID;
         }
         return TRL_OK;

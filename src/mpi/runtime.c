@@ -1,6 +1,7 @@
 #include "mpi/runtime.h"
 #include "trellis.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -87,33 +88,42 @@ void trl_runtime_init(void)
     char *text = NULL;
     int rc = trl_rules_load_env(&rt.user, &text, &err);
 
+    const char *policy = getenv("TRELLIS_ON_ERROR");
+    int warn = policy && strcmp(policy, "warn") == 0;
+
     /* Every rank must choose alike, or the ranks of one collective would
-     * run different schedules and hang: compare a hash of the rules text. */
+     * run different schedules and hang: compare a hash of the rules text.
+     * One reduction finds the first rank with a rules error, the first
+     * whose rules differ from rank 0's, and whether all ranks say warn. */
     uint64_t h = fnv1a(0xcbf29ce484222325ULL, text ? text : "", text ? strlen(text) : 0);
     uint64_t h0 = h;
     PMPI_Bcast(&h0, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    int local[2] = {h0 != h, rc != TRL_OK}, any[2];
-    PMPI_Allreduce(local, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     free(text);
-    if (any[0]) {
-        if (local[0])
+    int local[3] = {rc != TRL_OK ? rank : INT_MAX, h0 != h ? rank : INT_MAX, warn}, first[3];
+    PMPI_Allreduce(local, first, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    int error_rank = first[0], differ_rank = first[1], all_warn = first[2];
+
+    if (error_rank != INT_MAX) {
+        /* Usually rank 0 reports, but a file that only some ranks cannot
+         * read must not stop the job silently. */
+        if (rank == error_rank) {
+            char msg[600];
+            trl_rules_error_format(&err, msg, sizeof msg);
+            if (rank > 0)
+                trl_log("%s (on rank %d)", msg, rank);
+            else
+                trl_log("%s", msg);
+            trl_log(all_warn ? "TRELLIS_ON_ERROR=warn: running on the built-in rules"
+                             : "stopping (set TRELLIS_ON_ERROR=warn to run on the built-in rules)");
+        }
+        if (!all_warn)
+            stop_job();
+        trl_rules_free(&rt.user); /* on every rank, so all run on the same rules */
+    } else if (differ_rank != INT_MAX) {
+        if (rank == differ_rank)
             trl_log("rank %d sees different TRELLIS_RULES from rank 0: every rank must see the "
                     "same rules (same variable, same file contents); stopping", rank);
         stop_job();
-    }
-    if (any[1]) {
-        const char *policy = getenv("TRELLIS_ON_ERROR");
-        bool warn = policy && strcmp(policy, "warn") == 0;
-        if (rank == 0 && rc != TRL_OK) {
-            char msg[600];
-            trl_rules_error_format(&err, msg, sizeof msg);
-            trl_log("%s", msg);
-            trl_log(warn ? "TRELLIS_ON_ERROR=warn: running on the built-in rules"
-                         : "stopping (set TRELLIS_ON_ERROR=warn to run on the built-in rules)");
-        }
-        if (!warn)
-            stop_job();
-        trl_rules_free(&rt.user);
     }
     if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &rt.keyval, NULL) != MPI_SUCCESS)
         return;

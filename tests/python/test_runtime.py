@@ -1,0 +1,161 @@
+"""Real `trellis run` jobs: seed 000's global-reduction program (bench/global_reduction,
+which knows nothing of Trellis) under mpirun with libtrellis.so preloaded, each algorithm
+forced by a rule, and the start-up checks of the rules (errors, the warn policy, ranks
+that disagree). Every test starts real MPI processes."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("TRELLIS_BUILD", REPO / "build"))
+PROGRAM = BUILD / "bench" / "global_reduction"
+LIBRARY = BUILD / "libtrellis.so"
+
+# Every algorithm of the C table, from the table itself.
+ALGORITHMS = {}
+
+
+def algorithms(collective: str) -> list[str]:
+    if not ALGORITHMS:
+        import json
+
+        out = subprocess.run(
+            [str(BUILD / "trellis-info"), "algorithms"], capture_output=True, text=True, check=True
+        ).stdout
+        for entry in json.loads(out):
+            ALGORITHMS.setdefault(entry["collective"], []).append(entry["name"])
+    return ALGORITHMS[collective]
+
+
+def trellis_run(*args: str, env: dict | None = None, timeout: int = 120):
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("TRELLIS_")}
+    full_env["TRELLIS_BUILD"] = str(BUILD)
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "trellis", "run", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def mpirun(*args: str, timeout: int = 120):
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = {k: v for k, v in env.items() if not k.startswith("TRELLIS_")}
+    return subprocess.run(
+        ["mpirun", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def global_reduction_ok(proc, ranks: int) -> None:
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(rf"ranks={ranks} .*errors=0", proc.stdout), proc.stdout
+
+
+ALLREDUCE_VARIANTS = (
+    [(name, "") for name in ("recursive_doubling", "ring", "rabenseifner", "knomial")]
+    + [("knomial", "radix=3"), ("ring", "segment=8")]
+    + [("reduce_bcast", f"reduce={r}") for r in
+       ("linear", "binomial", "knomial", "kary", "chain", "rabenseifner")]
+    + [("reduce_bcast", f"bcast={b}") for b in
+       ("linear", "binomial", "knomial", "kary", "chain", "scatter_allgather")]
+)  # fmt: skip
+
+
+def test_variants_cover_every_reduce_and_bcast_algorithm():
+    """The forced runs below reach every reduce and bcast builder through reduce_bcast."""
+    named = " ".join(params for _, params in ALLREDUCE_VARIANTS)
+    for coll, key in (("reduce", "reduce"), ("bcast", "bcast")):
+        for name in algorithms(coll):
+            if name != "mpi":
+                assert f"{key}={name}" in named, f"{coll} {name} is never forced"
+    for name in algorithms("allreduce"):
+        assert name == "mpi" or any(v[0] == name for v in ALLREDUCE_VARIANTS)
+
+
+@pytest.mark.parametrize("ranks", [3, 4])
+@pytest.mark.parametrize(("algorithm", "params"), ALLREDUCE_VARIANTS)
+def test_figure4_program_with_each_algorithm_forced(algorithm, params, ranks):
+    rule = f"allreduce {algorithm} {params}".strip()
+    proc = trellis_run("-np", str(ranks), "--rules", rule, "--verbose", str(PROGRAM))
+    global_reduction_ok(proc, ranks)
+    # Verbose mode names the algorithm and the rule that chose it, once, on rank 0.
+    said = re.findall(r"^trellis: allreduce ranks=(\d+) bytes=4: (\S+) \((\S+?):(\d+): (.*)\)$",
+                      proc.stderr, re.M)
+    assert said == [(str(ranks), algorithm, "TRELLIS_RULES", "1", rule)], proc.stderr
+
+
+def test_mpi_algorithm_hands_the_call_to_the_library():
+    proc = trellis_run("-np", "2", "--rules", "allreduce mpi", "--verbose", str(PROGRAM))
+    global_reduction_ok(proc, 2)
+    assert "trellis: allreduce ranks=2 bytes=4: mpi (TRELLIS_RULES:1: allreduce mpi)" in proc.stderr
+
+
+def test_plain_ld_preload_without_the_command():
+    proc = mpirun("-np", "2", "-x", f"LD_PRELOAD={LIBRARY}", "-x", "TRELLIS_VERBOSE=1",
+                  "-x", "TRELLIS_RULES=allreduce ring", str(PROGRAM))
+    global_reduction_ok(proc, 2)
+    assert "allreduce ranks=2 bytes=4: ring (TRELLIS_RULES:1" in proc.stderr
+
+
+def test_built_in_rules_when_no_rules_are_given():
+    proc = trellis_run("-np", "2", "--verbose", str(PROGRAM))
+    global_reduction_ok(proc, 2)
+    assert re.search(r"^trellis: allreduce ranks=2 bytes=4: \S+ \(built-in:\d+: ", proc.stderr,
+                     re.M), proc.stderr
+
+
+def test_rules_file(tmp_path):
+    rules = tmp_path / "mine.rules"
+    rules.write_text("# a comment\n\nallreduce bytes=0-4K knomial radix=3\n")
+    proc = trellis_run("-np", "3", "--rules", str(rules), "--verbose", str(PROGRAM))
+    global_reduction_ok(proc, 3)
+    assert f"knomial ({rules}:3: allreduce bytes=0-4K knomial radix=3)" in proc.stderr
+
+
+def test_bad_rule_stops_the_job_with_its_position():
+    proc = trellis_run("-np", "3", "--rules", "allreduce ringg", str(PROGRAM))
+    assert proc.returncode != 0
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("trellis: TRELLIS_RULES")]
+    # Reported once (by rank 0), with line and column of the bad token.
+    assert len(errors) == 1, proc.stderr
+    assert errors[0].startswith("trellis: TRELLIS_RULES:1:11: unknown algorithm 'ringg'")
+    assert "errors=" not in proc.stdout  # the program never ran its loop
+
+
+def test_warn_policy_runs_on_built_in_rules():
+    proc = trellis_run("-np", "2", "--rules", "allreduce ring radix=4", "--verbose", str(PROGRAM),
+                       env={"TRELLIS_ON_ERROR": "warn"})
+    global_reduction_ok(proc, 2)
+    assert "trellis: TRELLIS_RULES:1:16: " in proc.stderr
+    assert "running on the built-in rules" in proc.stderr
+    assert re.search(r"allreduce ranks=2 bytes=4: \S+ \(built-in:", proc.stderr)
+
+
+def test_ranks_that_see_different_rules_stop():
+    # MPMD: rank 0 and rank 1 get different TRELLIS_RULES.
+    proc = mpirun("-np", "1", "-x", f"LD_PRELOAD={LIBRARY}", "-x", "TRELLIS_RULES=allreduce ring",
+                  str(PROGRAM), ":", "-np", "1", "-x", f"LD_PRELOAD={LIBRARY}",
+                  "-x", "TRELLIS_RULES=allreduce knomial", str(PROGRAM))
+    assert proc.returncode != 0
+    assert "rank 1 sees different TRELLIS_RULES from rank 0" in proc.stderr, proc.stderr
+    assert "errors=" not in proc.stdout
+
+
+def test_unreadable_rules_file_is_reported(tmp_path):
+    missing = tmp_path / "nope.rules"
+    proc = trellis_run("-np", "2", "--rules", str(missing), str(PROGRAM))
+    assert proc.returncode != 0
+    assert f"trellis: {missing}" in proc.stderr or "cannot read" in proc.stderr, proc.stderr
