@@ -5,9 +5,10 @@
  *   allreduce bytes=0-4K  recursive_doubling
  *   bcast     ranks=9-    knomial radix=4
  *
- * One rule per line (or per ';' when given inline in TRELLIS_RULES). First
- * match wins; user rules are tried before the built-in ones, which are
- * written in the same language and end with a catch-all per collective. */
+ * One rule per line, or per ';' (the way to write several inline in
+ * TRELLIS_RULES). First match wins; user rules are tried before the
+ * built-in ones, which are written in the same language and end with a
+ * catch-all per collective. */
 #ifndef TRL_RULES_H
 #define TRL_RULES_H
 
@@ -25,6 +26,7 @@ typedef struct {
 typedef struct {
     trl_coll coll;
     trl_range ranks, bytes;
+    int commutative; /* filter on the operation: -1 any, 0 no, 1 yes */
     const trl_algo *algo;
     trl_params params;
     const char *source; /* owned by the ruleset */
@@ -46,8 +48,14 @@ typedef struct {
 
 /* Parse rules text. Inline text separates rules with ';' as well as
  * newlines. On error returns a negative status and fills *err; *out is
- * left empty. */
+ * left empty.
+ *
+ * trl_rules_parse reads text as a file holds it: ';' separates rules within
+ * a line too, but positions are physical lines and columns. Inline text
+ * (source "TRELLIS_RULES") counts every ';' or newline separated part as a
+ * line, columns counted within the part. */
 int trl_rules_parse(const char *text, const char *source, trl_ruleset *out, trl_rules_error *err);
+int trl_rules_parse_inline(const char *text, trl_ruleset *out, trl_rules_error *err);
 void trl_rules_free(trl_ruleset *rs);
 
 /* "trellis: <source>:<line>:<column>: <message>" without the prefix. */
@@ -58,7 +66,13 @@ extern const char trl_builtin_rules_text[];
 
 /* Read TRELLIS_RULES (a file name, or rules inline) into *out; an unset or
  * empty variable gives an empty ruleset. *text receives what was parsed
- * (malloc'd; NULL when unset), so ranks can compare it. */
+ * (malloc'd; NULL when unset), so ranks can compare it; it is set even when
+ * the rules fail to parse, and NULL when a file cannot be read.
+ *
+ * The value is a file name if, with blanks at either end removed, it
+ * contains no blank or names something that exists; otherwise it is the
+ * rules themselves (every rule has at least two words). Errors that have
+ * no position (a file that cannot be read) have line 0. */
 int trl_rules_load_env(trl_ruleset *out, char **text, trl_rules_error *err);
 
 /* The outcome of selection for one call. */

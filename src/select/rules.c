@@ -1,0 +1,593 @@
+/* The rules language (docs/rules.md): a scanner that cuts text into rules,
+ * and a parser that checks each rule completely, so that a mistake is
+ * reported once, at start-up, with its position, and never surfaces later
+ * in the middle of a collective call.
+ *
+ *   rule   = collective { filter } algorithm { param }
+ *   filter = ("ranks" | "bytes") "=" range | "commutative" "=" ("yes" | "no")
+ *   range  = "*" | n | n "-" | "-" n | n "-" n
+ *   param  = name "=" value
+ *
+ * Words are separated by blanks; a rule ends at a newline, a ';' or the end
+ * of the text; '#' starts a comment. The first word with no '=' after the
+ * collective is the algorithm: filters come before it, parameters after.
+ */
+#include "select/rules.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/status.h"
+
+/* User text quoted in a message is cut to this many characters, so the
+ * message itself still fits trl_rules_error. */
+#define QUOTE_MAX 60
+#define Q(p, len) (int)((len) < QUOTE_MAX ? (len) : QUOTE_MAX), (p)
+
+enum { FILTER_RANKS, FILTER_BYTES, FILTER_COMMUTATIVE, FILTER_COUNT };
+static const char *const filter_names[FILTER_COUNT] = {"ranks", "bytes", "commutative"};
+
+typedef struct {
+    const char *p;
+    size_t len;
+    int column;
+} token;
+
+/* The state of parsing one rule: its words lie in [cur, end), and the
+ * character at col_base is column 1. */
+typedef struct {
+    const char *source;
+    int line;
+    const char *col_base;
+    const char *cur, *end;
+    trl_rules_error *err;
+} parser;
+
+/* ---- messages ----------------------------------------------------------- */
+
+static void set_error(trl_rules_error *err, const char *source, int line, int column,
+                      const char *fmt, va_list ap)
+{
+    snprintf(err->source, sizeof err->source, "%s", source);
+    err->line = line;
+    err->column = column;
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+}
+
+static int __attribute__((format(printf, 3, 4)))
+fail(parser *ps, int column, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    set_error(ps->err, ps->source, ps->line, column, fmt, ap);
+    va_end(ap);
+    return TRL_ERR_PARSE;
+}
+
+/* An error with no position in the text (a file that cannot be read, no
+ * memory): line 0 tells trl_rules_error_format to leave the position out. */
+static int __attribute__((format(printf, 4, 5)))
+fail_whole(trl_rules_error *err, const char *source, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    set_error(err, source, 0, 0, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+void trl_rules_error_format(const trl_rules_error *err, char *buf, size_t len)
+{
+    if (err->line > 0)
+        snprintf(buf, len, "%s:%d:%d: %s", err->source, err->line, err->column, err->message);
+    else
+        snprintf(buf, len, "%s: %s", err->source, err->message);
+}
+
+/* Append `word` to a ", "-separated list in buf, as far as it fits. */
+static void list_add(char *buf, size_t len, const char *word)
+{
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used, "%s%s", used ? ", " : "", word);
+}
+
+/* The algorithms of a collective, in table order. Those that run the MPI
+ * library's own collective are left out where another algorithm must be
+ * built from them. */
+static void list_algorithms(trl_coll coll, bool buildable_only, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (const trl_algo *a = trl_algorithms; a->name; a++)
+        if (a->coll == coll && (a->build || !buildable_only))
+            list_add(buf, len, a->name);
+}
+
+/* ---- words -------------------------------------------------------------- */
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n';
+}
+
+static bool next_token(parser *ps, token *t)
+{
+    while (ps->cur < ps->end && is_blank(*ps->cur))
+        ps->cur++;
+    if (ps->cur == ps->end)
+        return false;
+    t->p = ps->cur;
+    while (ps->cur < ps->end && !is_blank(*ps->cur))
+        ps->cur++;
+    t->len = (size_t)(ps->cur - t->p);
+    t->column = (int)(t->p - ps->col_base) + 1;
+    return true;
+}
+
+static bool word_is(const char *word, const char *p, size_t len)
+{
+    return strlen(word) == len && memcmp(word, p, len) == 0;
+}
+
+static int filter_index(const char *p, size_t len)
+{
+    for (int f = 0; f < FILTER_COUNT; f++)
+        if (word_is(filter_names[f], p, len))
+            return f;
+    return -1;
+}
+
+/* A name=value word, split at its first '='. */
+typedef struct {
+    const char *key, *val;
+    size_t klen, vlen;
+} pair;
+
+static bool split_pair(const token *t, pair *kv)
+{
+    const char *eq = memchr(t->p, '=', t->len);
+    if (!eq)
+        return false;
+    kv->key = t->p;
+    kv->klen = (size_t)(eq - t->p);
+    kv->val = eq + 1;
+    kv->vlen = t->len - kv->klen - 1;
+    return true;
+}
+
+/* ---- filters ------------------------------------------------------------ */
+
+/* A bound of a range: a size (digits with K, M or G) for bytes, plain
+ * digits for ranks. */
+static bool parse_bound(const char *p, size_t len, bool sizes, unsigned long long *out)
+{
+    size_t used = trl_parse_size(p, len, out);
+    return used > 0 && used == len && (sizes || isdigit((unsigned char)p[len - 1]));
+}
+
+static bool parse_range(const char *p, size_t len, bool sizes, trl_range *r)
+{
+    r->lo = 0;
+    r->hi = TRL_RANGE_MAX;
+    if (len == 1 && p[0] == '*')
+        return true;
+    const char *dash = memchr(p, '-', len);
+    if (!dash) {
+        bool ok = parse_bound(p, len, sizes, &r->lo);
+        r->hi = r->lo;
+        return ok;
+    }
+    size_t nlo = (size_t)(dash - p), nhi = len - nlo - 1;
+    if (nlo == 0 && nhi == 0)
+        return false;
+    return (nlo == 0 || parse_bound(p, nlo, sizes, &r->lo)) &&
+           (nhi == 0 || parse_bound(dash + 1, nhi, sizes, &r->hi));
+}
+
+static int parse_range_filter(parser *ps, const token *t, const pair *kv, int f, trl_range *r)
+{
+    bool sizes = f == FILTER_BYTES;
+    if (!parse_range(kv->val, kv->vlen, sizes, r))
+        return fail(ps, t->column, "%.*s: expected a range such as %s", Q(t->p, t->len),
+                    sizes ? "0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)"
+                          : "1-8, 9-, -64, 16 or * (whole numbers of ranks)");
+    if (r->lo > r->hi)
+        return fail(ps, t->column, "range '%.*s' is empty", Q(kv->val, kv->vlen));
+    if (!sizes && r->hi == 0)
+        return fail(ps, t->column,
+                    "range '%.*s' matches no communicator (the smallest has 1 rank)",
+                    Q(kv->val, kv->vlen));
+    return TRL_OK;
+}
+
+/* Which filters make sense for a collective: a barrier carries no data,
+ * and only reductions have an operation. */
+static bool filter_applies(int f, trl_coll coll)
+{
+    if (f == FILTER_BYTES)
+        return coll != TRL_COLL_BARRIER;
+    if (f == FILTER_COMMUTATIVE)
+        return coll == TRL_COLL_REDUCE || coll == TRL_COLL_ALLREDUCE;
+    return true;
+}
+
+static int parse_filter(parser *ps, trl_rule *r, const token *t, const pair *kv, unsigned *seen)
+{
+    int f = filter_index(kv->key, kv->klen);
+    if (f < 0)
+        return fail(ps, t->column, "unknown filter '%.*s' (expected one of: ranks, bytes, commutative)",
+                    Q(kv->key, kv->klen));
+    if (*seen & (1u << f))
+        return fail(ps, t->column, "duplicate filter '%s'", filter_names[f]);
+    *seen |= 1u << f;
+    if (!filter_applies(f, r->coll))
+        return fail(ps, t->column, "filter '%s' does not apply to %s", filter_names[f],
+                    trl_coll_name(r->coll));
+    if (kv->vlen == 0)
+        return fail(ps, t->column, "missing value after '%s='", filter_names[f]);
+    if (f == FILTER_RANKS)
+        return parse_range_filter(ps, t, kv, f, &r->ranks);
+    if (f == FILTER_BYTES)
+        return parse_range_filter(ps, t, kv, f, &r->bytes);
+    if (word_is("yes", kv->val, kv->vlen) || word_is("no", kv->val, kv->vlen)) {
+        r->commutative = kv->val[0] == 'y';
+        return TRL_OK;
+    }
+    return fail(ps, t->column, "%.*s: expected yes or no", Q(t->p, t->len));
+}
+
+/* ---- the algorithm and its parameters ----------------------------------- */
+
+static int parse_algorithm(parser *ps, trl_rule *r, const token *t)
+{
+    int f = filter_index(t->p, t->len);
+    if (f >= 0)
+        return fail(ps, t->column, "filter '%s' needs a value (write %s=<value>, no blanks around '=')",
+                    filter_names[f], filter_names[f]);
+    r->algo = trl_algo_find(r->coll, t->p, t->len);
+    if (r->algo)
+        return TRL_OK;
+    char names[160];
+    list_algorithms(r->coll, false, names, sizeof names);
+    return fail(ps, t->column, "unknown algorithm '%.*s' for %s (expected one of: %s)",
+                Q(t->p, t->len), trl_coll_name(r->coll), names);
+}
+
+static int unknown_param(parser *ps, const trl_rule *r, const token *t, const pair *kv)
+{
+    if (filter_index(kv->key, kv->klen) >= 0)
+        return fail(ps, t->column, "filter '%.*s' must come before the algorithm",
+                    Q(kv->key, kv->klen));
+    char names[160] = "";
+    for (const trl_param_spec *s = r->algo->params; s && s->name; s++)
+        list_add(names, sizeof names, s->name);
+    if (!names[0])
+        return fail(ps, t->column, "parameter '%.*s' is not known to %s %s (it takes no parameters)",
+                    Q(kv->key, kv->klen), trl_coll_name(r->coll), r->algo->name);
+    return fail(ps, t->column, "parameter '%.*s' is not known to %s %s (it takes: %s)",
+                Q(kv->key, kv->klen), trl_coll_name(r->coll), r->algo->name, names);
+}
+
+/* Explain why trl_param_parse_value refused a value. The messages name the
+ * accepted values, which the core's short reasons leave out. */
+static int bad_value(parser *ps, const token *t, const pair *kv, const trl_param_spec *spec,
+                     const char *why)
+{
+    if (spec->kind == TRL_PARAM_ALGO) {
+        char names[160];
+        list_algorithms(spec->of, true, names, sizeof names);
+        return fail(ps, t->column, "%.*s: unknown %s algorithm '%.*s' (expected one of: %s)",
+                    Q(t->p, t->len), trl_coll_name(spec->of), Q(kv->val, kv->vlen), names);
+    }
+    unsigned long long v;
+    bool number = parse_bound(kv->val, kv->vlen, spec->kind == TRL_PARAM_SIZE, &v);
+    if (!number)
+        return fail(ps, t->column, "%.*s: %s", Q(t->p, t->len), why);
+    if (spec->max == LLONG_MAX) /* the table's way of saying "no upper bound" */
+        return fail(ps, t->column, "%.*s: value out of range (at least %lld)", Q(t->p, t->len),
+                    spec->min);
+    return fail(ps, t->column, "%.*s: value out of range (%lld..%lld)", Q(t->p, t->len), spec->min,
+                spec->max);
+}
+
+static int parse_param(parser *ps, trl_rule *r, const token *t)
+{
+    pair kv;
+    if (!split_pair(t, &kv))
+        return fail(ps, t->column, "unexpected '%.*s' after algorithm %s (parameters are name=value)",
+                    Q(t->p, t->len), r->algo->name);
+    if (kv.klen == 0)
+        return fail(ps, t->column, "unexpected '%.*s' (write name=value, no blanks around '=')",
+                    Q(t->p, t->len));
+    const trl_param_spec *spec = trl_algo_param(r->algo, kv.key, kv.klen);
+    if (!spec)
+        return unknown_param(ps, r, t, &kv);
+    for (int i = 0; i < r->params.n; i++)
+        if (r->params.v[i].spec == spec)
+            return fail(ps, t->column, "duplicate parameter '%s'", spec->name);
+    if (kv.vlen == 0)
+        return fail(ps, t->column, "missing value after '%s='", spec->name);
+
+    trl_param_value value;
+    const char *why = NULL;
+    if (trl_param_parse_value(spec, kv.val, kv.vlen, &value, &why))
+        return bad_value(ps, t, &kv, spec, why);
+    /* The MPI library's own collective cannot be a step of a schedule. */
+    if (value.algo && !value.algo->build) {
+        char names[160];
+        list_algorithms(spec->of, true, names, sizeof names);
+        return fail(ps, t->column,
+                    "%.*s: the MPI library's own %s cannot be part of another algorithm "
+                    "(expected one of: %s)",
+                    Q(t->p, t->len), trl_coll_name(spec->of), names);
+    }
+
+    trl_param_value *v = realloc(r->params.v, (size_t)(r->params.n + 1) * sizeof *v);
+    if (!v)
+        return fail_whole(ps->err, ps->source, TRL_ERR_NOMEM, "out of memory");
+    r->params.v = v;
+    r->params.v[r->params.n++] = value;
+    return TRL_OK;
+}
+
+/* ---- one rule ------------------------------------------------------------ */
+
+static int parse_collective(parser *ps, trl_rule *r, const token *t)
+{
+    int c = trl_coll_from_name(t->p, t->len);
+    if (c >= 0) {
+        r->coll = (trl_coll)c;
+        return TRL_OK;
+    }
+    char names[160] = "";
+    for (int i = 0; i < TRL_COLL_COUNT; i++)
+        list_add(names, sizeof names, trl_coll_name((trl_coll)i));
+    return fail(ps, t->column, "unknown collective '%.*s' (expected one of: %s)", Q(t->p, t->len),
+                names);
+}
+
+/* The filters, then the algorithm: the first word with no '='. */
+static int parse_head(parser *ps, trl_rule *r, const token *first)
+{
+    token t, last = *first;
+    unsigned seen = 0;
+    int rc;
+    while (next_token(ps, &t)) {
+        pair kv;
+        if (!split_pair(&t, &kv))
+            return parse_algorithm(ps, r, &t);
+        if (kv.klen == 0)
+            return fail(ps, t.column, "unexpected '%.*s' (write name=value, no blanks around '=')",
+                        Q(t.p, t.len));
+        rc = parse_filter(ps, r, &t, &kv, &seen);
+        if (rc)
+            return rc;
+        last = t;
+    }
+    char names[160];
+    list_algorithms(r->coll, false, names, sizeof names);
+    return fail(ps, last.column + (int)last.len, "missing algorithm after %s (expected one of: %s)",
+                seen ? "filters" : trl_coll_name(r->coll), names);
+}
+
+static int parse_rule(parser *ps, trl_rule *r, const token *first)
+{
+    int rc = parse_collective(ps, r, first);
+    if (rc == TRL_OK)
+        rc = parse_head(ps, r, first);
+    token t;
+    while (rc == TRL_OK && next_token(ps, &t))
+        rc = parse_param(ps, r, &t);
+    return rc;
+}
+
+/* ---- the ruleset ---------------------------------------------------------- */
+
+static void rule_free(trl_rule *r)
+{
+    trl_params_free(&r->params);
+    free(r->text);
+    r->text = NULL;
+}
+
+void trl_rules_free(trl_ruleset *rs)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        rule_free(&rs->rules[i]);
+    free(rs->rules);
+    free(rs->source);
+    rs->rules = NULL;
+    rs->n = 0;
+    rs->source = NULL;
+}
+
+static int append(trl_ruleset *rs, size_t *cap, const trl_rule *r)
+{
+    if (rs->n == *cap) {
+        size_t want = *cap ? 2 * *cap : 16;
+        trl_rule *grown = realloc(rs->rules, want * sizeof *grown);
+        if (!grown)
+            return TRL_ERR_NOMEM;
+        rs->rules = grown;
+        *cap = want;
+    }
+    rs->rules[rs->n++] = *r;
+    return TRL_OK;
+}
+
+static char *trimmed_copy(const char *begin, const char *end)
+{
+    while (begin < end && is_blank(*begin))
+        begin++;
+    while (end > begin && is_blank(end[-1]))
+        end--;
+    size_t len = (size_t)(end - begin);
+    char *s = malloc(len + 1);
+    if (s) {
+        memcpy(s, begin, len);
+        s[len] = '\0';
+    }
+    return s;
+}
+
+/* Parse the rule in ps (if it holds any words) and add it to rs. */
+static int parse_part(parser *ps, trl_ruleset *rs, size_t *cap)
+{
+    token first;
+    const char *begin = ps->cur;
+    if (!next_token(ps, &first))
+        return TRL_OK;
+    trl_rule r = {.ranks = {0, TRL_RANGE_MAX}, .bytes = {0, TRL_RANGE_MAX}, .commutative = -1,
+                  .source = rs->source, .line = ps->line};
+    int rc = parse_rule(ps, &r, &first);
+    if (rc == TRL_OK) {
+        r.text = trimmed_copy(begin, ps->end);
+        rc = r.text ? append(rs, cap, &r) : TRL_ERR_NOMEM;
+        if (rc)
+            fail_whole(ps->err, ps->source, rc, "out of memory");
+    }
+    if (rc)
+        rule_free(&r);
+    return rc;
+}
+
+/* Cut the text into rules. A rule ends at a newline or ';'; a comment runs
+ * to the end of the line (in inline text, to the next ';' too, since there
+ * a ';' is the only way to end a rule on one line). */
+static int parse_text(const char *text, const char *source, bool inline_parts, trl_ruleset *out,
+                      trl_rules_error *err)
+{
+    trl_ruleset rs = {0};
+    size_t cap = 0;
+    int rc = TRL_OK;
+    rs.source = strdup(source);
+    if (!rs.source) {
+        rc = fail_whole(err, source, TRL_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    parser ps = {.source = source, .line = 1, .col_base = text ? text : "", .err = err};
+    const char *p = ps.col_base;
+    for (;;) {
+        const char *end = p + strcspn(p, ";\n#");
+        const char *next = *end == '#' ? end + strcspn(end, inline_parts ? ";\n" : "\n") : end;
+        ps.cur = p;
+        ps.end = end;
+        rc = parse_part(&ps, &rs, &cap);
+        if (rc || *next == '\0')
+            break;
+        if (*next == '\n' || inline_parts) {
+            ps.line++;
+            ps.col_base = next + 1;
+        }
+        p = next + 1;
+    }
+done:
+    if (rc)
+        trl_rules_free(&rs);
+    *out = rs;
+    return rc;
+}
+
+int trl_rules_parse(const char *text, const char *source, trl_ruleset *out, trl_rules_error *err)
+{
+    return parse_text(text, source, false, out, err);
+}
+
+int trl_rules_parse_inline(const char *text, trl_ruleset *out, trl_rules_error *err)
+{
+    return parse_text(text, "TRELLIS_RULES", true, out, err);
+}
+
+/* ---- TRELLIS_RULES -------------------------------------------------------- */
+
+static int read_file(const char *name, char **text, trl_rules_error *err)
+{
+    struct stat st;
+    FILE *f = NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int rc = TRL_OK;
+    if (stat(name, &st) == 0 && S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        goto io_error;
+    }
+    f = fopen(name, "rb");
+    if (!f)
+        goto io_error;
+    for (;;) {
+        if (cap - len < 4096) {
+            cap = cap ? 2 * cap : 8192;
+            char *grown = realloc(buf, cap);
+            if (!grown) {
+                rc = fail_whole(err, "TRELLIS_RULES", TRL_ERR_NOMEM, "out of memory");
+                goto done;
+            }
+            buf = grown;
+        }
+        size_t got = fread(buf + len, 1, cap - len - 1, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f))
+        goto io_error;
+    buf[len] = '\0';
+    *text = buf;
+    buf = NULL;
+    goto done;
+io_error:
+    rc = fail_whole(err, "TRELLIS_RULES", TRL_ERR_IO, "cannot read rules file '%s': %s", name,
+                    strerror(errno));
+done:
+    if (f)
+        fclose(f);
+    free(buf);
+    return rc;
+}
+
+/* A value that, trimmed, has no blank cannot be rules (a rule has at least
+ * two words), so it is a file name; so is one that names an existing file,
+ * which lets a path with blanks in it through. */
+static bool names_file(const char *name)
+{
+    struct stat st;
+    for (const char *c = name; *c; c++)
+        if (is_blank(*c))
+            return stat(name, &st) == 0;
+    return true;
+}
+
+int trl_rules_load_env(trl_ruleset *out, char **text, trl_rules_error *err)
+{
+    trl_ruleset empty = {0};
+    *out = empty;
+    *text = NULL;
+    const char *value = getenv("TRELLIS_RULES");
+    if (!value || !*value)
+        return TRL_OK;
+    char *name = trimmed_copy(value, value + strlen(value));
+    int rc = TRL_OK;
+    if (!name) {
+        rc = fail_whole(err, "TRELLIS_RULES", TRL_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if (*name && names_file(name)) {
+        rc = read_file(name, text, err);
+        if (rc == TRL_OK)
+            rc = trl_rules_parse(*text, name, out, err);
+        goto done;
+    }
+    *text = strdup(value);
+    if (!*text)
+        rc = fail_whole(err, "TRELLIS_RULES", TRL_ERR_NOMEM, "out of memory");
+    else
+        rc = trl_rules_parse_inline(*text, out, err);
+done:
+    free(name);
+    return rc;
+}

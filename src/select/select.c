@@ -1,0 +1,58 @@
+/* Selection: which rule serves a call. User rules come first, then the
+ * built-in ones; the first rule that matches the call and whose algorithm
+ * can serve it wins. A matching rule whose algorithm cannot serve the call
+ * (a commutative-only algorithm for a non-commutative operation) is passed
+ * over, and the first such is remembered so verbose mode can say why the
+ * rule the user wrote did not run. */
+#include "select/rules.h"
+
+#include "core/status.h"
+
+static bool in_range(const trl_range *r, unsigned long long v)
+{
+    return r->lo <= v && v <= r->hi;
+}
+
+static bool matches(const trl_rule *r, const trl_coll_args *a, size_t bytes)
+{
+    return r->coll == a->coll && in_range(&r->ranks, (unsigned long long)a->size) &&
+           in_range(&r->bytes, bytes) && (r->commutative < 0 || r->commutative == a->commutative);
+}
+
+/* Walk one ruleset; true when a usable rule was found. */
+static bool select_from(const trl_ruleset *rs, const trl_coll_args *a, size_t bytes,
+                        trl_choice *out)
+{
+    for (size_t i = 0; rs && i < rs->n; i++) {
+        const trl_rule *r = &rs->rules[i];
+        if (!matches(r, a, bytes))
+            continue;
+        /* trl_algo_unusable reads the rule's ALGO parameters (reduce_bcast's
+         * reduce=...), and their defaults through args.algo. */
+        trl_coll_args args = *a;
+        args.params = &r->params;
+        args.algo = r->algo;
+        const char *why = trl_algo_unusable(r->algo, &args);
+        if (!why) {
+            out->algo = r->algo;
+            out->params = &r->params;
+            out->rule = r;
+            return true;
+        }
+        if (!out->rejected) {
+            out->rejected = r;
+            out->why = why;
+        }
+    }
+    return false;
+}
+
+int trl_select(const trl_ruleset *user, const trl_ruleset *builtin, const trl_coll_args *a,
+               size_t bytes, trl_choice *out)
+{
+    trl_choice none = {0};
+    *out = none;
+    if (select_from(user, a, bytes, out) || select_from(builtin, a, bytes, out))
+        return TRL_OK;
+    return TRL_ERR_UNSUPPORTED;
+}

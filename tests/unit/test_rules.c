@@ -1,0 +1,782 @@
+/* The rules language: parsing (files and inline text), every error message
+ * the parser can emit with its exact position, selection (first match,
+ * fallback to the built-in rules, rules passed over for a non-commutative
+ * operation), the built-in rules themselves, and TRELLIS_RULES.
+ *
+ * No MPI: this links trellis_core only. Prints "N passed, M failed" last
+ * and exits non-zero on any failure. The only message not exercised is
+ * "out of memory".
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/status.h"
+#include "select/rules.h"
+
+/* ---- a tiny harness ------------------------------------------------------ */
+
+static int passed, failed;
+static bool case_ok;
+static const char *case_name;
+
+static void __attribute__((format(printf, 2, 3))) check_at(int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL %s (test_rules.c:%d): ", case_name, line);
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    case_ok = false;
+}
+
+#define CHECK(cond, ...)                    \
+    do {                                    \
+        if (!(cond))                        \
+            check_at(__LINE__, __VA_ARGS__); \
+    } while (0)
+
+#define CHECK_STR(got, want)                                                               \
+    do {                                                                                   \
+        const char *g_ = (got), *w_ = (want);                                              \
+        if (!g_ || strcmp(g_, w_) != 0)                                                    \
+            check_at(__LINE__, "%s is \"%s\", want \"%s\"", #got, g_ ? g_ : "(null)", w_); \
+    } while (0)
+
+#define RUN(fn)                \
+    do {                       \
+        case_name = #fn;       \
+        case_ok = true;        \
+        fn();                  \
+        if (case_ok)           \
+            passed++;          \
+        else                   \
+            failed++;          \
+    } while (0)
+
+static const trl_algo *algo(trl_coll c, const char *name)
+{
+    const trl_algo *a = trl_algo_find(c, name, strlen(name));
+    if (!a) {
+        printf("FATAL: no algorithm %s %s in the table\n", trl_coll_name(c), name);
+        exit(2);
+    }
+    return a;
+}
+
+static int parse(const char *text, trl_ruleset *rs)
+{
+    trl_rules_error err;
+    int rc = trl_rules_parse(text, "test.rules", rs, &err);
+    if (rc) {
+        char msg[600];
+        trl_rules_error_format(&err, msg, sizeof msg);
+        printf("  (parse error: %s)\n", msg);
+    }
+    return rc;
+}
+
+/* ---- valid rules ----------------------------------------------------------- */
+
+static void parses_the_example_file(void)
+{
+    const char *text = "# comments and blank lines are allowed\n"
+                       "\n"
+                       "allreduce bytes=0-4K      recursive_doubling\n"
+                       "allreduce bytes=4K-       rabenseifner\n"
+                       "bcast     ranks=9-        knomial radix=4\n"
+                       "reduce                    chain segment=32K   # trailing comment\n";
+    trl_ruleset rs;
+    CHECK(parse(text, &rs) == TRL_OK, "parse failed");
+    CHECK(rs.n == 4, "n = %zu, want 4", rs.n);
+    if (rs.n != 4)
+        goto done;
+    CHECK_STR(rs.source, "test.rules");
+    const trl_rule *r = rs.rules;
+    CHECK(r[0].coll == TRL_COLL_ALLREDUCE && r[0].algo == algo(TRL_COLL_ALLREDUCE, "recursive_doubling"),
+          "rule 1 coll/algo");
+    CHECK(r[0].bytes.lo == 0 && r[0].bytes.hi == 4096, "rule 1 bytes %llu-%llu", r[0].bytes.lo,
+          r[0].bytes.hi);
+    CHECK(r[0].ranks.lo == 0 && r[0].ranks.hi == TRL_RANGE_MAX, "rule 1 ranks not unrestricted");
+    CHECK(r[0].commutative == -1, "rule 1 commutative = %d", r[0].commutative);
+    CHECK(r[0].line == 3 && r[3].line == 6, "lines %d, %d; want 3, 6", r[0].line, r[3].line);
+    CHECK(r[0].source == rs.source, "rule source is not the ruleset's");
+    CHECK(r[1].bytes.lo == 4096 && r[1].bytes.hi == TRL_RANGE_MAX, "rule 2 bytes");
+    CHECK(r[2].coll == TRL_COLL_BCAST && r[2].ranks.lo == 9 && r[2].ranks.hi == TRL_RANGE_MAX,
+          "rule 3 ranks");
+    CHECK(r[2].params.n == 1 && r[2].params.v[0].value == 4 &&
+              strcmp(r[2].params.v[0].spec->name, "radix") == 0,
+          "rule 3 params");
+    CHECK(r[3].params.n == 1 && r[3].params.v[0].value == 32 * 1024, "rule 4 segment");
+    CHECK_STR(r[3].text, "reduce                    chain segment=32K");
+done:
+    trl_rules_free(&rs);
+    CHECK(rs.n == 0 && rs.rules == NULL && rs.source == NULL, "trl_rules_free left state");
+}
+
+static void parses_every_range_form_and_size(void)
+{
+    const char *text = "bcast ranks=2-8 bytes=1K-2M linear\n"
+                       "bcast ranks=9- bytes=3G- linear\n"
+                       "bcast ranks=-64 bytes=-512 linear\n"
+                       "bcast ranks=* bytes=* linear\n"
+                       "bcast ranks=16 bytes=64K linear\n"
+                       "bcast bytes=0 linear\n"
+                       "bcast bytes=18446744073709551615 linear\n";
+    const trl_range want[][2] = {
+        {{2, 8}, {1024, 2u << 20}},
+        {{9, TRL_RANGE_MAX}, {3ULL << 30, TRL_RANGE_MAX}},
+        {{0, 64}, {0, 512}},
+        {{0, TRL_RANGE_MAX}, {0, TRL_RANGE_MAX}},
+        {{16, 16}, {65536, 65536}},
+        {{0, TRL_RANGE_MAX}, {0, 0}},
+        {{0, TRL_RANGE_MAX}, {TRL_RANGE_MAX, TRL_RANGE_MAX}},
+    };
+    size_t nwant = sizeof want / sizeof want[0];
+    trl_ruleset rs;
+    CHECK(parse(text, &rs) == TRL_OK, "parse failed");
+    CHECK(rs.n == nwant, "n = %zu, want %zu", rs.n, nwant);
+    for (size_t i = 0; i < rs.n && i < nwant; i++) {
+        const trl_rule *r = &rs.rules[i];
+        CHECK(r->ranks.lo == want[i][0].lo && r->ranks.hi == want[i][0].hi,
+              "rule %zu ranks %llu-%llu", i + 1, r->ranks.lo, r->ranks.hi);
+        CHECK(r->bytes.lo == want[i][1].lo && r->bytes.hi == want[i][1].hi,
+              "rule %zu bytes %llu-%llu", i + 1, r->bytes.lo, r->bytes.hi);
+    }
+    trl_rules_free(&rs);
+}
+
+static void parses_blanks_tabs_crlf_and_semicolons(void)
+{
+    /* CRLF line ends, tabs between words, a blank line with only blanks, a
+     * comment holding a ';' (in a file it runs to the end of the line), and
+     * two rules on one line separated by ';'. */
+    const char *text = "\t# header; not a rule\r\n"
+                       "   \t  \r\n"
+                       "allreduce\tbytes=-16K\t recursive_doubling\r\n"
+                       "bcast binomial ; barrier dissemination   \r\n"
+                       "reduce commutative=no binomial";
+    trl_ruleset rs;
+    CHECK(parse(text, &rs) == TRL_OK, "parse failed");
+    CHECK(rs.n == 4, "n = %zu, want 4", rs.n);
+    if (rs.n == 4) {
+        CHECK(rs.rules[0].line == 3 && rs.rules[0].bytes.hi == 16384, "rule 1");
+        CHECK_STR(rs.rules[0].text, "allreduce\tbytes=-16K\t recursive_doubling");
+        CHECK(rs.rules[1].line == 4 && rs.rules[2].line == 4, "';' rules should share line 4");
+        CHECK_STR(rs.rules[1].text, "bcast binomial");
+        CHECK_STR(rs.rules[2].text, "barrier dissemination");
+        CHECK(rs.rules[2].algo == algo(TRL_COLL_BARRIER, "dissemination"), "rule 3 algo");
+        CHECK(rs.rules[3].commutative == 0 && rs.rules[3].line == 5, "rule 4");
+    }
+    trl_rules_free(&rs);
+}
+
+static void parses_empty_texts(void)
+{
+    const char *texts[] = {"", "\n\n", "# only a comment\n;;\n", "   ", NULL};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        trl_ruleset rs;
+        CHECK(parse(texts[i], &rs) == TRL_OK, "text %zu failed", i);
+        CHECK(rs.n == 0, "text %zu gave %zu rules", i, rs.n);
+        CHECK_STR(rs.source, "test.rules");
+        trl_rules_free(&rs);
+    }
+}
+
+static void parses_inline_parts(void)
+{
+    /* Inline, a comment ends at the next ';' and every part counts as a line. */
+    const char *text = "allreduce ring segment=1M # big ones; bcast ranks=3 kary radix=3\n"
+                       "reduce commutative=yes knomial;barrier mpi;";
+    trl_ruleset rs;
+    trl_rules_error err;
+    CHECK(trl_rules_parse_inline(text, &rs, &err) == TRL_OK, "parse failed: %s", err.message);
+    CHECK(rs.n == 4, "n = %zu, want 4", rs.n);
+    CHECK_STR(rs.source, "TRELLIS_RULES");
+    if (rs.n == 4) {
+        for (int i = 0; i < 4; i++)
+            CHECK(rs.rules[i].line == i + 1, "rule %d has line %d", i + 1, rs.rules[i].line);
+        CHECK(rs.rules[0].params.v[0].value == 1 << 20, "segment=1M");
+        CHECK(rs.rules[1].ranks.lo == 3 && rs.rules[1].ranks.hi == 3, "ranks=3");
+        CHECK(rs.rules[2].commutative == 1, "commutative=yes");
+        CHECK(rs.rules[3].algo == algo(TRL_COLL_BARRIER, "mpi") && !rs.rules[3].algo->build,
+              "barrier mpi");
+        CHECK_STR(rs.rules[0].text, "allreduce ring segment=1M");
+    }
+    trl_rules_free(&rs);
+}
+
+static void parses_algorithm_parameters(void)
+{
+    const char *text = "allreduce reduce_bcast reduce=rabenseifner bcast=chain segment=8K radix=1\n"
+                       "allreduce reduce_bcast\n";
+    trl_ruleset rs;
+    CHECK(parse(text, &rs) == TRL_OK, "parse failed");
+    CHECK(rs.n == 2, "n = %zu", rs.n);
+    if (rs.n == 2) {
+        const trl_params *p = &rs.rules[0].params;
+        CHECK(p->n == 4, "params n = %d", p->n);
+        if (p->n == 4) {
+            CHECK(p->v[0].algo == algo(TRL_COLL_REDUCE, "rabenseifner"), "reduce=");
+            CHECK(p->v[1].algo == algo(TRL_COLL_BCAST, "chain"), "bcast=");
+            CHECK(p->v[2].value == 8192 && p->v[3].value == 1, "segment, radix");
+        }
+        CHECK(rs.rules[1].params.n == 0, "defaults are not stored");
+    }
+    trl_rules_free(&rs);
+}
+
+/* ---- errors ---------------------------------------------------------------- */
+
+typedef struct {
+    const char *text;
+    bool inline_text;
+    const char *want; /* the formatted error */
+} error_case;
+
+static const error_case error_cases[] = {
+    /* The collective. */
+    {"allreduc ring", false,
+     "test.rules:1:1: unknown collective 'allreduc' (expected one of: bcast, reduce, allreduce, barrier)"},
+    {"# c\n\n  Bcast binomial", false,
+     "test.rules:3:3: unknown collective 'Bcast' (expected one of: bcast, reduce, allreduce, barrier)"},
+    {"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx ring",
+     false,
+     "test.rules:1:1: unknown collective 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' "
+     "(expected one of: bcast, reduce, allreduce, barrier)"},
+    /* Filters. */
+    {"allreduce radix=4 ring", false,
+     "test.rules:1:11: unknown filter 'radix' (expected one of: ranks, bytes, commutative)"},
+    {"allreduce bytes=1K- ranks=2 bytes=4K ring", false, "test.rules:1:29: duplicate filter 'bytes'"},
+    {"barrier bytes=0 linear", false, "test.rules:1:9: filter 'bytes' does not apply to barrier"},
+    {"bcast commutative=yes linear", false,
+     "test.rules:1:7: filter 'commutative' does not apply to bcast"},
+    {"barrier commutative=no linear", false,
+     "test.rules:1:9: filter 'commutative' does not apply to barrier"},
+    {"allreduce bytes= ring", false, "test.rules:1:11: missing value after 'bytes='"},
+    {"allreduce ranks= ring", false, "test.rules:1:11: missing value after 'ranks='"},
+    {"reduce commutative= binomial", false, "test.rules:1:8: missing value after 'commutative='"},
+    {"allreduce bytes=4Q- ring", false,
+     "test.rules:1:11: bytes=4Q-: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)"},
+    {"allreduce bytes=- ring", false,
+     "test.rules:1:11: bytes=-: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)"},
+    {"allreduce bytes=4k ring", false,
+     "test.rules:1:11: bytes=4k: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)"},
+    {"allreduce bytes=1-2-3 ring", false,
+     "test.rules:1:11: bytes=1-2-3: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)"},
+    {"allreduce bytes=99999999999999999999 ring", false,
+     "test.rules:1:11: bytes=99999999999999999999: expected a range such as 0-4K, 4K-, -64K, 512 or * "
+     "(sizes take K, M or G)"},
+    {"allreduce ranks=4K- ring", false,
+     "test.rules:1:11: ranks=4K-: expected a range such as 1-8, 9-, -64, 16 or * (whole numbers of ranks)"},
+    {"allreduce ranks=** ring", false,
+     "test.rules:1:11: ranks=**: expected a range such as 1-8, 9-, -64, 16 or * (whole numbers of ranks)"},
+    {"bcast ranks=9-3 binomial", false, "test.rules:1:7: range '9-3' is empty"},
+    {"bcast bytes=8K-4K binomial", false, "test.rules:1:7: range '8K-4K' is empty"},
+    {"bcast ranks=0 binomial", false,
+     "test.rules:1:7: range '0' matches no communicator (the smallest has 1 rank)"},
+    {"bcast ranks=-0 binomial", false,
+     "test.rules:1:7: range '-0' matches no communicator (the smallest has 1 rank)"},
+    {"reduce commutative=maybe binomial", false,
+     "test.rules:1:8: commutative=maybe: expected yes or no"},
+    {"allreduce bytes =4K ring", false,
+     "test.rules:1:11: filter 'bytes' needs a value (write bytes=<value>, no blanks around '=')"},
+    {"allreduce ranks=2 =4K ring", false,
+     "test.rules:1:19: unexpected '=4K' (write name=value, no blanks around '=')"},
+    /* The algorithm. */
+    {"allreduce ringg", false,
+     "test.rules:1:11: unknown algorithm 'ringg' for allreduce (expected one of: reduce_bcast, "
+     "recursive_doubling, ring, rabenseifner, knomial, mpi)"},
+    {"barrier bintree", false,
+     "test.rules:1:9: unknown algorithm 'bintree' for barrier (expected one of: linear, binomial, "
+     "dissemination, recursive_doubling, mpi)"},
+    {"allreduce bytes=4K-", false,
+     "test.rules:1:20: missing algorithm after filters (expected one of: reduce_bcast, "
+     "recursive_doubling, ring, rabenseifner, knomial, mpi)"},
+    {"bcast   # no algorithm", false,
+     "test.rules:1:6: missing algorithm after bcast (expected one of: linear, binomial, knomial, kary, "
+     "chain, scatter_allgather, mpi)"},
+    /* Parameters. */
+    {"allreduce recursive_doubling ring", false,
+     "test.rules:1:30: unexpected 'ring' after algorithm recursive_doubling (parameters are name=value)"},
+    {"allreduce ring =1M", false,
+     "test.rules:1:16: unexpected '=1M' (write name=value, no blanks around '=')"},
+    {"allreduce ring bytes=4K-", false,
+     "test.rules:1:16: filter 'bytes' must come before the algorithm"},
+    {"allreduce ring radix=4", false,
+     "test.rules:1:16: parameter 'radix' is not known to allreduce ring (it takes: segment)"},
+    {"allreduce recursive_doubling radix=4", false,
+     "test.rules:1:30: parameter 'radix' is not known to allreduce recursive_doubling (it takes no "
+     "parameters)"},
+    {"allreduce reduce_bcast sgment=4K", false,
+     "test.rules:1:24: parameter 'sgment' is not known to allreduce reduce_bcast (it takes: reduce, "
+     "bcast, radix, segment)"},
+    {"bcast knomial radix=4 radix=8", false, "test.rules:1:23: duplicate parameter 'radix'"},
+    {"bcast knomial radix=", false, "test.rules:1:15: missing value after 'radix='"},
+    {"bcast knomial radix=1", false, "test.rules:1:15: radix=1: value out of range (2..1024)"},
+    {"bcast knomial radix=1025", false, "test.rules:1:15: radix=1025: value out of range (2..1024)"},
+    {"bcast chain segment=0", false, "test.rules:1:13: segment=0: value out of range (at least 1)"},
+    {"bcast knomial radix=x", false, "test.rules:1:15: radix=x: expected an integer"},
+    {"bcast knomial radix=4K", false, "test.rules:1:15: radix=4K: expected an integer"},
+    {"bcast chain segment=4Q", false,
+     "test.rules:1:13: segment=4Q: expected a size such as 4096, 64K or 1M"},
+    {"allreduce reduce_bcast reduce=ringg", false,
+     "test.rules:1:24: reduce=ringg: unknown reduce algorithm 'ringg' (expected one of: linear, "
+     "binomial, knomial, kary, chain, rabenseifner)"},
+    {"allreduce reduce_bcast bcast=mpi", false,
+     "test.rules:1:24: bcast=mpi: the MPI library's own bcast cannot be part of another algorithm "
+     "(expected one of: linear, binomial, knomial, kary, chain, scatter_allgather)"},
+    /* Positions: the first error stops parsing; CRLF and tabs; ';' in a file. */
+    {"bcast binomial\r\nreduce binomial\r\n\tallreduce\tring radix=2\r\n", false,
+     "test.rules:3:17: parameter 'radix' is not known to allreduce ring (it takes: segment)"},
+    {"bcast binomial; reduce binomal # x; y\n", false,
+     "test.rules:1:24: unknown algorithm 'binomal' for reduce (expected one of: linear, binomial, "
+     "knomial, kary, chain, rabenseifner, mpi)"},
+    {"bcast ringg\nbcast alsobad", false,
+     "test.rules:1:7: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, knomial, "
+     "kary, chain, scatter_allgather, mpi)"},
+    /* Inline: every ';' or newline separated part is a line. */
+    {"allreduce ring; bcast ringg", true,
+     "TRELLIS_RULES:2:8: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, "
+     "knomial, kary, chain, scatter_allgather, mpi)"},
+    {"bcast binomial # a; ; reduce binomial\nbarrier ranks=9-3 linear", true,
+     "TRELLIS_RULES:4:9: range '9-3' is empty"},
+};
+
+static void reports_every_error_with_its_position(void)
+{
+    for (size_t i = 0; i < sizeof error_cases / sizeof error_cases[0]; i++) {
+        const error_case *c = &error_cases[i];
+        trl_ruleset rs = {(trl_rule *)1, 99, (char *)1}; /* garbage the parser must overwrite */
+        trl_rules_error err;
+        memset(&err, 0, sizeof err);
+        int rc = c->inline_text ? trl_rules_parse_inline(c->text, &rs, &err)
+                                : trl_rules_parse(c->text, "test.rules", &rs, &err);
+        char got[600];
+        trl_rules_error_format(&err, got, sizeof got);
+        CHECK(rc == TRL_ERR_PARSE, "case %zu: rc %d, want TRL_ERR_PARSE", i, rc);
+        CHECK(rs.n == 0 && rs.rules == NULL && rs.source == NULL, "case %zu: ruleset not empty", i);
+        if (strcmp(got, c->want) != 0)
+            check_at(__LINE__, "case %zu:\n  got  %s\n  want %s", i, got, c->want);
+        CHECK(strlen(err.message) < sizeof err.message - 1, "case %zu: message truncated", i);
+        trl_rules_free(&rs);
+    }
+}
+
+static void formats_positionless_errors(void)
+{
+    trl_rules_error err = {.source = "TRELLIS_RULES", .line = 0, .column = 0, .message = "m"};
+    char buf[64];
+    trl_rules_error_format(&err, buf, sizeof buf);
+    CHECK_STR(buf, "TRELLIS_RULES: m");
+    err.line = 7;
+    err.column = 3;
+    trl_rules_error_format(&err, buf, sizeof buf);
+    CHECK_STR(buf, "TRELLIS_RULES:7:3: m");
+}
+
+/* ---- selection ----------------------------------------------------------- */
+
+static trl_ruleset builtin;
+
+static trl_coll_args call(trl_coll coll, int size, bool commutative)
+{
+    trl_coll_args a = {.coll = coll, .rank = 0, .size = size, .root = 0, .count = 1,
+                       .elem_size = 1, .commutative = commutative};
+    return a;
+}
+
+static void selects_first_match(void)
+{
+    trl_ruleset rs;
+    CHECK(parse("allreduce bytes=0-4K recursive_doubling\n"
+                "allreduce bytes=4K- ring\n"
+                "allreduce knomial\n"
+                "bcast ranks=9- knomial radix=8\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    trl_coll_args a = call(TRL_COLL_ALLREDUCE, 4, true);
+    trl_choice ch;
+    CHECK(trl_select(&rs, &builtin, &a, 4096, &ch) == TRL_OK && ch.rule == &rs.rules[0],
+          "4096 bytes should take rule 1 (ranges are inclusive)");
+    CHECK(ch.algo == rs.rules[0].algo && ch.params == &rs.rules[0].params && !ch.rejected,
+          "choice fields for rule 1");
+    CHECK(trl_select(&rs, &builtin, &a, 4097, &ch) == TRL_OK && ch.rule == &rs.rules[1],
+          "4097 bytes should take rule 2");
+    a = call(TRL_COLL_BCAST, 9, true);
+    CHECK(trl_select(&rs, &builtin, &a, 1, &ch) == TRL_OK && ch.rule == &rs.rules[3],
+          "bcast on 9 ranks should take rule 4");
+    CHECK(ch.params->n == 1 && ch.params->v[0].value == 8, "bcast radix");
+    trl_rules_free(&rs);
+}
+
+static void falls_back_to_builtin(void)
+{
+    trl_ruleset rs;
+    CHECK(parse("bcast ranks=9- knomial\n", &rs) == TRL_OK, "parse failed");
+    trl_coll_args a = call(TRL_COLL_BCAST, 8, true);
+    trl_choice ch;
+    CHECK(trl_select(&rs, &builtin, &a, 1, &ch) == TRL_OK, "select failed");
+    CHECK(ch.rule && ch.rule >= builtin.rules && ch.rule < builtin.rules + builtin.n,
+          "8 ranks should fall to a built-in rule");
+    CHECK(ch.rule && strcmp(ch.rule->source, "built-in") == 0, "rule source");
+    CHECK(!ch.rejected && !ch.why, "nothing was rejected");
+    /* No user rules at all. */
+    CHECK(trl_select(NULL, &builtin, &a, 1, &ch) == TRL_OK && ch.rule && ch.rule->source == builtin.source,
+          "NULL user ruleset");
+    trl_rules_free(&rs);
+}
+
+static void passes_over_rules_needing_commutative(void)
+{
+    trl_ruleset rs;
+    CHECK(parse("allreduce ring\n"
+                "allreduce rabenseifner\n"
+                "allreduce knomial\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    trl_coll_args a = call(TRL_COLL_ALLREDUCE, 6, false);
+    trl_choice ch;
+    CHECK(trl_select(&rs, &builtin, &a, 100, &ch) == TRL_OK, "select failed");
+    CHECK(ch.rule == &rs.rules[2], "non-commutative should reach knomial (rule 3)");
+    CHECK(ch.rejected == &rs.rules[0], "the first rule passed over should be remembered");
+    CHECK_STR(ch.why, "it needs a commutative operation");
+    a.commutative = true;
+    CHECK(trl_select(&rs, &builtin, &a, 100, &ch) == TRL_OK && ch.rule == &rs.rules[0] &&
+              !ch.rejected && !ch.why,
+          "commutative should take ring");
+    trl_rules_free(&rs);
+}
+
+static void follows_algorithm_parameters_when_passing_over(void)
+{
+    /* reduce_bcast itself serves any operation, but not with a reduce that
+     * needs a commutative one: selection must look at the rule's own
+     * parameters. Its default reduce (binomial) serves anything. */
+    trl_ruleset rs;
+    CHECK(parse("allreduce ranks=1-4 reduce_bcast reduce=rabenseifner\n"
+                "allreduce reduce_bcast\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    trl_coll_args a = call(TRL_COLL_ALLREDUCE, 4, false);
+    trl_choice ch;
+    CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rule == &rs.rules[1],
+          "reduce=rabenseifner should be passed over for a non-commutative operation");
+    CHECK(ch.rejected == &rs.rules[0] && ch.why, "rejected rule");
+    a.commutative = true;
+    CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rule == &rs.rules[0],
+          "commutative should take rule 1");
+    trl_rules_free(&rs);
+}
+
+static void falls_back_to_builtin_past_a_rejected_rule(void)
+{
+    trl_ruleset rs;
+    CHECK(parse("reduce rabenseifner\n", &rs) == TRL_OK, "parse failed");
+    trl_coll_args a = call(TRL_COLL_REDUCE, 16, false);
+    trl_choice ch;
+    CHECK(trl_select(&rs, &builtin, &a, 1 << 20, &ch) == TRL_OK, "select failed");
+    CHECK(ch.rejected == &rs.rules[0], "the user's rule should be the one rejected");
+    CHECK(ch.rule && ch.rule->source == builtin.source, "a built-in rule should serve");
+    CHECK(ch.algo && !(ch.algo->needs & TRL_NEEDS_COMMUTATIVE), "chosen algorithm needs commutative");
+    trl_rules_free(&rs);
+}
+
+static void filters_on_commutativity(void)
+{
+    trl_ruleset rs;
+    CHECK(parse("allreduce commutative=no knomial radix=3\n"
+                "allreduce commutative=yes ring\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    trl_coll_args a = call(TRL_COLL_ALLREDUCE, 5, false);
+    trl_choice ch;
+    CHECK(trl_select(&rs, &builtin, &a, 1, &ch) == TRL_OK && ch.rule == &rs.rules[0] && !ch.rejected,
+          "non-commutative should take rule 1");
+    a.commutative = true;
+    CHECK(trl_select(&rs, &builtin, &a, 1, &ch) == TRL_OK && ch.rule == &rs.rules[1] && !ch.rejected,
+          "commutative should take rule 2, without rejecting rule 1");
+    trl_rules_free(&rs);
+}
+
+static void fails_when_nothing_matches(void)
+{
+    trl_ruleset rs;
+    CHECK(parse("bcast ranks=2 linear\n", &rs) == TRL_OK, "parse failed");
+    trl_coll_args a = call(TRL_COLL_BCAST, 3, true);
+    trl_choice ch;
+    CHECK(trl_select(&rs, NULL, &a, 0, &ch) < 0 && !ch.rule && !ch.algo,
+          "no matching rule should be an error");
+    trl_rules_free(&rs);
+}
+
+/* ---- the built-in rules -------------------------------------------------- */
+
+static void builtin_rules_parse(void)
+{
+    trl_rules_error err;
+    trl_ruleset rs;
+    int rc = trl_rules_parse(trl_builtin_rules_text, "built-in", &rs, &err);
+    char msg[600] = "";
+    if (rc)
+        trl_rules_error_format(&err, msg, sizeof msg);
+    CHECK(rc == TRL_OK, "built-in rules: %s", msg);
+    CHECK(rs.n > 0 && strcmp(rs.source, "built-in") == 0, "built-in ruleset");
+    trl_rules_free(&rs);
+}
+
+/* Each collective ends with a rule that matches any call and whose
+ * algorithm serves any call. */
+static void builtin_rules_end_with_catch_alls(void)
+{
+    for (int c = 0; c < TRL_COLL_COUNT; c++) {
+        const trl_rule *last = NULL;
+        for (size_t i = 0; i < builtin.n; i++)
+            if (builtin.rules[i].coll == (trl_coll)c)
+                last = &builtin.rules[i];
+        CHECK(last, "no built-in rule for %s", trl_coll_name((trl_coll)c));
+        if (!last)
+            continue;
+        CHECK(last->ranks.lo == 0 && last->ranks.hi == TRL_RANGE_MAX && last->bytes.lo == 0 &&
+                  last->bytes.hi == TRL_RANGE_MAX && last->commutative < 0,
+              "last %s rule is not a catch-all: %s", trl_coll_name((trl_coll)c), last->text);
+        trl_coll_args a = call((trl_coll)c, 7, false);
+        a.params = &last->params;
+        a.algo = last->algo;
+        CHECK(!trl_algo_unusable(last->algo, &a), "last %s rule cannot serve every call",
+              trl_coll_name((trl_coll)c));
+    }
+}
+
+static void builtin_rules_cover_every_call(void)
+{
+    static const unsigned long long extra[] = {0, 1, 3, 1000, 4095, 4097, 16383, 16385, 524287,
+                                               524289, (1ULL << 30) - 1};
+    int bad = 0;
+    for (int c = 0; c < TRL_COLL_COUNT; c++)
+        for (int size = 1; size <= 1024; size++)
+            for (int k = -1; k <= 30 + (int)(sizeof extra / sizeof extra[0]); k++) {
+                unsigned long long bytes = k < 0 ? 0 : k <= 30 ? 1ULL << k : extra[k - 31];
+                if (c == TRL_COLL_BARRIER && bytes)
+                    continue;
+                for (int comm = 0; comm <= 1; comm++) {
+                    trl_coll_args a = call((trl_coll)c, size, comm);
+                    trl_choice ch;
+                    int rc = trl_select(NULL, &builtin, &a, bytes, &ch);
+                    bool ok = rc == TRL_OK && ch.algo && ch.rule && ch.algo->coll == (trl_coll)c &&
+                              (comm || !(ch.algo->needs & TRL_NEEDS_COMMUTATIVE));
+                    if (!ok && bad++ < 5)
+                        check_at(__LINE__, "%s size %d bytes %llu commutative %d: no valid choice",
+                                 trl_coll_name((trl_coll)c), size, bytes, comm);
+                }
+            }
+}
+
+/* ---- TRELLIS_RULES --------------------------------------------------------- */
+
+static char tmpdir[] = "/tmp/trl_rules_test_XXXXXX";
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+        printf("FATAL: cannot write %s\n", path);
+        exit(2);
+    }
+}
+
+/* Load with TRELLIS_RULES set to value (NULL: unset). */
+static int load(const char *value, trl_ruleset *rs, char **text, char *msg, size_t len)
+{
+    if (value)
+        setenv("TRELLIS_RULES", value, 1);
+    else
+        unsetenv("TRELLIS_RULES");
+    trl_rules_error err;
+    int rc = trl_rules_load_env(rs, text, &err);
+    msg[0] = '\0';
+    if (rc)
+        trl_rules_error_format(&err, msg, len);
+    return rc;
+}
+
+static void env_unset_or_empty(void)
+{
+    const char *values[] = {NULL, ""};
+    for (int i = 0; i < 2; i++) {
+        trl_ruleset rs;
+        char *text = (char *)1, msg[600];
+        CHECK(load(values[i], &rs, &text, msg, sizeof msg) == TRL_OK, "value %d: %s", i, msg);
+        CHECK(rs.n == 0 && text == NULL, "value %d: want no rules and no text", i);
+        trl_rules_free(&rs);
+    }
+}
+
+static void env_reads_a_file(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/my.rules", tmpdir);
+    const char *content = "# mine\nallreduce bytes=-1K knomial radix=2\nbcast chain\n";
+    write_file(path, content);
+    trl_ruleset rs;
+    char *text = NULL, msg[600];
+    CHECK(load(path, &rs, &text, msg, sizeof msg) == TRL_OK, "%s", msg);
+    CHECK(rs.n == 2, "n = %zu", rs.n);
+    CHECK_STR(rs.source, path);
+    CHECK_STR(text, content);
+    CHECK(rs.n == 2 && rs.rules[1].line == 3, "line numbers");
+    trl_rules_free(&rs);
+    free(text);
+
+    /* Blanks around a file name are not part of it. */
+    char padded[700];
+    snprintf(padded, sizeof padded, "  %s\n", path);
+    CHECK(load(padded, &rs, &text, msg, sizeof msg) == TRL_OK && rs.n == 2, "padded name: %s", msg);
+    CHECK_STR(rs.source, path);
+    trl_rules_free(&rs);
+    free(text);
+}
+
+static void env_reads_a_file_with_blanks_in_its_name(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/with space.rules", tmpdir);
+    write_file(path, "barrier dissemination\n");
+    trl_ruleset rs;
+    char *text = NULL, msg[600];
+    CHECK(load(path, &rs, &text, msg, sizeof msg) == TRL_OK, "%s", msg);
+    CHECK(rs.n == 1 && rs.rules[0].algo == algo(TRL_COLL_BARRIER, "dissemination"), "rule");
+    CHECK_STR(rs.source, path);
+    trl_rules_free(&rs);
+    free(text);
+}
+
+static void env_reports_errors_in_a_file(void)
+{
+    char path[600], want[800];
+    snprintf(path, sizeof path, "%s/bad.rules", tmpdir);
+    const char *content = "bcast binomial\n\nreduce chain segment=0\n";
+    write_file(path, content);
+    trl_ruleset rs;
+    char *text = NULL, msg[600];
+    CHECK(load(path, &rs, &text, msg, sizeof msg) == TRL_ERR_PARSE, "want a parse error");
+    snprintf(want, sizeof want, "%s:3:14: segment=0: value out of range (at least 1)", path);
+    CHECK_STR(msg, want);
+    CHECK_STR(text, content); /* kept, so ranks can still compare what they read */
+    CHECK(rs.n == 0, "ruleset not empty");
+    free(text);
+}
+
+static void env_inline(void)
+{
+    const char *value = "allreduce ring ; bcast ranks=2- binomial";
+    trl_ruleset rs;
+    char *text = NULL, msg[600];
+    CHECK(load(value, &rs, &text, msg, sizeof msg) == TRL_OK, "%s", msg);
+    CHECK(rs.n == 2, "n = %zu", rs.n);
+    CHECK_STR(rs.source, "TRELLIS_RULES");
+    CHECK_STR(text, value);
+    CHECK(rs.n == 2 && rs.rules[1].line == 2, "second rule is line 2");
+    trl_rules_free(&rs);
+    free(text);
+
+    /* Blanks only: inline text with no rules. */
+    CHECK(load(" \t ", &rs, &text, msg, sizeof msg) == TRL_OK && rs.n == 0 && text, "blanks: %s",
+          msg);
+    trl_rules_free(&rs);
+    free(text);
+
+    CHECK(load("bcast binomial;reduce binomial;allreduce ring radix=2", &rs, &text, msg, sizeof msg) ==
+              TRL_ERR_PARSE,
+          "want a parse error");
+    CHECK_STR(msg,
+              "TRELLIS_RULES:3:16: parameter 'radix' is not known to allreduce ring (it takes: segment)");
+    free(text);
+}
+
+static void env_unreadable_paths(void)
+{
+    char path[600], want[800];
+    trl_ruleset rs;
+    char *text = (char *)1, msg[600];
+
+    snprintf(path, sizeof path, "%s/missing.rules", tmpdir);
+    CHECK(load(path, &rs, &text, msg, sizeof msg) == TRL_ERR_IO, "missing file: want TRL_ERR_IO");
+    snprintf(want, sizeof want, "TRELLIS_RULES: cannot read rules file '%s': %s", path,
+             strerror(ENOENT));
+    CHECK_STR(msg, want);
+    CHECK(text == NULL && rs.n == 0 && rs.source == NULL, "missing file: no text, no rules");
+
+    CHECK(load(tmpdir, &rs, &text, msg, sizeof msg) == TRL_ERR_IO, "directory: want TRL_ERR_IO");
+    snprintf(want, sizeof want, "TRELLIS_RULES: cannot read rules file '%s': %s", tmpdir,
+             strerror(EISDIR));
+    CHECK_STR(msg, want);
+
+    /* A single word is always a file name, never inline rules. */
+    CHECK(load("barrier", &rs, &text, msg, sizeof msg) == TRL_ERR_IO, "single word: want TRL_ERR_IO");
+    snprintf(want, sizeof want, "TRELLIS_RULES: cannot read rules file 'barrier': %s",
+             strerror(ENOENT));
+    CHECK_STR(msg, want);
+}
+
+static void remove_tmpdir(void)
+{
+    const char *names[] = {"my.rules", "with space.rules", "bad.rules"};
+    char path[700];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
+        unlink(path);
+    }
+    rmdir(tmpdir);
+}
+
+int main(void)
+{
+    trl_rules_error err;
+    if (trl_rules_parse(trl_builtin_rules_text, "built-in", &builtin, &err)) {
+        printf("FAIL the built-in rules do not parse: %s:%d:%d: %s\n", err.source, err.line,
+               err.column, err.message);
+        printf("0 passed, 1 failed\n");
+        return 1;
+    }
+    if (!mkdtemp(tmpdir)) {
+        printf("FATAL: mkdtemp: %s\n", strerror(errno));
+        return 2;
+    }
+
+    RUN(parses_the_example_file);
+    RUN(parses_every_range_form_and_size);
+    RUN(parses_blanks_tabs_crlf_and_semicolons);
+    RUN(parses_empty_texts);
+    RUN(parses_inline_parts);
+    RUN(parses_algorithm_parameters);
+    RUN(reports_every_error_with_its_position);
+    RUN(formats_positionless_errors);
+    RUN(selects_first_match);
+    RUN(falls_back_to_builtin);
+    RUN(passes_over_rules_needing_commutative);
+    RUN(follows_algorithm_parameters_when_passing_over);
+    RUN(falls_back_to_builtin_past_a_rejected_rule);
+    RUN(filters_on_commutativity);
+    RUN(fails_when_nothing_matches);
+    RUN(builtin_rules_parse);
+    RUN(builtin_rules_end_with_catch_alls);
+    RUN(builtin_rules_cover_every_call);
+    RUN(env_unset_or_empty);
+    RUN(env_reads_a_file);
+    RUN(env_reads_a_file_with_blanks_in_its_name);
+    RUN(env_reports_errors_in_a_file);
+    RUN(env_inline);
+    RUN(env_unreadable_paths);
+
+    remove_tmpdir();
+    trl_rules_free(&builtin);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
