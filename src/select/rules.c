@@ -281,6 +281,12 @@ static int bad_value(parser *ps, const token *t, const pair *kv, const trl_param
     if (spec->kind == TRL_PARAM_ALGO) {
         char names[160];
         list_algorithms(spec->of, true, names, sizeof names);
+        /* The MPI library's own collective cannot be a step of a schedule. */
+        if (trl_algo_find(spec->of, kv->val, kv->vlen))
+            return fail(ps, t->column,
+                        "%.*s: the MPI library's own %s cannot be part of another algorithm "
+                        "(expected one of: %s)",
+                        Q(t->p, t->len), trl_coll_name(spec->of), names);
         return fail(ps, t->column, "%.*s: unknown %s algorithm '%.*s' (expected one of: %s)",
                     Q(t->p, t->len), trl_coll_name(spec->of), Q(kv->val, kv->vlen), names);
     }
@@ -317,15 +323,6 @@ static int parse_param(parser *ps, trl_rule *r, const token *t)
     const char *why = NULL;
     if (trl_param_parse_value(spec, kv.val, kv.vlen, &value, &why))
         return bad_value(ps, t, &kv, spec, why);
-    /* The MPI library's own collective cannot be a step of a schedule. */
-    if (value.algo && !value.algo->build) {
-        char names[160];
-        list_algorithms(spec->of, true, names, sizeof names);
-        return fail(ps, t->column,
-                    "%.*s: the MPI library's own %s cannot be part of another algorithm "
-                    "(expected one of: %s)",
-                    Q(t->p, t->len), trl_coll_name(spec->of), names);
-    }
 
     trl_param_value *v = realloc(r->params.v, (size_t)(r->params.n + 1) * sizeof *v);
     if (!v)

@@ -214,7 +214,7 @@ static void parses_inline_parts(void)
 
 static void parses_algorithm_parameters(void)
 {
-    const char *text = "allreduce reduce_bcast reduce=rabenseifner bcast=chain segment=8K radix=1\n"
+    const char *text = "allreduce reduce_bcast reduce=rabenseifner bcast=chain segment=8K radix=2\n"
                        "allreduce reduce_bcast\n";
     trl_ruleset rs;
     CHECK(parse(text, &rs) == TRL_OK, "parse failed");
@@ -225,7 +225,7 @@ static void parses_algorithm_parameters(void)
         if (p->n == 4) {
             CHECK(p->v[0].algo == algo(TRL_COLL_REDUCE, "rabenseifner"), "reduce=");
             CHECK(p->v[1].algo == algo(TRL_COLL_BCAST, "chain"), "bcast=");
-            CHECK(p->v[2].value == 8192 && p->v[3].value == 1, "segment, radix");
+            CHECK(p->v[2].value == 8192 && p->v[3].value == 2, "segment, radix");
         }
         CHECK(rs.rules[1].params.n == 0, "defaults are not stored");
     }
