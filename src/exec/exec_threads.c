@@ -19,12 +19,19 @@ typedef struct {
     bool taken;
 } posted_send;
 
+/* Messages posted to one rank and not yet taken. The entries point into
+ * the senders' own arrays, which stay put until their sends complete. */
+typedef struct {
+    posted_send **v;
+    size_t n, cap;
+} inbox;
+
 typedef struct {
     trl_thread_job *job;
     pthread_mutex_t lock;
     pthread_cond_t moved; /* some message was taken or posted */
-    posted_send *sends;
-    size_t nsends, cap;
+    inbox *inboxes;       /* one per rank */
+    double last_progress; /* by any rank: no progress anywhere is a deadlock */
     bool failed;
 } world;
 
@@ -87,8 +94,8 @@ static void *run_rank(void *p)
     uint32_t *waiting = malloc((n + 1) * sizeof *waiting); /* deps left */
     size_t *ready = malloc((n + 1) * sizeof *ready);
     size_t *pending = malloc((n + 1) * sizeof *pending); /* posted, not done */
-    size_t *send_slot = malloc((n + 1) * sizeof *send_slot);
-    if (!b.base[TRL_BUF_SCRATCH] || !waiting || !ready || !pending || !send_slot) {
+    posted_send *sent = malloc((n + 1) * sizeof *sent); /* indexed by step */
+    if (!b.base[TRL_BUF_SCRATCH] || !waiting || !ready || !pending || !sent) {
         pthread_mutex_lock(&w->lock);
         fail(w, "rank %d: out of memory", rank);
         pthread_mutex_unlock(&w->lock);
@@ -111,7 +118,6 @@ static void *run_rank(void *p)
                 ready[nready++] = s->succ[k];                                \
     } while (0)
 
-    double idle_since = now();
     while (done < n) {
         if (nready > 0) {
             size_t pick = (size_t)rand_r(&seed) % nready;
@@ -125,20 +131,20 @@ static void *run_rank(void *p)
                     pthread_mutex_unlock(&w->lock);
                     goto out;
                 }
-                if (w->nsends == w->cap) {
-                    size_t cap = w->cap ? 2 * w->cap : 64;
-                    posted_send *ns = realloc(w->sends, cap * sizeof *ns);
-                    if (!ns) {
+                inbox *box = &w->inboxes[st->peer];
+                if (box->n == box->cap) {
+                    size_t cap = box->cap ? 2 * box->cap : 16;
+                    posted_send **nv = realloc(box->v, cap * sizeof *nv);
+                    if (!nv) {
                         fail(w, "out of memory");
                         pthread_mutex_unlock(&w->lock);
                         goto out;
                     }
-                    w->sends = ns;
-                    w->cap = cap;
+                    box->v = nv;
+                    box->cap = cap;
                 }
-                send_slot[i] = w->nsends;
-                w->sends[w->nsends++] =
-                    (posted_send){rank, st->peer, st->tag, data, st->count, false};
+                sent[i] = (posted_send){rank, st->peer, st->tag, data, st->count, false};
+                box->v[box->n++] = &sent[i];
                 pthread_cond_broadcast(&w->moved);
                 pthread_mutex_unlock(&w->lock);
                 pending[npending++] = i;
@@ -159,7 +165,6 @@ static void *run_rank(void *p)
                 }
                 COMPLETE(i);
             }
-            idle_since = now();
             continue;
         }
 
@@ -171,11 +176,12 @@ static void *run_rank(void *p)
             const trl_step *st = &s->steps[i];
             bool finished = false;
             if (st->kind == TRL_STEP_SEND) {
-                finished = w->sends[send_slot[i]].taken;
+                finished = sent[i].taken;
             } else {
-                for (size_t m = 0; m < w->nsends; m++) {
-                    posted_send *ps = &w->sends[m];
-                    if (ps->taken || ps->src != st->peer || ps->dst != rank || ps->tag != st->tag)
+                inbox *box = &w->inboxes[rank];
+                for (size_t m = 0; m < box->n; m++) {
+                    posted_send *ps = box->v[m];
+                    if (ps->src != st->peer || ps->tag != st->tag)
                         continue;
                     if (ps->count != st->count) {
                         fail(w, "rank %d step l%zu: receives %zu elements from %d, which sends %zu",
@@ -185,6 +191,7 @@ static void *run_rank(void *p)
                     void *dst = (char *)b.base[st->b.buf] + st->b.off * es;
                     memcpy(dst, ps->data, st->count * es);
                     ps->taken = true;
+                    box->v[m] = box->v[--box->n];
                     pthread_cond_broadcast(&w->moved);
                     finished = true;
                     break;
@@ -202,8 +209,10 @@ static void *run_rank(void *p)
             pthread_mutex_unlock(&w->lock);
             goto out;
         }
+        if (progressed)
+            w->last_progress = now();
         if (!progressed) {
-            if (now() - idle_since > job->timeout_s) {
+            if (now() - w->last_progress > job->timeout_s) {
                 fail(w, "deadlock: rank %d has %zu of %zu steps done and waits on l%zu", rank,
                      done, n, npending ? pending[0] + 1 : 0);
                 pthread_mutex_unlock(&w->lock);
@@ -217,8 +226,6 @@ static void *run_rank(void *p)
                 t.tv_nsec -= 1000000000L;
             }
             pthread_cond_timedwait(&w->moved, &w->lock, &t);
-        } else {
-            idle_since = now();
         }
         pthread_mutex_unlock(&w->lock);
     }
@@ -228,7 +235,7 @@ out:
     free(waiting);
     free(ready);
     free(pending);
-    free(send_slot);
+    free(sent);
     return NULL;
 }
 
@@ -240,10 +247,12 @@ int trl_thread_run(trl_thread_job *job)
         job->timeout_s = 10;
     pthread_mutex_init(&w.lock, NULL);
     pthread_cond_init(&w.moved, NULL);
+    w.last_progress = now();
     pthread_t *tid = calloc((size_t)job->size, sizeof *tid);
     rank_arg *args = calloc((size_t)job->size, sizeof *args);
+    w.inboxes = calloc((size_t)job->size, sizeof *w.inboxes);
     int started = 0;
-    if (tid && args) {
+    if (tid && args && w.inboxes) {
         for (; started < job->size; started++) {
             args[started] = (rank_arg){&w, started};
             if (pthread_create(&tid[started], NULL, run_rank, &args[started]))
@@ -254,14 +263,16 @@ int trl_thread_run(trl_thread_job *job)
         pthread_join(tid[r], NULL);
     if (!w.failed && started < job->size)
         snprintf(job->error, sizeof job->error, "cannot start %d threads", job->size);
-    /* Every send must have been received. */
-    for (size_t m = 0; !w.failed && !job->error[0] && m < w.nsends; m++)
-        if (!w.sends[m].taken)
-            snprintf(job->error, sizeof job->error, "rank %d's message to %d (tag %d) was never received",
-                     w.sends[m].src, w.sends[m].dst, w.sends[m].tag);
+    /* A rank completes a send only once it was received, so when every rank
+     * finished, every message was received; a stray one is a failure. */
+    for (int r = 0; w.inboxes && !job->error[0] && r < job->size; r++)
+        if (w.inboxes[r].n > 0)
+            snprintf(job->error, sizeof job->error, "a message to rank %d was never received", r);
     free(tid);
     free(args);
-    free(w.sends);
+    for (int r = 0; w.inboxes && r < job->size; r++)
+        free(w.inboxes[r].v);
+    free(w.inboxes);
     pthread_mutex_destroy(&w.lock);
     pthread_cond_destroy(&w.moved);
     return job->error[0] ? TRL_ERR_INVALID : TRL_OK;
