@@ -1,1 +1,614 @@
-int main(void) { return 0; }
+/* trellis-info: the algorithm table, the built-in rules and the schedules
+ * of the C library, printed for the `trellis` command (python/trellis/).
+ * The Python side never re-implements any of them: it calls this tool.
+ *
+ *   trellis-info algorithms
+ *       The table of algorithms as JSON.
+ *   trellis-info builtin-rules
+ *       The built-in rules, in the rules language.
+ *   trellis-info explain <collective> --ranks N [--bytes B] [--root R]
+ *                [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]
+ *                [--rank R] [--steps | --goal | --json]
+ *       Which algorithm the rules choose for that call and why, then every
+ *       rank's schedule: GOAL text (LogGOPSim's format) by default, the
+ *       steps spelled out with --steps, only the GOAL file with --goal, or
+ *       everything as JSON with --json.
+ *
+ * The rules are resolved exactly as the runtime resolves TRELLIS_RULES (a
+ * file name, or rules inline): --rules sets that variable for this process
+ * and the runtime's own loader reads it. Without --rules the environment's
+ * TRELLIS_RULES applies, as it would in a run.
+ *
+ * Exit status: 0 success; 1 a schedule could not be built (or another
+ * internal failure); 2 bad arguments or a rules error, reported on stderr
+ * as "trellis: <source>:<line>:<column>: <message>".
+ *
+ * Links trellis_core only: no MPI here.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/algo.h"
+#include "core/status.h"
+#include "sched/sched.h"
+#include "select/rules.h"
+
+enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* Large enough for any machine an MPI job runs on today, small enough that
+ * a typo (an extra zero or two) fails at once instead of building schedules
+ * for minutes. */
+#define MAX_RANKS (1 << 20)
+
+static const char usage_text[] =
+    "usage: trellis-info algorithms\n"
+    "       trellis-info builtin-rules\n"
+    "       trellis-info explain <collective> --ranks N [--bytes B] [--root R]\n"
+    "                    [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]\n"
+    "                    [--rank R] [--steps | --goal | --json]\n";
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("trellis: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fputs(usage_text, stderr);
+    return EXIT_USAGE;
+}
+
+/* ---- JSON output -------------------------------------------------------- */
+
+static void json_string(FILE *out, const char *s)
+{
+    if (!s) {
+        fputs("null", out);
+        return;
+    }
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"':
+            fputs("\\\"", out);
+            break;
+        case '\\':
+            fputs("\\\\", out);
+            break;
+        case '\n':
+            fputs("\\n", out);
+            break;
+        case '\t':
+            fputs("\\t", out);
+            break;
+        default:
+            if (*p < 0x20)
+                fprintf(out, "\\u%04x", *p);
+            else
+                fputc(*p, out);
+        }
+    }
+    fputc('"', out);
+}
+
+static const char *param_kind_name(trl_param_kind kind)
+{
+    switch (kind) {
+    case TRL_PARAM_INT:
+        return "int";
+    case TRL_PARAM_SIZE:
+        return "size";
+    case TRL_PARAM_ALGO:
+        return "algorithm";
+    }
+    return "?";
+}
+
+/* ---- trellis-info algorithms ------------------------------------------- */
+
+static void print_param_spec_json(const trl_param_spec *p, FILE *out)
+{
+    fputs("{\"name\": ", out);
+    json_string(out, p->name);
+    fputs(", \"kind\": ", out);
+    json_string(out, param_kind_name(p->kind));
+    fputs(", \"default\": ", out);
+    json_string(out, p->default_text);
+    if (p->kind == TRL_PARAM_ALGO)
+        fputs(", \"min\": null, \"max\": null", out);
+    else
+        fprintf(out, ", \"min\": %lld, \"max\": %lld", p->min, p->max);
+    fputs(", \"help\": ", out);
+    json_string(out, p->help);
+    fputs(", \"of\": ", out);
+    json_string(out, p->kind == TRL_PARAM_ALGO ? trl_coll_name(p->of) : NULL);
+    fputc('}', out);
+}
+
+static int cmd_algorithms(void)
+{
+    fputs("[\n", stdout);
+    for (const trl_algo *a = trl_algorithms; a->name; a++) {
+        fputs("  {\"collective\": ", stdout);
+        json_string(stdout, trl_coll_name(a->coll));
+        fputs(", \"name\": ", stdout);
+        json_string(stdout, a->name);
+        fputs(", \"description\": ", stdout);
+        json_string(stdout, a->description);
+        fputs(", \"cost\": ", stdout);
+        json_string(stdout, a->cost);
+        fputs(", \"restrictions\": [", stdout);
+        if (a->needs & TRL_NEEDS_COMMUTATIVE)
+            json_string(stdout, "commutative");
+        fputs("], \"params\": [", stdout);
+        for (const trl_param_spec *p = a->params; p && p->name; p++) {
+            if (p != a->params)
+                fputs(", ", stdout);
+            print_param_spec_json(p, stdout);
+        }
+        fprintf(stdout, "], \"mpi\": %s}%s\n", a->build ? "false" : "true",
+                a[1].name ? "," : "");
+    }
+    fputs("]\n", stdout);
+    return 0;
+}
+
+/* ---- trellis-info explain ---------------------------------------------- */
+
+typedef struct {
+    trl_coll coll;
+    long long ranks;
+    unsigned long long bytes;
+    bool bytes_given;
+    long long root;
+    bool root_given;
+    unsigned long long elem_size;
+    bool commutative;
+    const char *rules;
+    long long only_rank; /* -1: every rank */
+    enum { OUT_TEXT, OUT_STEPS, OUT_GOAL, OUT_JSON } mode;
+} explain_opts;
+
+static bool parse_count(const char *text, long long lo, long long hi, long long *out)
+{
+    char *end;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_bytes(const char *text, unsigned long long *out)
+{
+    size_t len = strlen(text);
+    return len > 0 && trl_parse_size(text, len, out) == len;
+}
+
+static bool is_rooted(trl_coll c)
+{
+    return c == TRL_COLL_BCAST || c == TRL_COLL_REDUCE;
+}
+
+static bool is_reduction(trl_coll c)
+{
+    return c == TRL_COLL_REDUCE || c == TRL_COLL_ALLREDUCE;
+}
+
+/* Options take their value as the next argument or after '='. */
+static int parse_explain_args(int argc, char **argv, explain_opts *o)
+{
+    *o = (explain_opts){.root = 0, .elem_size = 1, .commutative = true, .only_rank = -1};
+    if (argc < 1 || argv[0][0] == '-')
+        return usage_error("explain: which collective? one of bcast, reduce, allreduce, barrier");
+    int c = trl_coll_from_name(argv[0], strlen(argv[0]));
+    if (c < 0)
+        return usage_error("explain: unknown collective '%s' (one of bcast, reduce, allreduce, "
+                           "barrier)",
+                           argv[0]);
+    o->coll = (trl_coll)c;
+    bool ranks_given = false, mode_given = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        size_t name_len = strcspn(arg, "=");
+        const char *value = arg[name_len] == '=' ? arg + name_len + 1 : NULL;
+        char name[64];
+        if (name_len >= sizeof name)
+            return usage_error("explain: unknown option '%s'", arg);
+        memcpy(name, arg, name_len);
+        name[name_len] = '\0';
+
+        bool is_flag = !strcmp(name, "--noncommutative") || !strcmp(name, "--steps") ||
+                       !strcmp(name, "--goal") || !strcmp(name, "--json");
+        if (is_flag) {
+            if (value)
+                return usage_error("explain: %s takes no value", name);
+            if (!strcmp(name, "--noncommutative")) {
+                o->commutative = false;
+                continue;
+            }
+            if (mode_given)
+                return usage_error("explain: use only one of --steps, --goal and --json");
+            mode_given = true;
+            o->mode = !strcmp(name, "--steps") ? OUT_STEPS
+                      : !strcmp(name, "--goal") ? OUT_GOAL
+                                                : OUT_JSON;
+            continue;
+        }
+        bool takes_value = !strcmp(name, "--ranks") || !strcmp(name, "--bytes") ||
+                           !strcmp(name, "--root") || !strcmp(name, "--elem-size") ||
+                           !strcmp(name, "--rules") || !strcmp(name, "--rank");
+        if (!takes_value)
+            return usage_error("explain: unknown option '%s'", arg);
+        if (!value) {
+            if (i + 1 >= argc)
+                return usage_error("explain: %s needs a value", name);
+            value = argv[++i];
+        }
+
+        if (!strcmp(name, "--ranks")) {
+            if (!parse_count(value, 1, MAX_RANKS, &o->ranks))
+                return usage_error("explain: --ranks: expected a number of ranks from 1 to %d, "
+                                   "got '%s'",
+                                   MAX_RANKS, value);
+            ranks_given = true;
+        } else if (!strcmp(name, "--bytes")) {
+            if (!parse_bytes(value, &o->bytes))
+                return usage_error("explain: --bytes: expected a size such as 4096, 64K or 1M, "
+                                   "got '%s'",
+                                   value);
+            o->bytes_given = true;
+        } else if (!strcmp(name, "--root")) {
+            if (!parse_count(value, 0, MAX_RANKS - 1, &o->root))
+                return usage_error("explain: --root: expected a rank, got '%s'", value);
+            o->root_given = true;
+        } else if (!strcmp(name, "--elem-size")) {
+            if (!parse_bytes(value, &o->elem_size) || o->elem_size == 0)
+                return usage_error("explain: --elem-size: expected a positive number of bytes, "
+                                   "got '%s'",
+                                   value);
+        } else if (!strcmp(name, "--rules")) {
+            o->rules = value;
+        } else if (!strcmp(name, "--rank")) {
+            if (!parse_count(value, 0, MAX_RANKS - 1, &o->only_rank))
+                return usage_error("explain: --rank: expected a rank, got '%s'", value);
+        }
+    }
+
+    if (!ranks_given)
+        return usage_error("explain: --ranks N is required");
+    if (o->coll != TRL_COLL_BARRIER && !o->bytes_given)
+        return usage_error("explain: --bytes B is required for %s", trl_coll_name(o->coll));
+    if (o->coll == TRL_COLL_BARRIER) {
+        if (o->bytes_given && o->bytes != 0)
+            return usage_error("explain: a barrier carries no data; leave out --bytes");
+        o->bytes = 0;
+    }
+    if (o->root_given && !is_rooted(o->coll))
+        return usage_error("explain: --root applies to bcast and reduce only");
+    if (o->root >= o->ranks)
+        return usage_error("explain: --root %lld is not a rank of %lld", o->root, o->ranks);
+    if (o->only_rank >= o->ranks)
+        return usage_error("explain: --rank %lld is not a rank of %lld", o->only_rank, o->ranks);
+    if (o->bytes % o->elem_size)
+        return usage_error("explain: --bytes %llu is not a whole number of %llu-byte elements",
+                           o->bytes, o->elem_size);
+    if (!o->commutative && !is_reduction(o->coll))
+        return usage_error("explain: --noncommutative applies to reduce and allreduce only");
+    return 0;
+}
+
+/* Sizes as a user writes them: 65536 -> 64K. */
+static void format_size(unsigned long long v, char *buf, size_t len)
+{
+    static const char suffix[] = "GMK";
+    for (int i = 0; i < 3; i++) {
+        int shift = 30 - 10 * i;
+        if (v && v % (1ULL << shift) == 0) {
+            snprintf(buf, len, "%llu%c", v >> shift, suffix[i]);
+            return;
+        }
+    }
+    snprintf(buf, len, "%llu", v);
+}
+
+static const trl_param_value *given_param(const trl_params *p, const trl_param_spec *spec)
+{
+    for (int i = 0; p && i < p->n; i++)
+        if (p->v[i].spec == spec || !strcmp(p->v[i].spec->name, spec->name))
+            return &p->v[i];
+    return NULL;
+}
+
+/* The value of one parameter as text: the rule's, or the default. */
+static bool param_text(const trl_param_spec *spec, const trl_params *params, char *buf,
+                       size_t len)
+{
+    const trl_param_value *v = given_param(params, spec);
+    if (!v) {
+        snprintf(buf, len, "%s", spec->default_text);
+        return false;
+    }
+    if (spec->kind == TRL_PARAM_ALGO)
+        snprintf(buf, len, "%s", v->algo ? v->algo->name : "?");
+    else if (spec->kind == TRL_PARAM_SIZE)
+        format_size((unsigned long long)v->value, buf, len);
+    else
+        snprintf(buf, len, "%lld", v->value);
+    return true;
+}
+
+static const char *mpi_function(trl_coll c)
+{
+    switch (c) {
+    case TRL_COLL_BCAST:
+        return "MPI_Bcast";
+    case TRL_COLL_REDUCE:
+        return "MPI_Reduce";
+    case TRL_COLL_ALLREDUCE:
+        return "MPI_Allreduce";
+    case TRL_COLL_BARRIER:
+        return "MPI_Barrier";
+    case TRL_COLL_COUNT:
+        break;
+    }
+    return "?";
+}
+
+static void print_choice_text(const explain_opts *o, const trl_choice *ch, FILE *out)
+{
+    const trl_algo *algo = ch->algo;
+    fprintf(out, "%s, %lld ranks", trl_coll_name(o->coll), o->ranks);
+    if (o->coll != TRL_COLL_BARRIER)
+        fprintf(out, ", %llu bytes (%llu elements of %llu byte%s)", o->bytes,
+                o->bytes / o->elem_size, o->elem_size, o->elem_size == 1 ? "" : "s");
+    if (is_rooted(o->coll))
+        fprintf(out, ", root %lld", o->root);
+    if (is_reduction(o->coll))
+        fprintf(out, ", %s operation", o->commutative ? "commutative" : "non-commutative");
+    fputc('\n', out);
+
+    fprintf(out, "algorithm: %s: %s\n", algo->name, algo->description);
+    if (algo->params && algo->params->name) {
+        fputs("parameters:", out);
+        for (const trl_param_spec *p = algo->params; p->name; p++) {
+            char value[64];
+            bool given = param_text(p, ch->params, value, sizeof value);
+            fprintf(out, " %s=%s%s", p->name, value, given ? "" : " (default)");
+        }
+        fputc('\n', out);
+    }
+    if (ch->rule)
+        fprintf(out, "chosen by: %s:%d: %s\n", ch->rule->source, ch->rule->line, ch->rule->text);
+    if (ch->rejected)
+        fprintf(out, "passed over: %s:%d: %s: %s\n", ch->rejected->source, ch->rejected->line,
+                ch->rejected->text, ch->why ? ch->why : "it cannot serve this call");
+}
+
+static void print_rule_json(const trl_rule *r, const char *why, FILE *out)
+{
+    if (!r) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"source\": ", out);
+    json_string(out, r->source);
+    fprintf(out, ", \"line\": %d, \"text\": ", r->line);
+    json_string(out, r->text);
+    if (why) {
+        fputs(", \"why\": ", out);
+        json_string(out, why);
+    }
+    fputc('}', out);
+}
+
+static void print_choice_json(const explain_opts *o, const trl_choice *ch, FILE *out)
+{
+    fputs("{\"collective\": ", out);
+    json_string(out, trl_coll_name(o->coll));
+    fprintf(out, ", \"ranks\": %lld, \"bytes\": %llu, \"count\": %llu, \"elem_size\": %llu", o->ranks,
+            o->bytes, o->bytes / o->elem_size, o->elem_size);
+    if (is_rooted(o->coll))
+        fprintf(out, ", \"root\": %lld", o->root);
+    else
+        fputs(", \"root\": null", out);
+    fprintf(out, ", \"commutative\": %s", o->commutative ? "true" : "false");
+    fputs(",\n \"algorithm\": ", out);
+    json_string(out, ch->algo->name);
+    fputs(", \"description\": ", out);
+    json_string(out, ch->algo->description);
+    fputs(", \"params\": [", out);
+    for (const trl_param_spec *p = ch->algo->params; p && p->name; p++) {
+        char value[64];
+        bool given = param_text(p, ch->params, value, sizeof value);
+        fprintf(out, "%s{\"name\": ", p == ch->algo->params ? "" : ", ");
+        json_string(out, p->name);
+        fputs(", \"value\": ", out);
+        json_string(out, value);
+        fprintf(out, ", \"default\": %s}", given ? "false" : "true");
+    }
+    fputs("],\n \"rule\": ", out);
+    print_rule_json(ch->rule, NULL, out);
+    fputs(",\n \"rejected\": ", out);
+    print_rule_json(ch->rejected, ch->rejected ? (ch->why ? ch->why : "") : NULL, out);
+    fprintf(out, ",\n \"mpi\": %s", ch->algo->build ? "false" : "true");
+}
+
+/* Build and print every rank's schedule (or the one asked for). */
+static int print_schedules(const explain_opts *o, const trl_choice *ch, FILE *out)
+{
+    trl_coll_args a = {
+        .coll = o->coll,
+        .size = (int)o->ranks,
+        .root = (int)o->root,
+        .count = (size_t)(o->bytes / o->elem_size),
+        .elem_size = (size_t)o->elem_size,
+        .commutative = o->commutative,
+        .params = ch->params,
+    };
+    int first = o->only_rank >= 0 ? (int)o->only_rank : 0;
+    int last = o->only_rank >= 0 ? (int)o->only_rank : (int)o->ranks - 1;
+
+    if (o->mode == OUT_JSON)
+        fputs(",\n \"schedules\": [", out);
+    else if (o->mode != OUT_STEPS)
+        fprintf(out, "num_ranks %lld\n", o->ranks);
+
+    for (int r = first; r <= last; r++) {
+        trl_sched s;
+        a.rank = r;
+        int rc = trl_algo_build(ch->algo, &a, &s);
+        if (rc) {
+            fflush(out);
+            fprintf(stderr, "trellis: %s %s cannot build the schedule of rank %d of %lld: %s\n",
+                    trl_coll_name(o->coll), ch->algo->name, r, o->ranks, trl_status_str(rc));
+            return EXIT_FAIL;
+        }
+        if (o->mode == OUT_JSON) {
+            char *goal = NULL, *steps = NULL;
+            size_t goal_len = 0, steps_len = 0;
+            FILE *g = open_memstream(&goal, &goal_len);
+            FILE *t = open_memstream(&steps, &steps_len);
+            if (g)
+                trl_sched_print_goal(&s, a.elem_size, g);
+            if (t)
+                trl_sched_print_steps(&s, t);
+            if (g)
+                fclose(g);
+            if (t)
+                fclose(t);
+            fprintf(out, "%s\n  {\"rank\": %d, \"nsteps\": %zu, \"scratch\": %zu, \"goal\": ",
+                    r == first ? "" : ",", r, s.nsteps, s.scratch);
+            json_string(out, goal ? goal : "");
+            fputs(", \"steps\": ", out);
+            json_string(out, steps ? steps : "");
+            fputc('}', out);
+            free(goal);
+            free(steps);
+            if (!g || !t) {
+                trl_sched_free(&s);
+                fprintf(stderr, "trellis: out of memory\n");
+                return EXIT_FAIL;
+            }
+        } else if (o->mode == OUT_STEPS) {
+            trl_sched_print_steps(&s, out);
+        } else {
+            trl_sched_print_goal(&s, a.elem_size, out);
+        }
+        trl_sched_free(&s);
+    }
+    if (o->mode == OUT_JSON)
+        fputs("]", out);
+    return 0;
+}
+
+static int cmd_explain(int argc, char **argv)
+{
+    explain_opts o;
+    int rc = parse_explain_args(argc, argv, &o);
+    if (rc)
+        return rc;
+
+    trl_ruleset user = {0}, builtin = {0};
+    trl_rules_error err = {0};
+    char *text = NULL, msg[600];
+    int status = EXIT_FAIL;
+
+    /* The runtime's own loader, so a file name or inline text is told apart
+     * exactly as in a run. */
+    if (o.rules && setenv("TRELLIS_RULES", o.rules, 1)) {
+        fprintf(stderr, "trellis: cannot set TRELLIS_RULES\n");
+        goto out;
+    }
+    if (trl_rules_load_env(&user, &text, &err)) {
+        trl_rules_error_format(&err, msg, sizeof msg);
+        fprintf(stderr, "trellis: %s\n", msg);
+        status = EXIT_USAGE;
+        goto out;
+    }
+    if (trl_rules_parse(trl_builtin_rules_text, "built-in", &builtin, &err)) {
+        trl_rules_error_format(&err, msg, sizeof msg);
+        fprintf(stderr, "trellis: the built-in rules do not parse: %s\n", msg);
+        goto out;
+    }
+
+    trl_coll_args a = {
+        .coll = o.coll,
+        .rank = 0,
+        .size = (int)o.ranks,
+        .root = (int)o.root,
+        .count = (size_t)(o.bytes / o.elem_size),
+        .elem_size = (size_t)o.elem_size,
+        .commutative = o.commutative,
+    };
+    trl_choice ch = {0};
+    if (trl_select(&user, &builtin, &a, (size_t)o.bytes, &ch) || !ch.algo) {
+        fprintf(stderr, "trellis: no rule chooses an algorithm for this %s\n",
+                trl_coll_name(o.coll));
+        goto out;
+    }
+
+    if (o.mode == OUT_JSON)
+        print_choice_json(&o, &ch, stdout);
+    else if (o.mode != OUT_GOAL)
+        print_choice_text(&o, &ch, stdout);
+
+    if (!ch.algo->build) {
+        /* The MPI library's own collective: nothing of Trellis runs. */
+        if (o.mode == OUT_JSON)
+            fputs(",\n \"schedules\": null}\n", stdout);
+        else if (o.mode == OUT_GOAL)
+            fprintf(stderr, "trellis: no schedule: the MPI library's own %s runs\n",
+                    mpi_function(o.coll));
+        else
+            printf("no schedule: the MPI library's own %s runs\n", mpi_function(o.coll));
+        status = 0;
+        goto out;
+    }
+
+    if (o.mode == OUT_TEXT)
+        printf("\nschedule of %s (GOAL, LogGOPSim's format):\n",
+               o.only_rank >= 0 ? "one rank" : "every rank");
+    else if (o.mode == OUT_STEPS)
+        printf("\nschedule of %s:\n", o.only_rank >= 0 ? "one rank" : "every rank");
+    status = print_schedules(&o, &ch, stdout);
+    if (status == 0 && o.mode == OUT_JSON)
+        fputs("}\n", stdout);
+
+out:
+    free(text);
+    trl_rules_free(&user);
+    trl_rules_free(&builtin);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("which command?");
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "algorithms")) {
+        if (argc > 2)
+            return usage_error("algorithms takes no arguments");
+        return cmd_algorithms();
+    }
+    if (!strcmp(cmd, "builtin-rules")) {
+        if (argc > 2)
+            return usage_error("builtin-rules takes no arguments");
+        fputs(trl_builtin_rules_text, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "explain"))
+        return cmd_explain(argc - 2, argv + 2);
+    return usage_error("unknown command '%s'", cmd);
+}

@@ -3,6 +3,7 @@ which knows nothing of Trellis) under mpirun with libtrellis.so preloaded, each 
 forced by a rule, and the start-up checks of the rules (errors, the warn policy, ranks
 that disagree). Every test starts real MPI processes."""
 
+import json
 import os
 import re
 import subprocess
@@ -22,8 +23,6 @@ ALGORITHMS = {}
 
 def algorithms(collective: str) -> list[str]:
     if not ALGORITHMS:
-        import json
-
         out = subprocess.run(
             [str(BUILD / "trellis-info"), "algorithms"], capture_output=True, text=True, check=True
         ).stdout
@@ -92,8 +91,9 @@ def test_figure4_program_with_each_algorithm_forced(algorithm, params, ranks):
     proc = trellis_run("-np", str(ranks), "--rules", rule, "--verbose", str(PROGRAM))
     global_reduction_ok(proc, ranks)
     # Verbose mode names the algorithm and the rule that chose it, once, on rank 0.
-    said = re.findall(r"^trellis: allreduce ranks=(\d+) bytes=4: (\S+) \((\S+?):(\d+): (.*)\)$",
-                      proc.stderr, re.M)
+    said = re.findall(
+        r"^trellis: allreduce ranks=(\d+) bytes=4: (\S+) \((\S+?):(\d+): (.*)\)$", proc.stderr, re.M
+    )
     assert said == [(str(ranks), algorithm, "TRELLIS_RULES", "1", rule)], proc.stderr
 
 
@@ -104,8 +104,17 @@ def test_mpi_algorithm_hands_the_call_to_the_library():
 
 
 def test_plain_ld_preload_without_the_command():
-    proc = mpirun("-np", "2", "-x", f"LD_PRELOAD={LIBRARY}", "-x", "TRELLIS_VERBOSE=1",
-                  "-x", "TRELLIS_RULES=allreduce ring", str(PROGRAM))
+    proc = mpirun(
+        "-np",
+        "2",
+        "-x",
+        f"LD_PRELOAD={LIBRARY}",
+        "-x",
+        "TRELLIS_VERBOSE=1",
+        "-x",
+        "TRELLIS_RULES=allreduce ring",
+        str(PROGRAM),
+    )
     global_reduction_ok(proc, 2)
     assert "allreduce ranks=2 bytes=4: ring (TRELLIS_RULES:1" in proc.stderr
 
@@ -113,8 +122,9 @@ def test_plain_ld_preload_without_the_command():
 def test_built_in_rules_when_no_rules_are_given():
     proc = trellis_run("-np", "2", "--verbose", str(PROGRAM))
     global_reduction_ok(proc, 2)
-    assert re.search(r"^trellis: allreduce ranks=2 bytes=4: \S+ \(built-in:\d+: ", proc.stderr,
-                     re.M), proc.stderr
+    assert re.search(
+        r"^trellis: allreduce ranks=2 bytes=4: \S+ \(built-in:\d+: ", proc.stderr, re.M
+    ), proc.stderr
 
 
 def test_rules_file(tmp_path):
@@ -128,7 +138,7 @@ def test_rules_file(tmp_path):
 def test_bad_rule_stops_the_job_with_its_position():
     proc = trellis_run("-np", "3", "--rules", "allreduce ringg", str(PROGRAM))
     assert proc.returncode != 0
-    errors = [line for line in proc.stderr.splitlines() if line.startswith("trellis: TRELLIS_RULES")]
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("trellis: TRELLIS_RULES")]
     # Reported once (by rank 0), with line and column of the bad token.
     assert len(errors) == 1, proc.stderr
     assert errors[0].startswith("trellis: TRELLIS_RULES:1:11: unknown algorithm 'ringg'")
@@ -136,8 +146,15 @@ def test_bad_rule_stops_the_job_with_its_position():
 
 
 def test_warn_policy_runs_on_built_in_rules():
-    proc = trellis_run("-np", "2", "--rules", "allreduce ring radix=4", "--verbose", str(PROGRAM),
-                       env={"TRELLIS_ON_ERROR": "warn"})
+    proc = trellis_run(
+        "-np",
+        "2",
+        "--rules",
+        "allreduce ring radix=4",
+        "--verbose",
+        str(PROGRAM),
+        env={"TRELLIS_ON_ERROR": "warn"},
+    )
     global_reduction_ok(proc, 2)
     assert "trellis: TRELLIS_RULES:1:16: " in proc.stderr
     assert "running on the built-in rules" in proc.stderr
@@ -146,9 +163,23 @@ def test_warn_policy_runs_on_built_in_rules():
 
 def test_ranks_that_see_different_rules_stop():
     # MPMD: rank 0 and rank 1 get different TRELLIS_RULES.
-    proc = mpirun("-np", "1", "-x", f"LD_PRELOAD={LIBRARY}", "-x", "TRELLIS_RULES=allreduce ring",
-                  str(PROGRAM), ":", "-np", "1", "-x", f"LD_PRELOAD={LIBRARY}",
-                  "-x", "TRELLIS_RULES=allreduce knomial", str(PROGRAM))
+    proc = mpirun(
+        "-np",
+        "1",
+        "-x",
+        f"LD_PRELOAD={LIBRARY}",
+        "-x",
+        "TRELLIS_RULES=allreduce ring",
+        str(PROGRAM),
+        ":",
+        "-np",
+        "1",
+        "-x",
+        f"LD_PRELOAD={LIBRARY}",
+        "-x",
+        "TRELLIS_RULES=allreduce knomial",
+        str(PROGRAM),
+    )
     assert proc.returncode != 0
     assert "rank 1 sees different TRELLIS_RULES from rank 0" in proc.stderr, proc.stderr
     assert "errors=" not in proc.stdout

@@ -1,0 +1,60 @@
+"""The `trellis` command: one module per subcommand (cmd_*.py).
+
+Each subcommand's function returns data: text that main prints, or an exit status.
+Errors meant for the user are TrellisError: main prints them and exits with their status.
+"""
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from trellis import __version__, cmd_algorithms, cmd_explain, cmd_run
+from trellis.native import TrellisError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="trellis",
+        description="Trellis: run-time configurable collectives for MPI programs.",
+    )
+    parser.add_argument("--version", action="version", version=f"trellis {__version__}")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="command")
+    cmd_algorithms.add_parser(subparsers)
+    cmd_explain.add_parser(subparsers)
+    # `run` passes mpirun's options through untouched, which argparse cannot do: it is
+    # listed here for --help, and its command line is split by cmd_run itself.
+    subparsers.add_parser(
+        "run",
+        help="run an MPI program with Trellis underneath (trellis run --help)",
+        add_help=False,
+    )
+    return parser
+
+
+def dispatch(argv: Sequence[str]) -> int | str:
+    if argv and argv[0] == "run":
+        return cmd_run.run(argv[1:])
+    args = build_parser().parse_args(argv)
+    result: int | str = args.func(args)
+    return result
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if args is None else args)
+    try:
+        result = dispatch(argv)
+        if isinstance(result, int):
+            return result
+        sys.stdout.write(result)
+        sys.stdout.flush()
+    except TrellisError as err:
+        sys.stderr.write(f"{err}\n")
+        return err.status
+    except BrokenPipeError:  # `trellis explain ... | head`: stop quietly
+        # What the Python documentation advises: point stdout at /dev/null so the
+        # interpreter's final flush does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    return 0

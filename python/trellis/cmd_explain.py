@@ -1,0 +1,102 @@
+"""`trellis explain`: which algorithm the rules choose for one call and why, and the
+schedule every rank runs (GOAL text, LogGOPSim's format), computed by the C library
+through `trellis-info explain`."""
+
+import argparse
+
+from trellis import native
+
+
+def size_argument(text: str) -> int:
+    try:
+        return native.parse_size(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = subparsers.add_parser(
+        "explain",
+        help="show which algorithm runs for a call, and its schedule",
+        description="Show which algorithm the rules choose for one collective call, the "
+        "parameters it runs with and the rule that chose it (source:line: text), then every "
+        "rank's schedule as GOAL text (LogGOPSim's format). Rules come from --rules, else from "
+        "TRELLIS_RULES as in a run, then from the built-in rules.",
+    )
+    parser.add_argument("collective", help="bcast, reduce, allreduce or barrier")
+    parser.add_argument("--ranks", type=int, required=True, metavar="N", help="communicator size")
+    parser.add_argument(
+        "--bytes",
+        type=size_argument,
+        metavar="B",
+        help="message size in bytes, with an optional K, M or G suffix (not for barrier)",
+    )
+    parser.add_argument("--root", type=int, metavar="R", help="root rank (bcast, reduce)")
+    parser.add_argument(
+        "--elem-size",
+        type=int,
+        metavar="S",
+        help="bytes per element of the datatype (default 1)",
+    )
+    parser.add_argument(
+        "--noncommutative",
+        action="store_true",
+        help="the reduction operation is not commutative",
+    )
+    parser.add_argument(
+        "--rules",
+        metavar="RULES",
+        help="rules inline (';' between rules) or a rules file, as in TRELLIS_RULES",
+    )
+    parser.add_argument("--rank", type=int, metavar="R", help="only this rank's schedule")
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument("--steps", action="store_true", help="the steps spelled out, not GOAL")
+    form.add_argument("--goal", action="store_true", help="only the GOAL file, for LogGOPSim")
+    form.add_argument("--json", action="store_true", help="everything as JSON")
+    parser.set_defaults(func=run)
+
+
+def explain(  # noqa: PLR0913 -- one keyword per option of `trellis-info explain`
+    collective: str,
+    *,
+    ranks: int,
+    nbytes: int | None = None,
+    root: int | None = None,
+    elem_size: int | None = None,
+    noncommutative: bool = False,
+    rules: str | None = None,
+    rank: int | None = None,
+    form: str | None = None,
+) -> str:
+    """The explanation as `trellis-info explain` prints it; form is None (text), "steps",
+    "goal" or "json"."""
+    argv = ["explain", collective, "--ranks", str(ranks)]
+    for option, value in (
+        ("--bytes", nbytes),
+        ("--root", root),
+        ("--elem-size", elem_size),
+        ("--rules", rules),
+        ("--rank", rank),
+    ):
+        if value is not None:
+            argv += [option, str(value)]
+    if noncommutative:
+        argv.append("--noncommutative")
+    if form is not None:
+        argv.append(f"--{form}")
+    return native.info(*argv)
+
+
+def run(args: argparse.Namespace) -> str:
+    form = next((f for f in ("steps", "goal", "json") if getattr(args, f)), None)
+    return explain(
+        args.collective,
+        ranks=args.ranks,
+        nbytes=args.bytes,
+        root=args.root,
+        elem_size=args.elem_size,
+        noncommutative=args.noncommutative,
+        rules=args.rules,
+        rank=args.rank,
+        form=form,
+    )

@@ -1,0 +1,293 @@
+"""`trellis run`: run an unchanged MPI program under `mpirun` with Trellis' collectives.
+
+    trellis run [trellis options] [mpirun options] program [args...]
+
+What it adds to the mpirun command line:
+
+- `-x LD_PRELOAD=<absolute path of build/libtrellis.so>`, so every rank loads Trellis
+  (an LD_PRELOAD already in the environment is kept after it);
+- `-x NAME` for every TRELLIS_* variable of the environment (after --rules and
+  --verbose are applied; TRELLIS_BUILD, which only says where the build is, aside), so
+  every rank sees the same configuration;
+- `--oversubscribe`, unless an --oversubscribe or --nooversubscribe option is given;
+- `--mca mpi_yield_when_idle 1` when -np asks for more ranks than this machine has
+  cores (busy-polling ranks that share cores starve each other and the kernel), unless
+  the command line sets mpi_yield_when_idle itself;
+- OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 in mpirun's
+  environment when running as root.
+
+How the command line is split. Everything before the program is options; the program is
+the first argument that does not start with '-' and is not the value of an option that
+takes one (a `--` there also ends the options, and is dropped). trellis' own options may
+stand anywhere among the options:
+
+    --rules RULES   set TRELLIS_RULES (rules inline, or a rules file: made absolute)
+    --verbose       set TRELLIS_VERBOSE=1 (mpirun's own verbose flag is -v)
+    --dry-run       print the mpirun command instead of running it
+    -h, --help      this help
+
+Every other option is mpirun's and is passed on untouched, in its place. mpirun options
+that take a value are known by name (-np N, -n N, -c N, --host X,
+--hostfile F, --map-by X, --bind-to X, -x VAR, --mca KEY VALUE with two values, ...),
+with one dash or two; an option written --name=value carries its value. An option not
+known by name is taken to be a flag; if it takes a value, end the options with `--`:
+when such an option comes before what looks like the program and a `--` follows, the
+options run up to that `--`, and the program comes after it.
+"""
+
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from trellis import native
+from trellis.native import TrellisError
+
+USAGE = "usage: trellis run [--rules RULES] [--verbose] [--dry-run] [mpirun options] program [args]"
+
+# mpirun (Open MPI 4.1) options that take one value, named without their dashes.
+VALUE_OPTIONS = frozenset(
+    {
+        "np", "n", "c", "N",
+        "H", "host", "hostfile", "machinefile", "default-hostfile", "rankfile",
+        "map-by", "rank-by", "bind-to", "cpu-set", "cpus-per-proc", "cpus-per-rank",
+        "npernode", "npersocket", "max-restarts",
+        "x", "wdir", "wd", "path", "prefix", "preload-files", "stdin",
+        "output-filename", "report-uri", "report-pid", "ompi-server", "timeout",
+        "app", "am", "tune", "launch-agent", "personality",
+    }
+)  # fmt: skip
+# mpirun flags (options without a value) that are worth knowing by name; any other
+# option is taken for a flag too, but see split_args for `--`.
+FLAG_OPTIONS = frozenset(
+    {
+        "oversubscribe", "nooversubscribe", "allow-run-as-root", "use-hwthread-cpus",
+        "report-bindings", "display-map", "display-devel-map", "display-allocation",
+        "tag-output", "timestamp-output", "merge-stderr-to-stdout", "xml",
+        "bynode", "byslot", "bycore", "bysocket", "nolocal", "noprefix",
+        "v", "verbose", "q", "quiet", "d", "debug", "debug-daemons", "debug-devel",
+        "s", "preload-binary", "enable-recovery", "disable-recovery",
+        "report-state-on-timeout", "get-stack-traces", "do-not-launch",
+        "h", "help", "V", "version",
+    }
+)  # fmt: skip
+# mpirun options that take two values (--mca KEY VALUE).
+TWO_VALUE_OPTIONS = frozenset({"mca", "gmca"})
+# mpirun options whose value is the number of ranks.
+NP_OPTIONS = frozenset({"np", "n", "c"})
+
+TRELLIS_FLAGS = frozenset({"--verbose", "--dry-run", "-h", "--help"})
+TRELLIS_VALUE_OPTIONS = frozenset({"--rules"})
+
+YIELD_PARAM = "mpi_yield_when_idle"
+# TRELLIS_* variables for this command, not for the library in the ranks.
+COMMAND_ONLY_VARIABLES = frozenset({"TRELLIS_BUILD"})
+
+
+@dataclass
+class Split:
+    """A `trellis run` command line, split into its three parts."""
+
+    rules: str | None = None
+    verbose: bool = False
+    dry_run: bool = False
+    help: bool = False
+    mpirun: list[str] = field(default_factory=list)
+    program: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    """What `trellis run` executes: the command, and what it sets in its environment."""
+
+    command: list[str]
+    env: dict[str, str]
+    dry_run: bool
+
+
+def option_name(arg: str) -> str:
+    """'-np' -> 'np', '--map-by=core' -> 'map-by'."""
+    return arg.lstrip("-").split("=", 1)[0]
+
+
+def _split(argv: Sequence[str], *, options_only: bool) -> tuple[Split, bool]:
+    """One pass over the options. With options_only every argument is an option or a
+    value; otherwise the first argument that cannot be either starts the program.
+    Also says whether an mpirun option this module does not know came before it."""
+    split = Split()
+    unknown = False
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if not options_only and (arg == "--" or not arg.startswith("-") or arg == "-"):
+            split.program = list(argv[i + 1 :] if arg == "--" else argv[i:])
+            break
+        name, has_value, inline = arg.partition("=")
+        if name in TRELLIS_FLAGS and not has_value:
+            split.verbose |= name == "--verbose"
+            split.dry_run |= name == "--dry-run"
+            split.help |= name in {"-h", "--help"}
+            i += 1
+            continue
+        if name in TRELLIS_VALUE_OPTIONS:
+            if not has_value:
+                if i + 1 >= len(argv):
+                    raise TrellisError(f"trellis run: {name} needs a value\n{USAGE}", 2)
+                i += 1
+                inline = argv[i]
+            split.rules = inline
+            i += 1
+            continue
+        # mpirun's: the option and the values it takes, untouched.
+        key = option_name(arg)
+        takes = 0
+        if not has_value and key in TWO_VALUE_OPTIONS:
+            takes = 2
+        elif not has_value and key in VALUE_OPTIONS:
+            takes = 1
+        elif key not in FLAG_OPTIONS and key not in VALUE_OPTIONS | TWO_VALUE_OPTIONS:
+            unknown = True
+        if i + takes >= len(argv):
+            raise TrellisError(f"trellis run: {arg} needs {takes} value(s)\n{USAGE}", 2)
+        split.mpirun += argv[i : i + 1 + takes]
+        i += 1 + takes
+    return split, unknown
+
+
+def split_args(argv: Sequence[str]) -> Split:
+    """Split a `trellis run` command line (see the module's documentation)."""
+    split, unknown = _split(argv, options_only=False)
+    if unknown and "--" in split.program:
+        # An option we do not know may have taken the "program" as its value: the `--`
+        # further on is where the options end.
+        cut = len(argv) - len(split.program) + split.program.index("--")
+        split, _ = _split(argv[:cut], options_only=True)
+        split.program = list(argv[cut + 1 :])
+    return split
+
+
+def ranks_requested(mpirun: Sequence[str]) -> int | None:
+    """The number of ranks asked for with -np/-n/-c (the last one wins), or None."""
+    ranks = None
+    i = 0
+    while i < len(mpirun):
+        arg = mpirun[i]
+        key = option_name(arg)
+        value = None
+        if key in NP_OPTIONS:
+            value = arg.split("=", 1)[1] if "=" in arg else mpirun[i + 1]
+        if value is not None and value.isdigit():
+            ranks = int(value)
+        i += 1
+    return ranks
+
+
+def sets_mca(mpirun: Sequence[str], param: str) -> bool:
+    return any(
+        option_name(arg) in TWO_VALUE_OPTIONS and i + 1 < len(mpirun) and mpirun[i + 1] == param
+        for i, arg in enumerate(mpirun)
+    )
+
+
+def plan(  # noqa: PLR0913 -- the inputs are explicit so that tests can vary them
+    argv: Sequence[str],
+    *,
+    environ: Mapping[str, str],
+    cpus: int,
+    as_root: bool,
+    library: Path,
+    cwd: Path | None = None,
+) -> Plan:
+    """The mpirun command for a `trellis run` command line, computed without running it."""
+    split = split_args(argv)
+    if not split.program:
+        raise TrellisError(f"trellis run: which program?\n{USAGE}", 2)
+
+    env: dict[str, str] = {}
+    if as_root:
+        for name in ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"):
+            if environ.get(name) != "1":
+                env[name] = "1"
+    if split.rules is not None:
+        rules_file = (cwd or Path.cwd()) / split.rules
+        env["TRELLIS_RULES"] = str(rules_file.resolve()) if rules_file.is_file() else split.rules
+    if split.verbose:
+        env["TRELLIS_VERBOSE"] = "1"
+
+    options = list(split.mpirun)
+    added: list[str] = []
+    names = {option_name(arg) for arg in options}
+    if not names & {"oversubscribe", "nooversubscribe"}:
+        added.append("--oversubscribe")
+    ranks = ranks_requested(options)
+    if ranks is not None and ranks > cpus and not sets_mca(options, YIELD_PARAM):
+        added += ["--mca", YIELD_PARAM, "1"]
+
+    preload = str(library)
+    inherited = environ.get("LD_PRELOAD", "")
+    if inherited and preload not in inherited.split(":"):
+        preload = f"{preload}:{inherited}"
+    forwarded = sorted(
+        name
+        for name in {*environ, *env}
+        if name.startswith("TRELLIS_") and name not in COMMAND_ONLY_VARIABLES
+    )
+    exports = ["-x", f"LD_PRELOAD={preload}"]
+    for name in forwarded:
+        exports += ["-x", name]
+
+    command = ["mpirun", *added, *options, *exports, *split.program]
+    return Plan(command=command, env=env, dry_run=split.dry_run)
+
+
+def format_plan(p: Plan) -> str:
+    """The command as a shell line, with the variables it sets in front."""
+    prefix = [f"{name}={shlex.quote(value)}" for name, value in p.env.items()]
+    return " ".join([*prefix, shlex.join(p.command)]) + "\n"
+
+
+def available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def execute(p: Plan) -> int:
+    """Run the plan; mpirun's exit status (128 + N when killed by signal N)."""
+    env = {**os.environ, **p.env}
+    try:
+        proc = subprocess.Popen(p.command, env=env)
+    except FileNotFoundError:
+        raise TrellisError(
+            "trellis run: mpirun not found: run scripts/setup.sh (installs Open MPI)", 127
+        ) from None
+    try:
+        rc = proc.wait()
+    except KeyboardInterrupt:
+        # mpirun got the same SIGINT from the terminal; let it shut the job down.
+        rc = proc.wait()
+    return 128 - rc if rc < 0 else rc
+
+
+def run(argv: Sequence[str]) -> int | str:
+    """`trellis run ARGV`: mpirun's exit status, or the command itself with --dry-run."""
+    split = split_args(argv)
+    if split.help:
+        return __doc__ or ""
+    if not split.program:  # before looking for the build: the usage error comes first
+        raise TrellisError(f"trellis run: which program?\n{USAGE}", 2)
+    p = plan(
+        argv,
+        environ=os.environ,
+        cpus=available_cpus(),
+        as_root=os.geteuid() == 0,
+        library=native.library(),
+    )
+    if p.dry_run:
+        return format_plan(p)
+    sys.stdout.flush()
+    return execute(p)

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Set everything up (scripts/setup.sh), then run the whole test suite:
+#   ctest    the C tiers: patterns, rules, every algorithm with ranks as threads, real
+#            mpirun runs with the library preloaded;
+#   pytest   the `trellis` command (tests/cli) and any other Python tests;
+#   ruff     the Python code's lint.
+# Every runner runs even when an earlier one failed; the exit status is non-zero if any
+# failed, and the output ends with each runner's own summary line.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+bash scripts/setup.sh || { echo "test: setup failed" >&2; exit 1; }
+
+LOGS="$(mktemp -d)"
+trap 'rm -rf "$LOGS"' EXIT
+
+echo "test: ctest"
+# Tests without a TIMEOUT of their own get 600 s.
+ctest --test-dir build --output-on-failure -j2 --timeout 600 2>&1 | tee "$LOGS/ctest"
+ctest_rc=${PIPESTATUS[0]}
+
+py_dirs=()
+for d in tests/cli tests/python; do
+    [[ -d $d ]] && py_dirs+=("$d")
+done
+echo "test: pytest ${py_dirs[*]}"
+.venv/bin/pytest -q "${py_dirs[@]}" 2>&1 | tee "$LOGS/pytest"
+pytest_rc=${PIPESTATUS[0]}
+
+echo "test: ruff check python tests"
+.venv/bin/ruff check python tests 2>&1 | tee "$LOGS/ruff"
+ruff_rc=${PIPESTATUS[0]}
+
+echo
+echo "test: summary (ctest exit $ctest_rc, pytest exit $pytest_rc, ruff exit $ruff_rc)"
+tail -n 1 "$LOGS/ruff"
+grep -E '[0-9]+% tests passed' "$LOGS/ctest" || echo "ctest: no summary (exit $ctest_rc)"
+tail -n 1 "$LOGS/pytest"
+
+((ctest_rc == 0 && pytest_rc == 0 && ruff_rc == 0))

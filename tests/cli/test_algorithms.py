@@ -1,0 +1,108 @@
+"""`trellis algorithms`: the table and its JSON against the C table in the source."""
+
+import json
+import re
+from pathlib import Path
+
+from trellis import native
+
+REPO = Path(__file__).resolve().parents[2]
+TABLE_SOURCE = REPO / "src" / "algo" / "algorithms.c"
+ENTRY_KEYS = {"collective", "name", "description", "cost", "restrictions", "params", "mpi"}
+PARAM_KEYS = {"name", "kind", "default", "min", "max", "help", "of"}
+
+
+def source_table() -> set[tuple[str, str]]:
+    """(collective, algorithm) of every entry of trl_algorithms, read from the C source
+    itself (not through trellis-info), with the file's own abbreviations (#define B
+    TRL_COLL_BCAST)."""
+    text = TABLE_SOURCE.read_text()
+    abbrev = {
+        short: coll.lower() for short, coll in re.findall(r"#define (\w+) TRL_COLL_(\w+)", text)
+    }
+    body = text[text.index("trl_algorithms[]") :]
+    entries = {
+        (abbrev[short], name)
+        for short, name in re.findall(r"\{\s*(\w+),\s*\"(\w+)\"", body)
+        if short in abbrev
+    }
+    assert len(entries) >= 8, f"could not read the table from {TABLE_SOURCE}"
+    return entries
+
+
+def test_json_lists_every_algorithm_of_the_c_table(run_trellis) -> None:
+    proc = run_trellis("algorithms", "--json")
+    assert proc.returncode == 0, proc.stderr
+    table = json.loads(proc.stdout)
+    listed = [(a["collective"], a["name"]) for a in table]
+    assert len(listed) == len(set(listed)), "an algorithm is listed twice"
+    assert set(listed) == source_table()
+
+
+def test_json_entries_are_complete_and_consistent(run_trellis) -> None:
+    table = json.loads(run_trellis("algorithms", "--json").stdout)
+    names = {(a["collective"], a["name"]) for a in table}
+    collectives = {a["collective"] for a in table}
+    assert {"bcast", "reduce", "allreduce", "barrier"} <= collectives
+    for algo in table:
+        where = f"{algo['collective']} {algo['name']}"
+        assert set(algo) == ENTRY_KEYS, where
+        assert algo["description"], where
+        assert algo["cost"], where
+        assert set(algo["restrictions"]) <= {"commutative"}, where
+        assert algo["mpi"] == (algo["name"] == "mpi"), where
+        for param in algo["params"]:
+            assert set(param) == PARAM_KEYS, where
+            assert param["help"], where
+            if param["kind"] == "algorithm":
+                assert param["of"] in collectives, where
+                assert (param["of"], param["default"]) in names, where
+            else:
+                assert param["kind"] in {"int", "size"}, where
+                assert param["of"] is None, where
+                default = native.parse_size(param["default"])
+                assert param["min"] <= default <= param["max"], where
+    # Every collective can always be handed to the MPI library.
+    assert {c for c, n in names if n == "mpi"} == collectives
+
+
+def test_restrictions_follow_the_source(run_trellis) -> None:
+    table = json.loads(run_trellis("algorithms", "--json").stdout)
+    needs = {(a["collective"], a["name"]) for a in table if "commutative" in a["restrictions"]}
+    # Rabenseifner's and the ring's reduce-scatter combine blocks out of rank order.
+    assert ("allreduce", "ring") in needs
+    assert ("reduce", "linear") not in needs
+
+
+def test_table_has_a_row_per_algorithm(run_trellis) -> None:
+    proc = run_trellis("algorithms")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].split()[:3] == ["collective", "algorithm", "needs"]
+    rows = {tuple(line.split()[:2]): line for line in lines[1:]}
+    table = json.loads(run_trellis("algorithms", "--json").stdout)
+    assert len(lines) == len(table) + 1
+    for algo in table:
+        row = rows[(algo["collective"], algo["name"])]
+        assert algo["description"] in row
+        assert algo["cost"] in row
+        for param in algo["params"]:
+            assert f"{param['name']}={param['default']}" in row
+        if algo["restrictions"]:
+            assert "commutative" in row
+
+
+def test_collective_filter(run_trellis) -> None:
+    everything = json.loads(run_trellis("algorithms", "--json").stdout)
+    proc = run_trellis("algorithms", "--json", "--collective", "reduce")
+    assert proc.returncode == 0, proc.stderr
+    reduce_only = json.loads(proc.stdout)
+    assert reduce_only == [a for a in everything if a["collective"] == "reduce"]
+    assert len(reduce_only) >= 2
+
+
+def test_unknown_collective_is_an_error(run_trellis) -> None:
+    proc = run_trellis("algorithms", "--collective", "alltoallz")
+    assert proc.returncode == 2
+    assert "unknown collective 'alltoallz'" in proc.stderr
+    assert proc.stdout == ""

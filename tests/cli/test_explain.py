@@ -1,0 +1,218 @@
+"""`trellis explain`: the choice, the rule that made it, and the schedule's form."""
+
+import json
+import re
+
+import pytest
+from goal_text import check_messages_pair, parse_goal
+
+from trellis import native
+
+
+def chosen_by(stdout: str) -> tuple[str, int, str]:
+    m = re.search(r"^chosen by: (.+?):(\d+): (.+)$", stdout, re.MULTILINE)
+    assert m, stdout
+    return m.group(1), int(m.group(2)), m.group(3)
+
+
+def algorithm(stdout: str) -> str:
+    m = re.search(r"^algorithm: (\w+): ", stdout, re.MULTILINE)
+    assert m, stdout
+    return m.group(1)
+
+
+def goal_part(stdout: str) -> str:
+    return stdout[stdout.index("num_ranks") :]
+
+
+def test_builtin_rule_is_named_by_its_line(run_trellis) -> None:
+    proc = run_trellis("explain", "allreduce", "--ranks", "4", "--bytes", "8")
+    assert proc.returncode == 0, proc.stderr
+    source, line, text = chosen_by(proc.stdout)
+    assert source == "built-in"
+    builtin = native.info("builtin-rules").splitlines()
+    assert builtin[line - 1].strip() == text
+    assert algorithm(proc.stdout) == text.split()[-1]
+
+
+def test_user_rule_chooses_and_the_schedule_follows(run_trellis) -> None:
+    proc = run_trellis(
+        "explain", "bcast", "--ranks", "4", "--bytes", "4K", "--rules", "bcast linear"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("bcast, 4 ranks, 4096 bytes")
+    assert algorithm(proc.stdout) == "linear"
+    assert chosen_by(proc.stdout) == ("TRELLIS_RULES", 1, "bcast linear")
+    num_ranks, ranks = parse_goal(goal_part(proc.stdout))
+    assert num_ranks == 4
+    assert [r.rank for r in ranks] == [0, 1, 2, 3]
+    # The linear bcast: the root sends the whole buffer to each other rank.
+    assert sorted(op.peer for _, op in ranks[0].of_kind("send")) == [1, 2, 3]
+    assert all(op.nbytes == 4096 for _, op in ranks[0].of_kind("send"))
+    assert check_messages_pair(ranks) == 3
+
+
+def test_environment_rules_apply_without_the_option(run_trellis) -> None:
+    proc = run_trellis(
+        "explain", "bcast", "--ranks", "3", "--bytes", "8", env={"TRELLIS_RULES": "bcast linear"}
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert chosen_by(proc.stdout) == ("TRELLIS_RULES", 1, "bcast linear")
+
+
+def test_rules_file_is_named_by_path_and_line(run_trellis, tmp_path) -> None:
+    rules = tmp_path / "my.rules"
+    rules.write_text("# comment\nreduce bytes=1M- binomial\nreduce linear\n")
+    proc = run_trellis("explain", "reduce", "--ranks", "5", "--bytes", "64", "--rules", str(rules))
+    assert proc.returncode == 0, proc.stderr
+    assert chosen_by(proc.stdout) == (str(rules), 3, "reduce linear")
+    assert algorithm(proc.stdout) == "linear"
+
+
+def test_rule_that_cannot_serve_is_passed_over(run_trellis) -> None:
+    proc = run_trellis(
+        "explain",
+        "allreduce",
+        "--ranks",
+        "4",
+        "--bytes",
+        "64",
+        "--noncommutative",
+        "--rules",
+        "allreduce ring",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "non-commutative operation" in proc.stdout.splitlines()[0]
+    assert re.search(
+        r"^passed over: TRELLIS_RULES:1: allreduce ring: .*commutative", proc.stdout, re.MULTILINE
+    )
+    assert chosen_by(proc.stdout)[0] == "built-in"
+    assert algorithm(proc.stdout) != "ring"
+
+
+def test_parameters_given_and_defaults(run_trellis) -> None:
+    given = run_trellis(
+        "explain", "bcast", "--ranks", "8", "--bytes", "1K", "--rules", "bcast knomial radix=3"
+    )
+    assert given.returncode == 0, given.stderr
+    assert re.search(r"^parameters: radix=3$", given.stdout, re.MULTILINE), given.stdout
+    default = run_trellis(
+        "explain", "bcast", "--ranks", "8", "--bytes", "1K", "--rules", "bcast knomial"
+    )
+    assert default.returncode == 0, default.stderr
+    assert re.search(r"^parameters: radix=4 \(default\)$", default.stdout, re.MULTILINE)
+
+
+def test_mpi_algorithm_has_no_schedule(run_trellis) -> None:
+    proc = run_trellis(
+        "explain", "allreduce", "--ranks", "4", "--bytes", "8", "--rules", "allreduce mpi"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert algorithm(proc.stdout) == "mpi"
+    assert "no schedule: the MPI library's own MPI_Allreduce runs" in proc.stdout
+    assert "rank 0 {" not in proc.stdout
+
+
+def test_one_rank_only(run_trellis) -> None:
+    proc = run_trellis(
+        "explain", "bcast", "--ranks", "4", "--bytes", "8", "--rules", "bcast linear", "--rank", "2"
+    )
+    assert proc.returncode == 0, proc.stderr
+    goal = goal_part(proc.stdout)
+    assert goal.splitlines()[0] == "num_ranks 4"
+    assert re.findall(r"^rank (\d+) \{$", goal, re.MULTILINE) == ["2"]
+    assert "l1: recv 8b from 0 tag 0" in goal
+
+
+def test_steps_form(run_trellis) -> None:
+    proc = run_trellis(
+        "explain", "bcast", "--ranks", "3", "--bytes", "16", "--elem-size", "8", "--steps",
+        "--rules", "bcast linear",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "num_ranks" not in proc.stdout
+    assert "(2 elements of 8 bytes)" in proc.stdout
+    assert re.findall(r"^rank (\d+): \d+ steps", proc.stdout, re.MULTILINE) == ["0", "1", "2"]
+    assert re.search(r"^\s+l1: send\s+recv\+0 to 1 x2 tag 0$", proc.stdout, re.MULTILINE)
+
+
+def test_goal_form_is_the_json_goal(run_trellis) -> None:
+    args = ["explain", "reduce", "--ranks", "6", "--bytes", "96", "--elem-size", "8",
+            "--root", "5", "--rules", "reduce linear"]  # fmt: skip
+    goal = run_trellis(*args, "--goal")
+    data = run_trellis(*args, "--json")
+    assert goal.returncode == 0, goal.stderr
+    assert data.returncode == 0, data.stderr
+    info = json.loads(data.stdout)
+    assert info["algorithm"] == "linear"
+    assert info["root"] == 5
+    assert info["count"] == 12
+    assert info["rule"] == {"source": "TRELLIS_RULES", "line": 1, "text": "reduce linear"}
+    assert info["rejected"] is None
+    assert [s["rank"] for s in info["schedules"]] == list(range(6))
+    assert goal.stdout == "num_ranks 6\n" + "".join(s["goal"] for s in info["schedules"])
+    num_ranks, ranks = parse_goal(goal.stdout)
+    assert num_ranks == 6
+    # The linear reduce: every rank sends its 96 bytes to the root, rank 5.
+    assert sorted(op.peer for _, op in ranks[5].of_kind("recv")) == [0, 1, 2, 3, 4]
+    assert check_messages_pair(ranks) == 5
+
+
+def test_bytes_suffixes(run_trellis) -> None:
+    for text, nbytes in (("2K", 2048), ("1M", 1 << 20), ("3k", 3072), ("100", 100)):
+        proc = run_trellis(
+            "explain", "bcast", "--ranks", "2", "--bytes", text, "--rules", "bcast linear"
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert f"l1: send {nbytes}b to 1 tag 0" in proc.stdout
+
+
+def test_bad_rule_is_reported_with_its_position(run_trellis) -> None:
+    proc = run_trellis(
+        "explain", "allreduce", "--ranks", "4", "--bytes", "8", "--rules", "allreduce nosuch"
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    # Column 11: the algorithm's name.
+    assert re.match(r"trellis: TRELLIS_RULES:1:11: .*nosuch", proc.stderr), proc.stderr
+
+
+def test_bad_second_rule_is_reported_on_its_line(run_trellis) -> None:
+    proc = run_trellis(
+        "explain", "bcast", "--ranks", "4", "--bytes", "8",
+        "--rules", "bcast linear;bcast bytes=oops linear",
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert re.match(r"trellis: TRELLIS_RULES:2:\d+: ", proc.stderr), proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["allgatherz", "--ranks", "4", "--bytes", "8"], "unknown collective"),
+        (["bcast", "--ranks", "0", "--bytes", "8"], "--ranks"),
+        (["bcast", "--bytes", "8"], "--ranks"),
+        (["bcast", "--ranks", "4"], "--bytes"),
+        (["bcast", "--ranks", "4", "--bytes", "8", "--root", "4"], "--root"),
+        (["allreduce", "--ranks", "4", "--bytes", "8", "--root", "1"], "--root"),
+        (["bcast", "--ranks", "4", "--bytes", "8", "--rank", "9"], "--rank"),
+        (["bcast", "--ranks", "4", "--bytes", "9", "--elem-size", "2"], "whole number"),
+        (["barrier", "--ranks", "4", "--bytes", "8"], "no data"),
+        (["bcast", "--ranks", "4", "--bytes", "8", "--noncommutative"], "--noncommutative"),
+        (["bcast", "--ranks", "4", "--bytes", "8x"], "--bytes"),
+        (["bcast", "--ranks", "4", "--bytes", "8", "--goal", "--json"], "not allowed"),
+    ],
+)
+def test_bad_arguments_exit_2(run_trellis, args, message) -> None:
+    proc = run_trellis("explain", *args)
+    assert proc.returncode == 2, proc.stdout
+    assert message in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_missing_build_says_how_to_get_it(run_trellis, tmp_path) -> None:
+    proc = run_trellis(
+        "explain", "bcast", "--ranks", "2", "--bytes", "8", env={"TRELLIS_BUILD": str(tmp_path)}
+    )
+    assert proc.returncode == 1
+    assert "trellis-info is missing: run scripts/setup.sh" in proc.stderr
