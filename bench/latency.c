@@ -1,0 +1,996 @@
+/* Latency sweep: the MPI library's own collectives against Trellis, timed
+ * alternately in one run, with the method of seed 001 (section 5).
+ *
+ * For each collective (bcast, reduce, allreduce, barrier) and each message
+ * size (8 B .. 16 MiB by default, step x2 or any factor), the program times
+ * two variants of the same call:
+ *
+ *   mpi      PMPI_Bcast / PMPI_Reduce / PMPI_Allreduce / PMPI_Barrier,
+ *            called directly: always the MPI library's own collective, even
+ *            when libtrellis.so is preloaded;
+ *   trellis  MPI_Bcast / MPI_Reduce / MPI_Allreduce / MPI_Barrier: Trellis
+ *            when libtrellis.so is preloaded (LD_PRELOAD), the MPI library
+ *            otherwise.
+ *
+ * Method, for each (collective, size):
+ *   - warm-up iterations of both variants, untimed and all checked;
+ *   - the timed iterations alternate in blocks (by default 10 of one
+ *     variant, then 10 of the other, the order swapped every block), so
+ *     drift in the machine's state hits both variants alike;
+ *   - every timed iteration starts with PMPI_Barrier to align the ranks and
+ *     is timed with MPI_Wtime on every rank around the one call;
+ *   - after the timed loop, one PMPI_Allreduce(MPI_MAX) over all the
+ *     per-iteration times gives, for each iteration, the time of the slowest
+ *     rank (never inside the loop, so it cannot disturb the timing);
+ *   - rank 0 reports the median over iterations of these maxima, with the
+ *     10th and 90th percentiles as the spread, and the ratio of the Trellis
+ *     median to the MPI median (below 1: Trellis is faster).
+ *   - iterations = clamp(iters * scale / bytes, min-iters, iters), by
+ *     default clamp(1000 * 64 KiB / bytes, 20, 1000).
+ *
+ * Results are checked: on every check-every-th iteration of each variant
+ * (and on every warm-up iteration) the data depend on the rank and on the
+ * iteration, and the receive buffers are poisoned first; bcast contents and
+ * reduce/allreduce sums are verified element by element. A wrong result is
+ * printed at once on stderr, marked in the table, counted, and makes the
+ * program exit with status 1 (or abort at once with --abort-on-error).
+ *
+ * Everything the harness itself needs (alignment barriers, gathering times
+ * and error counts) calls PMPI_* directly and never goes through Trellis. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum coll { COLL_BCAST, COLL_REDUCE, COLL_ALLREDUCE, COLL_BARRIER, NCOLL };
+static const char *const coll_names[NCOLL] = {"bcast", "reduce", "allreduce", "barrier"};
+
+enum variant { VAR_MPI, VAR_TRELLIS, NVAR };
+static const char *const var_names[NVAR] = {"mpi", "trellis"};
+
+/* How many wrong results each rank prints before it only counts them. */
+#define MAX_PRINTED_ERRORS 20
+
+typedef struct {
+    size_t min_bytes;
+    size_t max_bytes;
+    size_t step;
+    int iters;
+    int min_iters;
+    size_t scale_bytes;
+    int block;
+    int warmup;
+    int check_every;
+    double row_seconds;
+    int colls[NCOLL];
+    int use_float;
+    int root;
+    int abort_on_error;
+    const char *csv;
+} options;
+
+typedef struct {
+    double median;
+    double p10;
+    double p90;
+    double min;
+} stats;
+
+/* What every measurement shares: the communicator, buffers and counters. */
+typedef struct {
+    MPI_Comm comm;
+    int rank;
+    int size;
+    int root;
+    int use_float;
+    MPI_Datatype dtype;
+    void *sbuf;
+    void *rbuf;
+    long call_id;        /* advances on every checked call, the same on all ranks */
+    long printed_errors; /* this rank's printed error reports */
+    int abort_on_error;
+} bench;
+
+/* Trellis detection ----------------------------------------------------- */
+
+typedef const char *(*version_fn)(void);
+
+typedef struct {
+    const char *version;   /* NULL when trellis_version is not found */
+    char version_buf[128];
+    char from[512];        /* the object that exports trellis_version */
+    int interposed[NCOLL]; /* MPI_X resolves outside the object of PMPI_X */
+    char mpi_lib[512];     /* the object that holds PMPI_Allreduce */
+    char interposer[512];  /* the object an interposed MPI_ name resolves to */
+} probe;
+
+/* Returns the file name of the loaded object that holds sym, or "?". */
+static const char *object_of(void *sym)
+{
+    Dl_info info;
+    if (sym != NULL && dladdr(sym, &info) != 0 && info.dli_fname != NULL) {
+        return info.dli_fname;
+    }
+    return "?";
+}
+
+/* Finds out whether Trellis is loaded in this process (it exports
+ * trellis_version) and, for each collective, whether the MPI_ name resolves
+ * to a different object than the PMPI_ name, that is, whether something
+ * interposes it. */
+static void probe_trellis(probe *p)
+{
+    memset(p, 0, sizeof *p);
+    void *sym = dlsym(RTLD_DEFAULT, "trellis_version");
+    if (sym != NULL) {
+        version_fn fn;
+        memcpy(&fn, &sym, sizeof fn);
+        const char *v = fn();
+        snprintf(p->version_buf, sizeof p->version_buf, "%s", v != NULL ? v : "unknown");
+        for (char *c = p->version_buf; *c != '\0'; c++) {
+            if (*c == ',' || *c == '\n' || *c == '\r') {
+                *c = ' ';
+            }
+        }
+        p->version = p->version_buf;
+        snprintf(p->from, sizeof p->from, "%s", object_of(sym));
+    }
+    static const char *const mpi_names[NCOLL] = {"MPI_Bcast", "MPI_Reduce", "MPI_Allreduce",
+                                                 "MPI_Barrier"};
+    for (int c = 0; c < NCOLL; c++) {
+        char pname[64];
+        snprintf(pname, sizeof pname, "P%s", mpi_names[c]);
+        void *m = dlsym(RTLD_DEFAULT, mpi_names[c]);
+        void *pm = dlsym(RTLD_DEFAULT, pname);
+        p->interposed[c] = m != NULL && pm != NULL && strcmp(object_of(m), object_of(pm)) != 0;
+        if (p->interposed[c] && p->interposer[0] == '\0') {
+            snprintf(p->interposer, sizeof p->interposer, "%s", object_of(m));
+        }
+    }
+    snprintf(p->mpi_lib, sizeof p->mpi_lib, "%s",
+             object_of(dlsym(RTLD_DEFAULT, "PMPI_Allreduce")));
+}
+
+/* Options ----------------------------------------------------------------- */
+
+static void usage(FILE *f, const char *prog)
+{
+    fprintf(f,
+            "usage: %s [options]\n"
+            "  --colls LIST      comma-separated: bcast,reduce,allreduce,barrier or all (default all)\n"
+            "  --min BYTES       smallest message (default 8; suffixes K, M = KiB, MiB)\n"
+            "  --max BYTES       largest message (default 16M)\n"
+            "  --step F          size factor between rows, e.g. 2 or 4 (default 2)\n"
+            "  --iters N         iterations per variant for small sizes (default 1000)\n"
+            "  --min-iters N     iterations per variant for the largest sizes (default 20)\n"
+            "  --scale BYTES     iterations = clamp(iters * scale / bytes, min-iters, iters)\n"
+            "                    (default 64K)\n"
+            "  --block N         iterations of one variant before switching (default 10)\n"
+            "  --warmup N        warm-up iterations per variant, fewer for large sizes (default 10)\n"
+            "  --check-every N   check the result of every N-th timed iteration; 0: warm-up only\n"
+            "                    (default 10)\n"
+            "  --row-seconds S   stop a row early, after a pair of blocks, once it has run S\n"
+            "                    seconds (default 0: no limit)\n"
+            "  --dtype int|float element type, summed with MPI_SUM (default int)\n"
+            "  --root R          root of bcast and reduce (default 0)\n"
+            "  --csv FILE        also write the results as CSV\n"
+            "  --abort-on-error  MPI_Abort at the first wrong result\n"
+            "  --help\n",
+            prog);
+}
+
+/* Parses a byte count with an optional binary suffix (K, M, G, KiB, ...). */
+static int parse_bytes(const char *s, size_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || end == s || s[0] == '-') {
+        return -1;
+    }
+    unsigned long long mul = 1;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        mul = 1ULL << 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        mul = 1ULL << 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        mul = 1ULL << 30;
+        end++;
+        break;
+    default:
+        break;
+    }
+    if (mul != 1 && *end == 'i') {
+        end++;
+    }
+    if (*end == 'B') {
+        end++;
+    }
+    if (*end != '\0' || v > SIZE_MAX / mul) {
+        return -1;
+    }
+    *out = (size_t)(v * mul);
+    return 0;
+}
+
+static int parse_int(const char *s, int min, int *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < min || v > INT_MAX) {
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_colls(const char *s, int colls[NCOLL])
+{
+    for (int c = 0; c < NCOLL; c++) {
+        colls[c] = 0;
+    }
+    char *copy = strdup(s);
+    if (copy == NULL) {
+        return -1;
+    }
+    int rc = 0;
+    int any = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        if (strcmp(tok, "all") == 0) {
+            for (int c = 0; c < NCOLL; c++) {
+                colls[c] = 1;
+            }
+            found = 1;
+        }
+        for (int c = 0; c < NCOLL && !found; c++) {
+            if (strcmp(tok, coll_names[c]) == 0) {
+                colls[c] = 1;
+                found = 1;
+            }
+        }
+        if (!found) {
+            rc = -1;
+        }
+        any |= found;
+    }
+    free(copy);
+    return rc == 0 && any ? 0 : -1;
+}
+
+/* Returns 0 to run, 1 to exit successfully (--help), 2 on a bad option. */
+static int parse_options(int argc, char **argv, int rank, options *o)
+{
+    *o = (options){
+        .min_bytes = 8,
+        .max_bytes = 16u << 20,
+        .step = 2,
+        .iters = 1000,
+        .min_iters = 20,
+        .scale_bytes = 64u << 10,
+        .block = 10,
+        .warmup = 10,
+        .check_every = 10,
+        .row_seconds = 0.0,
+        .colls = {1, 1, 1, 1},
+        .use_float = 0,
+        .root = 0,
+        .abort_on_error = 0,
+        .csv = NULL,
+    };
+    enum {
+        OPT_COLLS = 256, OPT_MIN, OPT_MAX, OPT_STEP, OPT_ITERS, OPT_MIN_ITERS, OPT_SCALE,
+        OPT_BLOCK, OPT_WARMUP, OPT_CHECK, OPT_ROW_SECONDS, OPT_DTYPE, OPT_ROOT, OPT_CSV, OPT_ABORT, OPT_HELP
+    };
+    static const struct option longopts[] = {
+        {"colls", required_argument, NULL, OPT_COLLS},
+        {"min", required_argument, NULL, OPT_MIN},
+        {"max", required_argument, NULL, OPT_MAX},
+        {"step", required_argument, NULL, OPT_STEP},
+        {"iters", required_argument, NULL, OPT_ITERS},
+        {"min-iters", required_argument, NULL, OPT_MIN_ITERS},
+        {"scale", required_argument, NULL, OPT_SCALE},
+        {"block", required_argument, NULL, OPT_BLOCK},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"check-every", required_argument, NULL, OPT_CHECK},
+        {"row-seconds", required_argument, NULL, OPT_ROW_SECONDS},
+        {"dtype", required_argument, NULL, OPT_DTYPE},
+        {"root", required_argument, NULL, OPT_ROOT},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"abort-on-error", no_argument, NULL, OPT_ABORT},
+        {"help", no_argument, NULL, OPT_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    opterr = 0;
+    int ch;
+    int step = 0;
+    int li = -1;
+    while ((ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
+        int bad = 0;
+        switch (ch) {
+        case OPT_COLLS:
+            bad = parse_colls(optarg, o->colls);
+            break;
+        case OPT_MIN:
+            bad = parse_bytes(optarg, &o->min_bytes);
+            break;
+        case OPT_MAX:
+            bad = parse_bytes(optarg, &o->max_bytes);
+            break;
+        case OPT_STEP:
+            bad = parse_int(optarg, 2, &step);
+            o->step = (size_t)step;
+            break;
+        case OPT_ITERS:
+            bad = parse_int(optarg, 1, &o->iters);
+            break;
+        case OPT_MIN_ITERS:
+            bad = parse_int(optarg, 1, &o->min_iters);
+            break;
+        case OPT_SCALE:
+            bad = parse_bytes(optarg, &o->scale_bytes);
+            break;
+        case OPT_BLOCK:
+            bad = parse_int(optarg, 1, &o->block);
+            break;
+        case OPT_WARMUP:
+            bad = parse_int(optarg, 0, &o->warmup);
+            break;
+        case OPT_CHECK:
+            bad = parse_int(optarg, 0, &o->check_every);
+            break;
+        case OPT_ROW_SECONDS: {
+            char *end = NULL;
+            errno = 0;
+            o->row_seconds = strtod(optarg, &end);
+            bad = errno != 0 || end == optarg || *end != '\0' || !(o->row_seconds >= 0.0);
+            break;
+        }
+        case OPT_DTYPE:
+            if (strcmp(optarg, "int") == 0) {
+                o->use_float = 0;
+            } else if (strcmp(optarg, "float") == 0) {
+                o->use_float = 1;
+            } else {
+                bad = 1;
+            }
+            break;
+        case OPT_ROOT:
+            bad = parse_int(optarg, 0, &o->root);
+            break;
+        case OPT_CSV:
+            o->csv = optarg;
+            break;
+        case OPT_ABORT:
+            o->abort_on_error = 1;
+            break;
+        case OPT_HELP:
+        case 'h':
+            if (rank == 0) {
+                usage(stdout, argv[0]);
+            }
+            return 1;
+        default:
+            bad = 1;
+            break;
+        }
+        if (bad) {
+            if (rank == 0) {
+                if (ch >= OPT_COLLS && li >= 0 && optarg != NULL) {
+                    fprintf(stderr, "latency: bad value for --%s: '%s'\n", longopts[li].name,
+                            optarg);
+                } else {
+                    fprintf(stderr, "latency: unknown option or missing value: %s\n",
+                            argv[optind - 1]);
+                }
+                usage(stderr, argv[0]);
+            }
+            return 2;
+        }
+        li = -1;
+    }
+    if (optind < argc || o->min_bytes == 0 || o->max_bytes < o->min_bytes ||
+        o->min_iters > o->iters || o->max_bytes / 4 > INT_MAX) {
+        if (rank == 0) {
+            fprintf(stderr, "latency: inconsistent options (sizes, iteration counts or extra "
+                            "arguments)\n");
+            usage(stderr, argv[0]);
+        }
+        return 2;
+    }
+    return 0;
+}
+
+/* Data and checks ------------------------------------------------------- */
+
+/* Elements for a message of the given size: bytes / 4, at least 2. */
+static int count_for(size_t bytes)
+{
+    size_t n = bytes / 4;
+    return n < 2 ? 2 : (int)n;
+}
+
+/* The part of every element's value that depends on the call and the
+ * element index. Small enough that sums over thousands of ranks stay exact
+ * integers in a float. */
+static inline int base_value(long call, size_t j)
+{
+    return (int)((j * 7u + (size_t)call * 13u) % 1021u);
+}
+
+static void fill(const bench *b, void *buf, int count, long call, int offset)
+{
+    if (b->use_float) {
+        float *f = buf;
+        for (int j = 0; j < count; j++) {
+            f[j] = (float)(base_value(call, (size_t)j) + offset);
+        }
+    } else {
+        int *x = buf;
+        for (int j = 0; j < count; j++) {
+            x[j] = base_value(call, (size_t)j) + offset;
+        }
+    }
+}
+
+static void poison(const bench *b, void *buf, int count)
+{
+    if (b->use_float) {
+        float *f = buf;
+        for (int j = 0; j < count; j++) {
+            f[j] = -1.0f;
+        }
+    } else {
+        int *x = buf;
+        for (int j = 0; j < count; j++) {
+            x[j] = -1;
+        }
+    }
+}
+
+/* Sets up the buffers of a checked call: rank r contributes
+ * base + r + 1 to reductions; the bcast root sends base + root + 1. */
+static void prepare(const bench *b, enum coll c, int count, long call)
+{
+    switch (c) {
+    case COLL_BCAST:
+        if (b->rank == b->root) {
+            fill(b, b->rbuf, count, call, b->root + 1);
+        } else {
+            poison(b, b->rbuf, count);
+        }
+        break;
+    case COLL_REDUCE:
+    case COLL_ALLREDUCE:
+        fill(b, b->sbuf, count, call, b->rank + 1);
+        poison(b, b->rbuf, count);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Verifies a checked call's result on this rank; returns 1 if it is wrong
+ * (and reports the first wrong element), 0 if it is right. */
+static int verify(bench *b, enum coll c, enum variant v, int count, long call)
+{
+    long long mult;
+    long long offset;
+    if (c == COLL_BCAST) {
+        mult = 1;
+        offset = b->root + 1;
+    } else if (c == COLL_ALLREDUCE || (c == COLL_REDUCE && b->rank == b->root)) {
+        mult = b->size;
+        offset = (long long)b->size * (b->size + 1) / 2;
+    } else {
+        return 0;
+    }
+    int wrong = 0;
+    int first = -1;
+    double got_first = 0.0;
+    long long want_first = 0;
+    for (int j = 0; j < count; j++) {
+        long long want = mult * base_value(call, (size_t)j) + offset;
+        double got = b->use_float ? (double)((const float *)b->rbuf)[j]
+                                  : (double)((const int *)b->rbuf)[j];
+        if (got != (double)want) {
+            if (first < 0) {
+                first = j;
+                got_first = got;
+                want_first = want;
+            }
+            wrong++;
+        }
+    }
+    if (wrong == 0) {
+        return 0;
+    }
+    if (b->printed_errors++ < MAX_PRINTED_ERRORS) {
+        fprintf(stderr,
+                "latency: WRONG RESULT: rank %d %s %s count=%d call=%ld: %d of %d elements "
+                "wrong, first at [%d]: got %.17g, want %lld\n",
+                b->rank, var_names[v], coll_names[c], count, call, wrong, count, first,
+                got_first, want_first);
+    }
+    if (b->abort_on_error) {
+        fprintf(stderr, "latency: aborting at the first wrong result (--abort-on-error)\n");
+        MPI_Abort(b->comm, 3);
+    }
+    return 1;
+}
+
+/* Timing ------------------------------------------------------------------ */
+
+static int call_variant(const bench *b, enum coll c, enum variant v, int count)
+{
+    if (v == VAR_MPI) {
+        switch (c) {
+        case COLL_BCAST:
+            return PMPI_Bcast(b->rbuf, count, b->dtype, b->root, b->comm);
+        case COLL_REDUCE:
+            return PMPI_Reduce(b->sbuf, b->rbuf, count, b->dtype, MPI_SUM, b->root, b->comm);
+        case COLL_ALLREDUCE:
+            return PMPI_Allreduce(b->sbuf, b->rbuf, count, b->dtype, MPI_SUM, b->comm);
+        default:
+            return PMPI_Barrier(b->comm);
+        }
+    }
+    switch (c) {
+    case COLL_BCAST:
+        return MPI_Bcast(b->rbuf, count, b->dtype, b->root, b->comm);
+    case COLL_REDUCE:
+        return MPI_Reduce(b->sbuf, b->rbuf, count, b->dtype, MPI_SUM, b->root, b->comm);
+    case COLL_ALLREDUCE:
+        return MPI_Allreduce(b->sbuf, b->rbuf, count, b->dtype, MPI_SUM, b->comm);
+    default:
+        return MPI_Barrier(b->comm);
+    }
+}
+
+/* One iteration: align the ranks, time the one call on this rank, and check
+ * the result when asked to. Returns this rank's time in seconds. */
+static double one_iteration(bench *b, enum coll c, enum variant v, int count, int check,
+                            long long errors[NVAR])
+{
+    long call = 0;
+    if (check) {
+        call = b->call_id++;
+        prepare(b, c, count, call);
+    }
+    PMPI_Barrier(b->comm);
+    double t0 = MPI_Wtime();
+    int rc = call_variant(b, c, v, count);
+    double t1 = MPI_Wtime();
+    if (rc != MPI_SUCCESS) {
+        errors[v]++;
+        if (b->printed_errors++ < MAX_PRINTED_ERRORS) {
+            fprintf(stderr, "latency: rank %d %s %s count=%d returned error %d\n", b->rank,
+                    var_names[v], coll_names[c], count, rc);
+        }
+        if (b->abort_on_error) {
+            MPI_Abort(b->comm, 3);
+        }
+    } else if (check) {
+        errors[v] += verify(b, c, v, count, call);
+    }
+    return t1 - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a;
+    double y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Quantile of sorted data with linear interpolation between ranks. */
+static double quantile(const double *sorted, int n, double p)
+{
+    double h = (n - 1) * p;
+    int lo = (int)floor(h);
+    int hi = lo + 1 < n ? lo + 1 : lo;
+    return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
+}
+
+/* Sorts the times in place and returns their statistics in microseconds. */
+static stats summarize(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    stats s = {
+        .median = quantile(t, n, 0.5) * 1e6,
+        .p10 = quantile(t, n, 0.1) * 1e6,
+        .p90 = quantile(t, n, 0.9) * 1e6,
+        .min = t[0] * 1e6,
+    };
+    return s;
+}
+
+/* Times up to n iterations of each variant of one (collective, size),
+ * alternating in blocks, and leaves in times[v * n + i] the maximum over
+ * ranks of iteration i of variant v. Returns the number of iterations done
+ * per variant: n, or fewer when --row-seconds stopped the row early. */
+static int measure(bench *b, const options *o, enum coll c, int count, int n, int warm,
+                   double *times, long long errors[NVAR])
+{
+    double row_start = MPI_Wtime();
+    for (int i = 0; i < NVAR * n; i++) {
+        times[i] = 0.0;
+    }
+    for (int w = 0; w < warm; w++) {
+        for (int v = 0; v < NVAR; v++) {
+            (void)one_iteration(b, c, (enum variant)v, count, 1, errors);
+        }
+    }
+    int done[NVAR] = {0, 0};
+    for (int blk = 0; done[VAR_MPI] < n || done[VAR_TRELLIS] < n; blk++) {
+        for (int k = 0; k < NVAR; k++) {
+            /* Swap which variant goes first every block, so neither always
+             * follows the other. */
+            int v = blk % 2 == 0 ? k : NVAR - 1 - k;
+            for (int i = 0; i < o->block && done[v] < n; i++) {
+                int idx = done[v]++;
+                int check = o->check_every > 0 && idx % o->check_every == 0;
+                times[v * n + idx] = one_iteration(b, c, (enum variant)v, count, check, errors);
+            }
+        }
+        /* After each pair of blocks both variants have done the same number
+         * of iterations; only there may the row stop early. Rank 0's clock
+         * decides, so that all ranks stop together; this is outside any
+         * timed region. */
+        if (o->row_seconds > 0.0 && blk % 2 == 1 && done[VAR_MPI] < n) {
+            int stop = b->rank == 0 && MPI_Wtime() - row_start > o->row_seconds;
+            PMPI_Bcast(&stop, 1, MPI_INT, 0, b->comm);
+            if (stop) {
+                break;
+            }
+        }
+    }
+    /* One batch for all iterations of both variants: the slowest rank. */
+    PMPI_Allreduce(MPI_IN_PLACE, times, NVAR * n, MPI_DOUBLE, MPI_MAX, b->comm);
+    return done[VAR_MPI];
+}
+
+/* The harness's own cost, measured before the sweep. */
+typedef struct {
+    double tick_us;       /* MPI_Wtick */
+    double call_ns;       /* one MPI_Wtime call */
+    double step_ns;       /* smallest nonzero difference of consecutive calls */
+    stats empty;          /* a timed iteration with nothing in it */
+} harness_cost;
+
+static harness_cost measure_harness(bench *b, int n)
+{
+    harness_cost h;
+    h.tick_us = MPI_Wtick() * 1e6;
+    /* The cost of one call is the best of several batches, so that being
+     * descheduled during one batch does not inflate it. */
+    enum { BATCHES = 20, CALLS = 10000 };
+    double step = INFINITY;
+    double best = INFINITY;
+    for (int k = 0; k < BATCHES; k++) {
+        double prev = MPI_Wtime();
+        double start = prev;
+        for (int i = 0; i < CALLS; i++) {
+            double now = MPI_Wtime();
+            if (now > prev && now - prev < step) {
+                step = now - prev;
+            }
+            prev = now;
+        }
+        if (prev - start < best) {
+            best = prev - start;
+        }
+    }
+    h.call_ns = best / CALLS * 1e9;
+    h.step_ns = step * 1e9;
+    double *t = malloc(sizeof(double) * (size_t)n);
+    if (t == NULL) {
+        fprintf(stderr, "latency: out of memory\n");
+        MPI_Abort(b->comm, 2);
+    }
+    for (int i = 0; i < n; i++) {
+        PMPI_Barrier(b->comm);
+        double t0 = MPI_Wtime();
+        double t1 = MPI_Wtime();
+        t[i] = t1 - t0;
+    }
+    PMPI_Allreduce(MPI_IN_PLACE, t, n, MPI_DOUBLE, MPI_MAX, b->comm);
+    h.empty = summarize(t, n);
+    free(t);
+    return h;
+}
+
+/* Output -------------------------------------------------------------------- */
+
+static void human_bytes(size_t bytes, char *out, size_t len)
+{
+    if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) {
+        snprintf(out, len, "%zuM", bytes >> 20);
+    } else if (bytes >= (1u << 10) && bytes % (1u << 10) == 0) {
+        snprintf(out, len, "%zuK", bytes >> 10);
+    } else {
+        snprintf(out, len, "%zu", bytes);
+    }
+}
+
+static int host_count(MPI_Comm comm)
+{
+    MPI_Comm node;
+    int node_rank = 0;
+    int leaders = 0;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) {
+        return -1;
+    }
+    MPI_Comm_rank(node, &node_rank);
+    int leader = node_rank == 0;
+    PMPI_Allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, comm);
+    MPI_Comm_free(&node);
+    return leaders;
+}
+
+static int iterations_for(const options *o, size_t bytes)
+{
+    if (bytes == 0) {
+        return o->iters;
+    }
+    double n = (double)o->iters * (double)o->scale_bytes / (double)bytes;
+    if (n > o->iters) {
+        n = o->iters;
+    }
+    if (n < o->min_iters) {
+        n = o->min_iters;
+    }
+    return (int)n;
+}
+
+static int warmup_for(const options *o, int n)
+{
+    if (o->warmup == 0) {
+        return 0;
+    }
+    int w = n / 10 < 2 ? 2 : n / 10;
+    return w < o->warmup ? w : o->warmup;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    bench b = {.comm = MPI_COMM_WORLD};
+    MPI_Comm_rank(b.comm, &b.rank);
+    MPI_Comm_size(b.comm, &b.size);
+
+    options o;
+    int prc = parse_options(argc, argv, b.rank, &o);
+    if (prc == 0 && o.root >= b.size) {
+        if (b.rank == 0) {
+            fprintf(stderr, "latency: --root %d but only %d ranks\n", o.root, b.size);
+        }
+        prc = 2;
+    }
+    if (prc != 0) {
+        MPI_Finalize();
+        return prc == 1 ? 0 : 2;
+    }
+    b.root = o.root;
+    b.use_float = o.use_float;
+    b.dtype = o.use_float ? MPI_FLOAT : MPI_INT;
+    b.abort_on_error = o.abort_on_error;
+
+    /* The sizes of the sweep: min, min*step, ... up to max, and max itself
+     * when the steps do not land on it. */
+    size_t sizes[128];
+    int nsizes = 0;
+    for (size_t s = o.min_bytes; s <= o.max_bytes && nsizes < 127; s *= o.step) {
+        sizes[nsizes++] = s;
+        if (s > o.max_bytes / o.step) {
+            break;
+        }
+    }
+    if (sizes[nsizes - 1] != o.max_bytes) {
+        sizes[nsizes++] = o.max_bytes;
+    }
+
+    /* Buffers for the largest message, touched once so page faults do not
+     * land in the first timed call. */
+    size_t cap = (size_t)count_for(o.max_bytes) * 4;
+    if (posix_memalign(&b.sbuf, 64, cap) != 0 || posix_memalign(&b.rbuf, 64, cap) != 0) {
+        fprintf(stderr, "latency: rank %d: cannot allocate 2 x %zu bytes\n", b.rank, cap);
+        MPI_Abort(b.comm, 2);
+    }
+    memset(b.sbuf, 0, cap);
+    memset(b.rbuf, 0, cap);
+
+    /* Trellis on every rank, or on none. */
+    probe p;
+    probe_trellis(&p);
+    int loaded = p.version != NULL;
+    int loaded_min = 0;
+    int loaded_max = 0;
+    PMPI_Allreduce(&loaded, &loaded_min, 1, MPI_INT, MPI_MIN, b.comm);
+    PMPI_Allreduce(&loaded, &loaded_max, 1, MPI_INT, MPI_MAX, b.comm);
+    int hosts = host_count(b.comm);
+
+    FILE *csv = NULL;
+    int csv_ok = 1;
+    if (b.rank == 0 && o.csv != NULL) {
+        csv = fopen(o.csv, "w");
+        if (csv == NULL) {
+            fprintf(stderr, "latency: cannot open %s: %s\n", o.csv, strerror(errno));
+            csv_ok = 0;
+        }
+    }
+    PMPI_Bcast(&csv_ok, 1, MPI_INT, 0, b.comm);
+    if (!csv_ok) {
+        MPI_Finalize();
+        return 2;
+    }
+
+    harness_cost h = measure_harness(&b, 1000);
+
+    if (b.rank == 0) {
+        char lo[32];
+        char hi[32];
+        char sc[32];
+        human_bytes(o.min_bytes, lo, sizeof lo);
+        human_bytes(o.max_bytes, hi, sizeof hi);
+        human_bytes(o.scale_bytes, sc, sizeof sc);
+        printf("# Trellis latency sweep: ranks=%d hosts=%d dtype=%s op=MPI_SUM root=%d\n", b.size,
+               hosts, o.use_float ? "float" : "int", o.root);
+        printf("# sizes %s .. %s B, step x%zu; iterations per variant clamp(%d * %s / bytes, %d, "
+               "%d); warm-up up to %d; blocks of %d alternating; check every %d%s\n",
+               lo, hi, o.step, o.iters, sc, o.min_iters, o.iters, o.warmup, o.block,
+               o.check_every, o.check_every == 0 ? " (warm-up only)" : "th");
+        printf("# mpi     = PMPI_* called directly: always the MPI library's own (%s)\n",
+               p.mpi_lib);
+        printf("# trellis = MPI_*: Trellis when libtrellis.so is preloaded\n");
+        if (loaded_min) {
+            printf("# trellis: loaded, version %s, from %s; MPI_* interposed: bcast=%s reduce=%s "
+                   "allreduce=%s barrier=%s\n",
+                   p.version, p.from, p.interposed[0] ? "yes" : "NO",
+                   p.interposed[1] ? "yes" : "NO", p.interposed[2] ? "yes" : "NO",
+                   p.interposed[3] ? "yes" : "NO");
+        } else {
+            const char *what = loaded_max ? "NOT loaded on every rank"
+                                          : "NOT loaded (no trellis_version symbol)";
+            for (int pass = 0; pass < 2; pass++) {
+                FILE *f = pass == 0 ? stdout : stderr;
+                fprintf(f, "# ************************************************************\n");
+                fprintf(f, "# WARNING: Trellis is %s.\n", what);
+                fprintf(f, "# Both columns are the MPI library's own collectives: this run\n");
+                fprintf(f, "# compares MPI with MPI. Preload it: mpirun -x "
+                           "LD_PRELOAD=/path/to/libtrellis.so ...\n");
+                if (p.interposer[0] != '\0') {
+                    fprintf(f, "# (MPI_* collectives are interposed by %s, which is not "
+                               "Trellis: the trellis column measures that)\n",
+                            p.interposer);
+                }
+                fprintf(f, "# ************************************************************\n");
+            }
+        }
+        printf("# timer: MPI_Wtime, MPI_Wtick %.3g us, one call %.1f ns, smallest step seen "
+               "%.1f ns\n",
+               h.tick_us, h.call_ns, h.step_ns);
+        printf("# harness floor (barrier, then two MPI_Wtime with nothing between; max over "
+               "ranks): median %.3f us, p10 %.3f, p90 %.3f\n",
+               h.empty.median, h.empty.p10, h.empty.p90);
+        printf("# times in us: per iteration the maximum over ranks, then median and p10/p90 "
+               "over iterations; ratio = trellis/mpi median (< 1: Trellis faster)\n");
+        printf("# mark: '<<' trellis p90 below mpi p10, '>>' trellis p10 above mpi p90");
+        if (o.row_seconds > 0.0) {
+            printf("; '(time cap)': the row stopped after %g s with fewer iterations",
+                   o.row_seconds);
+        }
+        printf("\n");
+        printf("%-9s %8s %5s %10s %9s %9s %10s %9s %9s %7s %s\n", "coll", "bytes", "iters",
+               "mpi_med", "mpi_p10", "mpi_p90", "trl_med", "trl_p10", "trl_p90", "ratio",
+               "mark");
+        fflush(stdout);
+        if (csv != NULL) {
+            fprintf(csv, "collective,bytes,count,dtype,ranks,hosts,iters,warmup,"
+                         "mpi_median_us,mpi_p10_us,mpi_p90_us,mpi_min_us,"
+                         "trellis_median_us,trellis_p10_us,trellis_p90_us,trellis_min_us,"
+                         "ratio,mpi_errors,trellis_errors,trellis_loaded,trellis_version\n");
+        }
+    }
+
+    long long total_errors = 0;
+    double log_ratio_sum[NCOLL] = {0};
+    int ratio_n[NCOLL] = {0};
+    for (int c = 0; c < NCOLL; c++) {
+        if (!o.colls[c]) {
+            continue;
+        }
+        int rows = c == COLL_BARRIER ? 1 : nsizes;
+        for (int r = 0; r < rows; r++) {
+            int count = c == COLL_BARRIER ? 0 : count_for(sizes[r]);
+            size_t bytes = (size_t)count * 4;
+            int n = iterations_for(&o, bytes);
+            int warm = warmup_for(&o, n);
+            double *times = malloc(sizeof(double) * NVAR * (size_t)n);
+            if (times == NULL) {
+                fprintf(stderr, "latency: out of memory\n");
+                MPI_Abort(b.comm, 2);
+            }
+            long long errors[NVAR] = {0, 0};
+            int planned = n;
+            n = measure(&b, &o, (enum coll)c, count, planned, warm, times, errors);
+            long long all_errors[NVAR] = {0, 0};
+            PMPI_Allreduce(errors, all_errors, NVAR, MPI_LONG_LONG, MPI_SUM, b.comm);
+            total_errors += all_errors[0] + all_errors[1];
+            if (b.rank == 0) {
+                stats sm = summarize(times, n);
+                stats st = summarize(times + planned, n);
+                double ratio = sm.median > 0 ? st.median / sm.median : NAN;
+                if (ratio > 0 && isfinite(ratio)) {
+                    log_ratio_sum[c] += log(ratio);
+                    ratio_n[c]++;
+                }
+                const char *mark = st.p90 < sm.p10 ? "<<" : st.p10 > sm.p90 ? ">>" : "";
+                char hb[32];
+                human_bytes(bytes, hb, sizeof hb);
+                printf("%-9s %8s %5d %10.3f %9.3f %9.3f %10.3f %9.3f %9.3f %7.3f %s%s", coll_names[c],
+                       hb, n, sm.median, sm.p10, sm.p90, st.median, st.p10, st.p90, ratio, mark,
+                       n < planned ? " (time cap)" : "");
+                if (all_errors[0] != 0 || all_errors[1] != 0) {
+                    printf(" FAIL(wrong results: mpi %lld, trellis %lld)", all_errors[0],
+                           all_errors[1]);
+                }
+                printf("\n");
+                fflush(stdout);
+                if (csv != NULL) {
+                    fprintf(csv,
+                            "%s,%zu,%d,%s,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,"
+                            "%.4f,%lld,%lld,%d,%s\n",
+                            coll_names[c], bytes, count, o.use_float ? "float" : "int", b.size,
+                            hosts, n, warm, sm.median, sm.p10, sm.p90, sm.min, st.median, st.p10,
+                            st.p90, st.min, ratio, all_errors[0], all_errors[1], loaded_min,
+                            loaded_min ? p.version : "none");
+                    fflush(csv);
+                }
+            }
+            free(times);
+        }
+    }
+
+    if (b.rank == 0) {
+        printf("# geometric mean of ratio trellis/mpi:");
+        for (int c = 0; c < NCOLL; c++) {
+            if (ratio_n[c] > 0) {
+                printf(" %s=%.3f", coll_names[c], exp(log_ratio_sum[c] / ratio_n[c]));
+            }
+        }
+        printf("%s\n", loaded_min ? "" : "  (Trellis NOT loaded: MPI vs MPI)");
+        if (total_errors != 0) {
+            printf("# FAILED: %lld wrong results (see stderr)\n", total_errors);
+            fprintf(stderr, "latency: FAILED: %lld wrong results\n", total_errors);
+        } else {
+            printf("# all checked results correct\n");
+        }
+        fflush(stdout);
+        if (csv != NULL) {
+            fclose(csv);
+        }
+    }
+
+    free(b.sbuf);
+    free(b.rbuf);
+    MPI_Finalize();
+    return total_errors != 0 ? 1 : 0;
+}
