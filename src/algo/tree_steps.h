@@ -1,0 +1,18 @@
+/* Step emission shared by the tree algorithms, so each tree broadcast and
+ * tree reduce exists once: bcast/bcast_tree.c and reduce/reduce_tree.c. */
+#ifndef TRL_TREE_STEPS_H
+#define TRL_TREE_STEPS_H
+
+#include "algo/algo.h"
+#include "pattern/tree.h"
+
+/* Broadcast over tree t in segments of `segment` elements (>= count: the
+ * plain tree broadcast). */
+int trl__bcast_tree(const trl_coll_args *a, trl_sched *s, const trl_tree *t, size_t segment);
+
+/* Reduce over a tree of the given kind and radix, in segments of `segment`
+ * elements; the order of combination is described in reduce_tree.c. */
+int trl__reduce_tree(const trl_coll_args *a, trl_sched *s, trl_tree_kind kind, int radix,
+                     size_t segment);
+
+#endif
