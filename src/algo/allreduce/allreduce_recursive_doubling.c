@@ -23,6 +23,7 @@
  * knows from its new rank how often the result will move, and starts it in
  * whichever buffer makes it end in RECV, so no final copy is needed.
  */
+#include "algo/allreduce/allreduce_steps.h"
 #include "algo/builders.h"
 #include "pattern/rdouble.h"
 
@@ -42,18 +43,12 @@ int trl_allreduce_recursive_doubling(const trl_coll_args *a, trl_sched *s)
     size_t n = a->count;
     trl_ref send = trl_ref_at(TRL_BUF_SEND, 0), recv = trl_ref_at(TRL_BUF_RECV, 0);
 
-    if (p == 1 || n == 0) {
-        trl_sched_copy(s, send, recv, n, TRL_NODEPS);
+    if (trl__allreduce_trivial(a, s))
         return s->status;
-    }
 
-    int partner = trl_rd_fold_partner(rank, p);
-    if (trl_rd_fold_sits_out(rank, p)) {
-        int sent = trl_sched_send(s, partner, send, n, TRL_NODEPS);
-        /* In place, the result arrives over the vector still being sent. */
-        trl_sched_recv(s, partner, recv, n, TRL_DEPS(sent));
+    if (trl__allreduce_sit_out(a, s))
         return s->status;
-    }
+    int partner = trl_rd_fold_partner(rank, p);
 
     int pof2 = trl_rd_pof2(p), newrank = trl_rd_fold_newrank(rank, p);
     trl_ref tmp = trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, n));

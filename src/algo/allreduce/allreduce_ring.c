@@ -37,6 +37,7 @@
  */
 #include <stdlib.h>
 
+#include "algo/allreduce/allreduce_steps.h"
 #include "algo/builders.h"
 #include "core/status.h"
 #include "pattern/rdouble.h"
@@ -67,12 +68,9 @@ int trl_allreduce_ring(const trl_coll_args *a, trl_sched *s)
 {
     int p = a->size, rank = a->rank;
     size_t n = a->count;
-    trl_ref send = trl_ref_at(TRL_BUF_SEND, 0), recv = trl_ref_at(TRL_BUF_RECV, 0);
 
-    if (p == 1 || n == 0) {
-        trl_sched_copy(s, send, recv, n, TRL_NODEPS);
+    if (trl__allreduce_trivial(a, s))
         return s->status;
-    }
 
     long long seg_bytes = trl_param_int(a, "segment");
     size_t seg = seg_bytes > 0 ? (size_t)seg_bytes / a->elem_size : 1;
