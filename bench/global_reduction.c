@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
+
 /* How many wrong results each rank prints before it only counts them. */
 #define MAX_PRINTED_ERRORS 20
 
@@ -39,12 +41,10 @@ typedef const char *(*version_fn)(void);
  * process, or NULL when it is not. */
 static const char *trellis_loaded_version(void)
 {
-    void *sym = dlsym(RTLD_DEFAULT, "trellis_version");
-    if (sym == NULL) {
+    version_fn fn = bench_trellis_version_fn();
+    if (fn == NULL) {
         return NULL;
     }
-    version_fn fn;
-    memcpy(&fn, &sym, sizeof fn);
     /* The version goes into a machine-readable key=value line, so any
      * blank in it becomes an underscore. */
     static char buf[128];
@@ -66,18 +66,6 @@ static void usage(const char *prog)
             "  --runs R    timed runs; the line reports their mean (default 5)\n"
             "  --warmup W  untimed, checked calls before the first run (default 10)\n",
             prog);
-}
-
-static int parse_int(const char *s, int min, int *out)
-{
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v < min || v > INT_MAX) {
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
 }
 
 int main(int argc, char **argv)
@@ -108,7 +96,7 @@ int main(int argc, char **argv)
             MPI_Finalize();
             return 0;
         }
-        if (target == NULL || a + 1 >= argc || parse_int(argv[a + 1], min, target) != 0) {
+        if (target == NULL || a + 1 >= argc || bench_parse_int(argv[a + 1], min, target) != 0) {
             if (rank == 0) {
                 fprintf(stderr, "global_reduction: bad argument '%s'\n", argv[a]);
                 usage(argv[0]);

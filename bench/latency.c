@@ -49,6 +49,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
+
 enum coll { COLL_BCAST, COLL_REDUCE, COLL_ALLREDUCE, COLL_BARRIER, NCOLL };
 static const char *const coll_names[NCOLL] = {"bcast", "reduce", "allreduce", "barrier"};
 
@@ -128,10 +130,8 @@ static const char *object_of(void *sym)
 static void probe_trellis(probe *p)
 {
     memset(p, 0, sizeof *p);
-    void *sym = dlsym(RTLD_DEFAULT, "trellis_version");
-    if (sym != NULL) {
-        version_fn fn;
-        memcpy(&fn, &sym, sizeof fn);
+    version_fn fn = bench_trellis_version_fn();
+    if (fn != NULL) {
         const char *v = fn();
         snprintf(p->version_buf, sizeof p->version_buf, "%s", v != NULL ? v : "unknown");
         for (char *c = p->version_buf; *c != '\0'; c++) {
@@ -140,7 +140,7 @@ static void probe_trellis(probe *p)
             }
         }
         p->version = p->version_buf;
-        snprintf(p->from, sizeof p->from, "%s", object_of(sym));
+        snprintf(p->from, sizeof p->from, "%s", object_of(dlsym(RTLD_DEFAULT, "trellis_version")));
     }
     static const char *const mpi_names[NCOLL] = {"MPI_Bcast", "MPI_Reduce", "MPI_Allreduce",
                                                  "MPI_Barrier"};
@@ -225,18 +225,6 @@ static int parse_bytes(const char *s, size_t *out)
         return -1;
     }
     *out = (size_t)(v * mul);
-    return 0;
-}
-
-static int parse_int(const char *s, int min, int *out)
-{
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v < min || v > INT_MAX) {
-        return -1;
-    }
-    *out = (int)v;
     return 0;
 }
 
@@ -335,26 +323,26 @@ static int parse_options(int argc, char **argv, int rank, options *o)
             bad = parse_bytes(optarg, &o->max_bytes);
             break;
         case OPT_STEP:
-            bad = parse_int(optarg, 2, &step);
+            bad = bench_parse_int(optarg, 2, &step);
             o->step = (size_t)step;
             break;
         case OPT_ITERS:
-            bad = parse_int(optarg, 1, &o->iters);
+            bad = bench_parse_int(optarg, 1, &o->iters);
             break;
         case OPT_MIN_ITERS:
-            bad = parse_int(optarg, 1, &o->min_iters);
+            bad = bench_parse_int(optarg, 1, &o->min_iters);
             break;
         case OPT_SCALE:
             bad = parse_bytes(optarg, &o->scale_bytes);
             break;
         case OPT_BLOCK:
-            bad = parse_int(optarg, 1, &o->block);
+            bad = bench_parse_int(optarg, 1, &o->block);
             break;
         case OPT_WARMUP:
-            bad = parse_int(optarg, 0, &o->warmup);
+            bad = bench_parse_int(optarg, 0, &o->warmup);
             break;
         case OPT_CHECK:
-            bad = parse_int(optarg, 0, &o->check_every);
+            bad = bench_parse_int(optarg, 0, &o->check_every);
             break;
         case OPT_ROW_SECONDS: {
             char *end = NULL;
@@ -373,7 +361,7 @@ static int parse_options(int argc, char **argv, int rank, options *o)
             }
             break;
         case OPT_ROOT:
-            bad = parse_int(optarg, 0, &o->root);
+            bad = bench_parse_int(optarg, 0, &o->root);
             break;
         case OPT_CSV:
             o->csv = optarg;
