@@ -65,6 +65,10 @@ typedef struct {
     size_t count;     /* elements of the call's datatype */
     size_t elem_size; /* bytes of data per element (MPI_Type_size) */
     bool commutative; /* the operation, for reductions */
+    /* This rank's send buffer is its receive buffer (MPI_IN_PLACE). Only
+     * for choosing where data lands locally (to save a copy): it must never
+     * change which messages a rank exchanges, since ranks may differ. */
+    bool in_place;
     const trl_params *params;
     const struct trl_algo *algo; /* set by trl_algo_build, for defaults */
 } trl_coll_args;

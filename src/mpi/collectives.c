@@ -41,7 +41,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     size_t bytes = (size_t)count * (size_t)size;
     if (bytes == 0 || c->size == 1)
         return MPI_SUCCESS;
-    const trl_cache_entry *e = trl_comm_lookup(c, TRL_COLL_BCAST, root, bytes, 1, true);
+    const trl_cache_entry *e = trl_comm_lookup(c, TRL_COLL_BCAST, root, bytes, 1, true, false);
     if (!e || !e->algo->build || bytes > (size_t)INT32_MAX)
         return PMPI_Bcast(buffer, count, datatype, root, comm);
     if (contiguous)
@@ -80,7 +80,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     if (count == 0 || size == 0)
         return MPI_SUCCESS;
     const trl_cache_entry *e =
-        trl_comm_lookup(c, TRL_COLL_REDUCE, root, (size_t)count, (size_t)size, commute);
+        trl_comm_lookup(c, TRL_COLL_REDUCE, root, (size_t)count, (size_t)size, commute,
+                        sendbuf == MPI_IN_PLACE);
     if (!e || !e->algo->build)
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     if (sendbuf == MPI_IN_PLACE)
@@ -100,7 +101,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     if (count == 0 || size == 0)
         return MPI_SUCCESS;
     const trl_cache_entry *e =
-        trl_comm_lookup(c, TRL_COLL_ALLREDUCE, 0, (size_t)count, (size_t)size, commute);
+        trl_comm_lookup(c, TRL_COLL_ALLREDUCE, 0, (size_t)count, (size_t)size, commute,
+                        sendbuf == MPI_IN_PLACE);
     if (!e || !e->algo->build)
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     if (sendbuf == MPI_IN_PLACE)
@@ -115,7 +117,7 @@ int MPI_Barrier(MPI_Comm comm)
         return PMPI_Barrier(comm);
     if (c->size == 1)
         return MPI_SUCCESS;
-    const trl_cache_entry *e = trl_comm_lookup(c, TRL_COLL_BARRIER, 0, 0, 1, true);
+    const trl_cache_entry *e = trl_comm_lookup(c, TRL_COLL_BARRIER, 0, 0, 1, true, false);
     if (!e || !e->algo->build)
         return PMPI_Barrier(comm);
     return run(e, c, NULL, NULL, MPI_BYTE, MPI_OP_NULL);

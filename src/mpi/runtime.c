@@ -233,7 +233,7 @@ static void say_choice(const trl_comm *c, trl_coll coll, size_t bytes, const trl
 }
 
 const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll coll, int root, size_t count,
-                                       size_t elem_size, bool commutative)
+                                       size_t elem_size, bool commutative, bool in_place)
 {
     /* Programs repeat the same call: try the last hit first. */
     for (int pass = 0; pass < 2; pass++) {
@@ -241,7 +241,8 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll coll, int root, siz
         for (int i = from < 0 ? 0 : from; i < to; i++) {
             trl_cache_entry *e = &c->cache[i];
             if (e->valid && e->coll == coll && e->root == root && e->count == count &&
-                e->elem_size == elem_size && e->commutative == commutative) {
+                e->elem_size == elem_size && e->commutative == commutative &&
+                e->in_place == in_place) {
                 c->last_hit = i;
                 return e;
             }
@@ -251,7 +252,8 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll coll, int root, siz
     }
 
     trl_coll_args args = {.coll = coll, .rank = c->rank, .size = c->size, .root = root,
-                          .count = count, .elem_size = elem_size, .commutative = commutative};
+                          .count = count, .elem_size = elem_size, .commutative = commutative,
+                          .in_place = in_place};
     size_t bytes = coll == TRL_COLL_BARRIER ? 0 : count * elem_size;
     trl_choice ch;
     if (trl_select(&rt.user, &rt.builtin, &args, bytes, &ch) != TRL_OK)
@@ -279,7 +281,7 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll coll, int root, siz
             algo = trl_algo_find(coll, "mpi", 3);
         }
     }
-    *e = (trl_cache_entry){coll, root, count, elem_size, commutative, true, algo, e->sched};
+    *e = (trl_cache_entry){coll, root, count, elem_size, commutative, in_place, true, algo, e->sched};
     c->last_hit = c->cache_next;
     c->cache_next = (c->cache_next + 1) % c->cache_cap;
     return e;

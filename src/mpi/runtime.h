@@ -17,7 +17,7 @@ typedef struct {
     trl_coll coll;
     int root;
     size_t count, elem_size;
-    bool commutative;
+    bool commutative, in_place;
     bool valid;
     const trl_algo *algo; /* NULL build: the MPI library's own */
     trl_sched sched;
@@ -46,6 +46,6 @@ trl_comm *trl_comm_get(MPI_Comm comm);
  * the call must go to the MPI library (with the reason printed in verbose
  * mode). */
 const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll coll, int root, size_t count,
-                                       size_t elem_size, bool commutative);
+                                       size_t elem_size, bool commutative, bool in_place);
 
 #endif

@@ -269,6 +269,7 @@ static void run_case(tally *t, const trl_algo *algo, const char *params_text, co
     t->cases++;
     trl_coll_args args = {.coll = coll, .size = p, .root = root, .count = count,
                           .elem_size = ty->size, .commutative = ty->commutative, .params = params};
+    bool has_both = coll == TRL_COLL_ALLREDUCE || coll == TRL_COLL_REDUCE;
     trl_sched *s = calloc((size_t)p, sizeof *s);
     void **send = calloc((size_t)p, sizeof *send), **recv = calloc((size_t)p, sizeof *recv);
     size_t *send_n = calloc((size_t)p, sizeof *send_n), *recv_n = calloc((size_t)p, sizeof *recv_n);
@@ -278,6 +279,7 @@ static void run_case(tally *t, const trl_algo *algo, const char *params_text, co
 
     for (; built < p; built++) {
         args.rank = built;
+        args.in_place = in_place && has_both && (coll == TRL_COLL_ALLREDUCE || built == root);
         int rc = trl_algo_build(algo, &args, &s[built]);
         if (rc) {
             snprintf(why, sizeof why, "builder failed on rank %d: %d", built, rc);
