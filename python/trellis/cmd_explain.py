@@ -21,10 +21,16 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         description="Show which algorithm the rules choose for one collective call, the "
         "parameters it runs with and the rule that chose it (source:line: text), then every "
         "rank's schedule as GOAL text (LogGOPSim's format). Rules come from --rules, else from "
-        "TRELLIS_RULES as in a run, then from the built-in rules.",
+        "TRELLIS_RULES as in a run, then from the built-in rules. --builtin-rules prints the "
+        "built-in rules, numbered as explain and verbose mode cite them (built-in:LINE).",
     )
-    parser.add_argument("collective", help="bcast, reduce, allreduce or barrier")
-    parser.add_argument("--ranks", type=int, required=True, metavar="N", help="communicator size")
+    parser.add_argument("collective", nargs="?", help="bcast, reduce, allreduce or barrier")
+    parser.add_argument("--ranks", type=int, metavar="N", help="communicator size")
+    parser.add_argument(
+        "--builtin-rules",
+        action="store_true",
+        help="print the built-in rules with their line numbers, and nothing else",
+    )
     parser.add_argument(
         "--bytes",
         type=size_argument,
@@ -87,7 +93,19 @@ def explain(  # noqa: PLR0913 -- one keyword per option of `trellis-info explain
     return native.info(*argv)
 
 
+def builtin_rules() -> str:
+    """The built-in rules, each line numbered as `built-in:LINE` cites it."""
+    lines = native.info("builtin-rules").splitlines()
+    return "\n".join(f"{n:3d}  {line}" for n, line in enumerate(lines, start=1))
+
+
 def run(args: argparse.Namespace) -> str:
+    if args.builtin_rules:
+        return builtin_rules()
+    if args.collective is None or args.ranks is None:
+        raise native.TrellisError(
+            "trellis explain: give a collective and --ranks N (or --builtin-rules)", 2
+        )
     form = next((f for f in ("steps", "goal", "json") if getattr(args, f)), None)
     return explain(
         args.collective,

@@ -216,3 +216,26 @@ def test_missing_build_says_how_to_get_it(run_trellis, tmp_path) -> None:
     )
     assert proc.returncode == 1
     assert "trellis-info is missing: run scripts/setup.sh" in proc.stderr
+
+
+def test_builtin_rules_are_shown_numbered_as_cited(run_trellis) -> None:
+    shown = run_trellis("explain", "--builtin-rules")
+    assert shown.returncode == 0, shown.stderr
+    numbered = {
+        int(m.group(1)): m.group(2).strip()
+        for m in re.finditer(r"^\s*(\d+)  (.*)$", shown.stdout, re.MULTILINE)
+    }
+    # Every collective's choice cites a line that the listing shows with that text.
+    for coll, extra in (("bcast", ["--bytes", "1M"]), ("reduce", ["--bytes", "8"]),
+                        ("allreduce", ["--bytes", "64K"]), ("barrier", [])):  # fmt: skip
+        proc = run_trellis("explain", coll, "--ranks", "5", *extra)
+        assert proc.returncode == 0, proc.stderr
+        source, line, text = chosen_by(proc.stdout)
+        assert source == "built-in"
+        assert numbered[line] == text
+
+
+def test_explain_without_a_call_is_a_usage_error(run_trellis) -> None:
+    proc = run_trellis("explain", "bcast")
+    assert proc.returncode == 2
+    assert "--ranks" in proc.stderr
