@@ -26,9 +26,15 @@
  * 2d blocks and sends the other half to new rank ^ d; the combination
  * b = a op b lands in the buffer the partner's half was received into, so
  * the accumulator moves from buffer to buffer (tracked in `acc`) and the
- * send buffer is only read. At the root the gather writes the receive
- * buffer, which may alias the send buffer (MPI_IN_PLACE), so a fence
- * first waits for every earlier step there.
+ * send buffer is only read. The last halving step receives the partner's
+ * half straight into the buffer the gather collects in (the root's
+ * receive buffer, or a node's run in scratch), so the own block is never
+ * copied; the root with MPI_IN_PLACE whose accumulator is still its send
+ * buffer (p = 2) combines the partner's half into it instead. in_place
+ * only chooses where data lands: the messages are the same either way.
+ * With MPI_IN_PLACE the root's gather writes the receive buffer the
+ * halving read as the send buffer, so a fence first waits for every
+ * earlier step there; without it the gather's receives are posted at once.
  */
 #include <stdlib.h>
 
@@ -96,26 +102,9 @@ int trl_reduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
         nv = v / 2;
     }
 
-    /* Reduce-scatter by recursive halving: at distance d, keep the half of
-     * the window of 2d blocks that holds block nv. */
-    for (int d = r.pof2 / 2; d >= 1; d /= 2) {
-        int window = nv & ~(2 * d - 1), keep = window + (nv & d), give = window + d - (nv & d);
-        int partner = real_rank(&r, nv ^ d);
-        size_t give_lo = block_off(&r, give), give_n = block_off(&r, give + d) - give_lo;
-        size_t keep_lo = block_off(&r, keep), keep_n = block_off(&r, keep + d) - keep_lo;
-        if (give_n > 0)
-            trl_sched_send(s, partner, at(acc, give_lo), give_n, TRL_DEPS(last));
-        where next = {TRL_BUF_SCRATCH, trl_sched_scratch(s, keep_n), keep_lo};
-        if (keep_n > 0) {
-            int got = trl_sched_recv(s, partner, at(next, keep_lo), keep_n, TRL_NODEPS);
-            last = trl_sched_reduce(s, at(acc, keep_lo), at(next, keep_lo), keep_n,
-                                    TRL_DEPS(last, got));
-        }
-        acc = next;
-    }
-
-    /* Gather up a binomial tree over new ranks: a node collects the blocks
-     * of its subtree, a contiguous run, and passes them up. */
+    /* The gather's shape, needed first: where this rank collects its run
+     * of blocks (the root: RECV; a node with children: scratch; a leaf
+     * sends its block from wherever it was reduced). */
     trl_tree t;
     int rc = trl_tree_init(&t, TRL_TREE_BINOMIAL, 2, r.pof2, 0);
     if (rc)
@@ -124,22 +113,65 @@ int trl_reduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
     int nkids = trl_tree_vnchildren(&t, nv);
     size_t own_lo = block_off(&r, nv), own_n = block_off(&r, nv + 1) - own_lo;
     size_t run_lo = own_lo, run_n = block_off(&r, nv + sub) - run_lo;
-    if (parent >= 0 && nkids == 0) {
+    bool collects = parent < 0 || nkids > 0;
+    where run = {TRL_BUF_RECV, 0, 0};
+    if (parent >= 0 && nkids > 0)
+        run = (where){TRL_BUF_SCRATCH, trl_sched_scratch(s, run_n), run_lo};
+
+    /* Reduce-scatter by recursive halving: at distance d, keep the half of
+     * the window of 2d blocks that holds block nv. The last step (d = 1)
+     * combines into the run, so the own block needs no copy there: it
+     * receives the partner's half straight into the run, except at the
+     * root with MPI_IN_PLACE while the accumulator is still the send
+     * buffer (pof2 = 2, no fold), which is the receive buffer already:
+     * there the partner's half lands in scratch and is combined into it. */
+    for (int d = r.pof2 / 2; d >= 1; d /= 2) {
+        int window = nv & ~(2 * d - 1), keep = window + (nv & d), give = window + d - (nv & d);
+        int partner = real_rank(&r, nv ^ d);
+        size_t give_lo = block_off(&r, give), give_n = block_off(&r, give + d) - give_lo;
+        size_t keep_lo = block_off(&r, keep), keep_n = block_off(&r, keep + d) - keep_lo;
+        if (give_n > 0)
+            trl_sched_send(s, partner, at(acc, give_lo), give_n, TRL_DEPS(last));
+        bool into_run = d == 1 && collects;
+        bool acc_is_run = into_run && parent < 0 && a->in_place && acc.buf == TRL_BUF_SEND;
+        where next = into_run && !acc_is_run
+                         ? run
+                         : (where){TRL_BUF_SCRATCH, trl_sched_scratch(s, keep_n), keep_lo};
+        if (keep_n > 0) {
+            /* In place at the root, RECV is the send buffer: the receive
+             * waits for the reductions that read it (`last`); the sends
+             * that read it take the other half. */
+            int after = into_run && parent < 0 && a->in_place ? last : -1;
+            int got = trl_sched_recv(s, partner, at(next, keep_lo), keep_n, TRL_DEPS(after));
+            if (acc_is_run)
+                last = trl_sched_reduce(s, at(next, keep_lo), at(run, keep_lo), keep_n,
+                                        TRL_DEPS(last, got));
+            else
+                last = trl_sched_reduce(s, at(acc, keep_lo), at(next, keep_lo), keep_n,
+                                        TRL_DEPS(last, got));
+        }
+        acc = acc_is_run ? run : next;
+    }
+
+    /* Gather up a binomial tree over new ranks: a node collects the blocks
+     * of its subtree, a contiguous run, and passes them up. */
+    if (!collects) {
         if (run_n > 0)
             trl_sched_send(s, real_rank(&r, parent), at(acc, own_lo), run_n, TRL_DEPS(last));
         return s->status;
     }
-    where run = {TRL_BUF_RECV, 0, 0};
-    if (parent >= 0)
-        run = (where){TRL_BUF_SCRATCH, trl_sched_scratch(s, run_n), run_lo};
-    else
-        trl_sched_fence(s); /* the receive buffer may alias the send buffer */
+    /* In place, the root's gather writes the receive buffer, which is the
+     * send buffer the halving read. */
+    if (parent < 0 && a->in_place)
+        trl_sched_fence(s);
     int *joins = malloc((size_t)(nkids + 1) * sizeof *joins), njoins = 0;
     if (!joins)
         return TRL_ERR_NOMEM;
     if (own_n > 0)
-        joins[njoins++] =
-            trl_sched_copy(s, at(acc, own_lo), at(run, own_lo), own_n, TRL_DEPS(last));
+        joins[njoins++] = acc.buf == run.buf && acc.off == run.off && acc.first == run.first
+                              ? last
+                              : trl_sched_copy(s, at(acc, own_lo), at(run, own_lo), own_n,
+                                               TRL_DEPS(last));
     for (int i = 0; i < nkids; i++) {
         int c = trl_tree_vchild(&t, nv, i);
         size_t lo = block_off(&r, c), n = block_off(&r, c + trl_tree_vsubtree(&t, c)) - lo;
