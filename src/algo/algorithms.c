@@ -27,8 +27,10 @@ static const trl_param_spec ring_params[] = {
 static const trl_param_spec reduce_bcast_params[] = {
     {"reduce", TRL_PARAM_ALGO, "binomial", 0, 0, TRL_COLL_REDUCE, "the reduce algorithm (to rank 0)"},
     {"bcast", TRL_PARAM_ALGO, "binomial", 0, 0, TRL_COLL_BCAST, "the bcast algorithm (from rank 0)"},
-    {"radix", TRL_PARAM_INT, "4", 2, 1024, 0, "passed to the reduce and bcast algorithms"},
-    {"segment", TRL_PARAM_SIZE, "64K", 1, NO_MAX, 0, "passed to the reduce and bcast algorithms"},
+    {"radix", TRL_PARAM_INT, "4", 2, 1024, 0,
+     "passed to the reduce and bcast algorithms; when absent each uses its own default"},
+    {"segment", TRL_PARAM_SIZE, "64K", 1, NO_MAX, 0,
+     "passed to the reduce and bcast algorithms; when absent each uses its own default"},
     {0},
 };
 
