@@ -1,8 +1,9 @@
 /* The PMPI entry points: MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Barrier.
  *
  * Each one hands the call to the MPI library unchanged when Trellis cannot
- * serve it: an intercommunicator, arguments MPI would reject (so the MPI
- * library reports the error as it always does), or a rule choosing "mpi".
+ * serve it or has nothing to add: an intercommunicator, arguments MPI would
+ * reject (so the MPI library reports the error as it always does), a
+ * reduction on one rank (a local copy), or a rule choosing "mpi".
  * Otherwise it runs the cached schedule on the communicator's private
  * duplicate. */
 #include <mpi.h>
@@ -71,7 +72,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
                int root, MPI_Comm comm)
 {
     trl_comm *c = trl_comm_get(comm);
-    if (!c || bad_reduction(count, datatype, op) || root < 0 || root >= c->size ||
+    /* One rank: a local copy, which the MPI library does without a schedule. */
+    if (!c || c->size == 1 || bad_reduction(count, datatype, op) || root < 0 || root >= c->size ||
         (sendbuf == MPI_IN_PLACE && c->rank != root))
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     int size, commute;
@@ -93,7 +95,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
                   MPI_Op op, MPI_Comm comm)
 {
     trl_comm *c = trl_comm_get(comm);
-    if (!c || bad_reduction(count, datatype, op))
+    if (!c || c->size == 1 || bad_reduction(count, datatype, op))
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     int size, commute;
     PMPI_Type_size(datatype, &size);
