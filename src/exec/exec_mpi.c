@@ -60,13 +60,12 @@ void trl_exec_mem_free(trl_exec_mem *m)
  * contiguous type is one memcpy; any other goes through the MPI library,
  * which knows the type map and leaves the gaps alone. */
 static int copy(const trl_exec_call *c, const void *src, void *dst, size_t count,
-                MPI_Aint extent, int contiguous, int type_size)
+                int contiguous, int type_size)
 {
     if (src == dst || count == 0)
         return MPI_SUCCESS;
     if (contiguous) {
         memmove(dst, src, count * (size_t)type_size);
-        (void)extent;
         return MPI_SUCCESS;
     }
     return PMPI_Sendrecv(src, (int)count, c->dtype, 0, 0, dst, (int)count, c->dtype, 0, 0,
@@ -127,8 +126,7 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
                 m->req_step[nactive++] = i;
                 break;
             case TRL_STEP_COPY:
-                rc = copy(c, at(&f, st->a), at(&f, st->b), st->count, extent, contiguous,
-                          type_size);
+                rc = copy(c, at(&f, st->a), at(&f, st->b), st->count, contiguous, type_size);
                 break;
             case TRL_STEP_REDUCE:
                 rc = st->count ? PMPI_Reduce_local(at(&f, st->a), at(&f, st->b), (int)st->count,

@@ -68,6 +68,22 @@ static bool bad_reduction(int count, MPI_Datatype datatype, MPI_Op op)
     return count < 0 || datatype == MPI_DATATYPE_NULL || op == MPI_OP_NULL;
 }
 
+/* The schedule of a reduction, or NULL to hand it to the MPI library;
+ * *nothing is set when there is no data to reduce. */
+static const trl_cache_entry *reduction_entry(trl_comm *c, trl_coll coll, int root,
+                                              const void *sendbuf, int count,
+                                              MPI_Datatype datatype, MPI_Op op, bool *nothing)
+{
+    int size, commute;
+    PMPI_Type_size(datatype, &size);
+    PMPI_Op_commutative(op, &commute);
+    *nothing = count == 0 || size == 0;
+    if (*nothing)
+        return NULL;
+    return trl_comm_lookup(c, coll, root, (size_t)count, (size_t)size, commute,
+                           sendbuf == MPI_IN_PLACE);
+}
+
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm)
 {
@@ -76,14 +92,11 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     if (!c || c->size == 1 || bad_reduction(count, datatype, op) || root < 0 || root >= c->size ||
         (sendbuf == MPI_IN_PLACE && c->rank != root))
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    int size, commute;
-    PMPI_Type_size(datatype, &size);
-    PMPI_Op_commutative(op, &commute);
-    if (count == 0 || size == 0)
-        return MPI_SUCCESS;
+    bool nothing;
     const trl_cache_entry *e =
-        trl_comm_lookup(c, TRL_COLL_REDUCE, root, (size_t)count, (size_t)size, commute,
-                        sendbuf == MPI_IN_PLACE);
+        reduction_entry(c, TRL_COLL_REDUCE, root, sendbuf, count, datatype, op, &nothing);
+    if (nothing)
+        return MPI_SUCCESS;
     if (!e || !e->algo->build)
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     if (sendbuf == MPI_IN_PLACE)
@@ -97,14 +110,11 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     trl_comm *c = trl_comm_get(comm);
     if (!c || c->size == 1 || bad_reduction(count, datatype, op))
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    int size, commute;
-    PMPI_Type_size(datatype, &size);
-    PMPI_Op_commutative(op, &commute);
-    if (count == 0 || size == 0)
-        return MPI_SUCCESS;
+    bool nothing;
     const trl_cache_entry *e =
-        trl_comm_lookup(c, TRL_COLL_ALLREDUCE, 0, (size_t)count, (size_t)size, commute,
-                        sendbuf == MPI_IN_PLACE);
+        reduction_entry(c, TRL_COLL_ALLREDUCE, 0, sendbuf, count, datatype, op, &nothing);
+    if (nothing)
+        return MPI_SUCCESS;
     if (!e || !e->algo->build)
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     if (sendbuf == MPI_IN_PLACE)
