@@ -188,6 +188,40 @@ static void check_loc(MPI_Comm comm, const char *where)
     free(in); free(out); free(in2); free(out2);
 }
 
+/* The other predefined pair types, one function each from one macro: a
+ * value (ties across ranks, so the lowest rank must win) and its rank. */
+#define PAIR_CHECK(fn, vtype, mpitype)                                                     \
+    static void fn(MPI_Comm comm, const char *where)                                      \
+    {                                                                                      \
+        typedef struct { vtype v; int loc; } pair;                                         \
+        int rank, p;                                                                       \
+        MPI_Comm_rank(comm, &rank);                                                        \
+        MPI_Comm_size(comm, &p);                                                           \
+        const int n = 257;                                                                 \
+        pair *in = malloc(sizeof *in * n), *out = malloc(sizeof *out * n);                 \
+        for (int i = 0; i < n; i++) { in[i].v = (vtype)(ival(rank, i) / 3); in[i].loc = rank; } \
+        for (int which = 0; which < 2; which++) {                                          \
+            MPI_Allreduce(in, out, n, mpitype, which ? MPI_MAXLOC : MPI_MINLOC, comm);     \
+            int bad = -1;                                                                  \
+            for (int i = 0; i < n && bad < 0; i++) {                                       \
+                vtype best = 0; int loc = -1;                                              \
+                for (int r = 0; r < p; r++) {                                              \
+                    vtype v = (vtype)(ival(r, i) / 3);                                     \
+                    if (loc < 0 || (which ? v > best : v < best)) best = v, loc = r;       \
+                }                                                                          \
+                if (out[i].v != best || out[i].loc != loc) bad = i;                        \
+            }                                                                              \
+            CHECK(bad < 0, "%s allreduce %s %s: element %d wrong", where, #mpitype,        \
+                  which ? "maxloc" : "minloc", bad);                                       \
+        }                                                                                  \
+        free(in);                                                                          \
+        free(out);                                                                         \
+    }
+PAIR_CHECK(check_float_int, float, MPI_FLOAT_INT)
+PAIR_CHECK(check_long_int, long, MPI_LONG_INT)
+PAIR_CHECK(check_short_int, short, MPI_SHORT_INT)
+PAIR_CHECK(check_long_double_int, long double, MPI_LONG_DOUBLE_INT)
+
 /* ---- every predefined (type, op) pair MPI allows ------------------------ */
 
 /* Expected values here come from MPI_Reduce_local folded in rank order: the
@@ -572,6 +606,10 @@ static void check_all(MPI_Comm comm, const char *where)
     check_int_ops(comm, where);
     check_double_sum_max(comm, where);
     check_loc(comm, where);
+    check_float_int(comm, where);
+    check_long_int(comm, where);
+    check_short_int(comm, where);
+    check_long_double_int(comm, where);
     check_user_ops(comm, where);
     check_derived(comm, where);
     check_type_op_matrix(comm, where);
