@@ -68,8 +68,13 @@ static int copy(const trl_exec_call *c, const void *src, void *dst, size_t count
         memmove(dst, src, count * (size_t)type_size);
         return MPI_SUCCESS;
     }
-    return PMPI_Sendrecv(src, (int)count, c->dtype, 0, 0, dst, (int)count, c->dtype, 0, 0,
-                         MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    /* To itself on the private communicator: schedules never message their
+     * own rank there, so nothing else can match it (MPI_COMM_SELF could
+     * match a receive the program posted on it). */
+    int self;
+    PMPI_Comm_rank(c->comm, &self);
+    return PMPI_Sendrecv(src, (int)count, c->dtype, self, 0, dst, (int)count, c->dtype, self, 0,
+                         c->comm, MPI_STATUS_IGNORE);
 }
 
 int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
@@ -81,14 +86,23 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
     PMPI_Type_size(c->dtype, &type_size);
     int contiguous = (MPI_Aint)type_size == extent && true_extent == extent && true_lb == 0;
 
+    /* Scratch holds s->scratch elements laid out like a user buffer; with a
+     * negative extent later elements lie lower, so the first one sits at
+     * the top of the allocation. */
     size_t scratch_bytes = 0;
-    if (s->scratch > 0)
-        scratch_bytes = (size_t)((MPI_Aint)(s->scratch - 1) * extent + true_extent);
+    MPI_Aint span_before = 0; /* bytes below element 0's true lower bound */
+    if (s->scratch > 0) {
+        MPI_Aint steps = (MPI_Aint)(s->scratch - 1) * extent;
+        span_before = steps < 0 ? -steps : 0;
+        scratch_bytes = (size_t)((steps < 0 ? -steps : steps) + true_extent);
+    }
     int rc = grow(m, s, scratch_bytes);
     if (rc != MPI_SUCCESS)
         return rc;
 
-    frame f = {{(char *)c->sendbuf, (char *)c->recvbuf, (char *)m->scratch - true_lb}, extent};
+    frame f = {{(char *)c->sendbuf, (char *)c->recvbuf,
+                (char *)m->scratch + span_before - true_lb},
+               extent};
 
     /* Ready steps wait on two stacks in one array: receives from the top
      * down, everything else from the bottom up. Receives are posted first,
@@ -116,14 +130,16 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
             const trl_step *st = &s->steps[i];
             switch (st->kind) {
             case TRL_STEP_SEND:
-                rc = PMPI_Isend(at(&f, st->a), (int)st->count, c->dtype, st->peer, st->tag,
-                                c->comm, &m->reqs[nactive]);
-                m->req_step[nactive++] = i;
+                rc = PMPI_Isend(at(&f, st->a), (int)st->count, c->dtype, st->peer,
+                                st->tag % c->tag_limit, c->comm, &m->reqs[nactive]);
+                if (rc == MPI_SUCCESS)
+                    m->req_step[nactive++] = i;
                 break;
             case TRL_STEP_RECV:
-                rc = PMPI_Irecv(at(&f, st->b), (int)st->count, c->dtype, st->peer, st->tag,
-                                c->comm, &m->reqs[nactive]);
-                m->req_step[nactive++] = i;
+                rc = PMPI_Irecv(at(&f, st->b), (int)st->count, c->dtype, st->peer,
+                                st->tag % c->tag_limit, c->comm, &m->reqs[nactive]);
+                if (rc == MPI_SUCCESS)
+                    m->req_step[nactive++] = i;
                 break;
             case TRL_STEP_COPY:
                 rc = copy(c, at(&f, st->a), at(&f, st->b), st->count, contiguous, type_size);
@@ -170,6 +186,8 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
 fail:
     /* Leave no request behind: cancel and complete what was started. */
     for (size_t k = 0; k < nactive; k++) {
+        if (m->reqs[k] == MPI_REQUEST_NULL)
+            continue;
         PMPI_Cancel(&m->reqs[k]);
         PMPI_Wait(&m->reqs[k], MPI_STATUS_IGNORE);
     }

@@ -25,6 +25,7 @@ typedef struct {
     MPI_Datatype dtype;
     MPI_Op op;
     MPI_Comm comm; /* the private duplicate */
+    int tag_limit; /* MPI_TAG_UB: schedule tags wrap around below it */
 } trl_exec_call;
 
 /* Returns an MPI error code (MPI_SUCCESS on success). */

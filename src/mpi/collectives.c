@@ -22,11 +22,14 @@ static bool is_contiguous(MPI_Datatype t, int *size)
     return (MPI_Aint)*size == extent && true_extent == extent && true_lb == 0;
 }
 
-static int run(const trl_cache_entry *e, trl_comm *c, const void *sendbuf, void *recvbuf,
-               MPI_Datatype dtype, MPI_Op op)
+/* Run a cached schedule. An error goes through the user's communicator's
+ * error handler, as the MPI library's own collective would. */
+static int run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
+               void *recvbuf, MPI_Datatype dtype, MPI_Op op)
 {
-    trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup};
-    return trl_exec_mpi(&e->sched, &call, &c->mem);
+    trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, c->tag_ub};
+    int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
+    return rc == MPI_SUCCESS ? rc : PMPI_Comm_call_errhandler(comm, rc);
 }
 
 /* A broadcast moves bytes, and MPI lets ranks describe the same bytes with
@@ -46,20 +49,22 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     if (!e || !e->algo->build || bytes > (size_t)INT32_MAX)
         return PMPI_Bcast(buffer, count, datatype, root, comm);
     if (contiguous)
-        return run(e, c, NULL, buffer, MPI_BYTE, MPI_OP_NULL);
+        return run(e, c, comm, NULL, buffer, MPI_BYTE, MPI_OP_NULL);
 
     void *packed = malloc(bytes);
     if (!packed)
         return PMPI_Bcast(buffer, count, datatype, root, comm);
-    int pos = 0, rc = MPI_SUCCESS;
+    /* The schedule runs whatever packing did, so no rank is left waiting. */
+    int pos = 0, packed_rc = MPI_SUCCESS;
     if (c->rank == root)
-        rc = PMPI_Pack(buffer, count, datatype, packed, (int)bytes, &pos, c->dup);
-    if (rc == MPI_SUCCESS)
-        rc = run(e, c, NULL, packed, MPI_BYTE, MPI_OP_NULL);
+        packed_rc = PMPI_Pack(buffer, count, datatype, packed, (int)bytes, &pos, c->dup);
+    int rc = run(e, c, comm, NULL, packed, MPI_BYTE, MPI_OP_NULL);
     pos = 0;
     if (rc == MPI_SUCCESS && c->rank != root)
         rc = PMPI_Unpack(packed, (int)bytes, &pos, buffer, count, datatype, c->dup);
     free(packed);
+    if (rc == MPI_SUCCESS && packed_rc != MPI_SUCCESS)
+        rc = PMPI_Comm_call_errhandler(comm, packed_rc);
     return rc;
 }
 
@@ -101,7 +106,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     if (sendbuf == MPI_IN_PLACE)
         sendbuf = recvbuf;
-    return run(e, c, sendbuf, recvbuf, datatype, op);
+    return run(e, c, comm, sendbuf, recvbuf, datatype, op);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -119,7 +124,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     if (sendbuf == MPI_IN_PLACE)
         sendbuf = recvbuf;
-    return run(e, c, sendbuf, recvbuf, datatype, op);
+    return run(e, c, comm, sendbuf, recvbuf, datatype, op);
 }
 
 int MPI_Barrier(MPI_Comm comm)
@@ -132,5 +137,5 @@ int MPI_Barrier(MPI_Comm comm)
     const trl_cache_entry *e = trl_comm_lookup(c, TRL_COLL_BARRIER, 0, 0, 1, true, false);
     if (!e || !e->algo->build)
         return PMPI_Barrier(comm);
-    return run(e, c, NULL, NULL, MPI_BYTE, MPI_OP_NULL);
+    return run(e, c, comm, NULL, NULL, MPI_BYTE, MPI_OP_NULL);
 }

@@ -20,6 +20,7 @@ static struct {
     pthread_mutex_t lock; /* the verbose "already said" set */
     uint64_t *said;
     size_t nsaid, cap_said;
+    bool said_full;
 } rt = {.keyval = MPI_KEYVAL_INVALID, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 const char *trellis_version(void)
@@ -39,7 +40,7 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
 
 static void free_comm(trl_comm *c)
 {
-    for (int i = 0; i < c->cache_cap; i++)
+    for (int i = 0; c->cache && i < c->cache_cap; i++)
         if (c->cache[i].valid)
             trl_sched_free(&c->cache[i].sched);
     free(c->cache);
@@ -71,8 +72,12 @@ void trl_runtime_init(void)
     int rank;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 
+    /* Entries per communicator; a bound keeps a bad value from asking for
+     * gigabytes on every communicator. */
     const char *cap = getenv("TRELLIS_CACHE_SIZE");
     rt.cache_cap = cap && atoi(cap) > 0 ? atoi(cap) : 64;
+    if (rt.cache_cap > 4096)
+        rt.cache_cap = 4096;
 
     trl_rules_error err;
     if (trl_rules_parse(trl_builtin_rules_text, "built-in", &rt.builtin, &err)) {
@@ -182,6 +187,9 @@ trl_comm *trl_comm_get(MPI_Comm comm)
         c->last_hit = -1;
         PMPI_Comm_rank(comm, &c->rank);
         PMPI_Comm_size(comm, &c->size);
+        int *ub, has_ub;
+        PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &has_ub);
+        c->tag_ub = has_ub && *ub > 0 ? *ub : 32767; /* MPI guarantees 32767 */
     }
     if (!all_ok || PMPI_Comm_set_attr(comm, rt.keyval, c) != MPI_SUCCESS) {
         /* The MPI library serves this call; the next one tries again. */
@@ -194,14 +202,19 @@ trl_comm *trl_comm_get(MPI_Comm comm)
     return c;
 }
 
-/* Has this exact choice been reported already? */
+/* Has this exact choice been reported already? The set is bounded: a
+ * program sweeping message sizes could otherwise grow it without end, and
+ * it is scanned on every cache miss. Past the bound, new choices are no
+ * longer reported, and verbose mode says so once. */
+enum { SAID_MAX = 4096 };
+
 static bool first_time(uint64_t key)
 {
     bool first = true;
     pthread_mutex_lock(&rt.lock);
     for (size_t i = 0; i < rt.nsaid && first; i++)
         first = rt.said[i] != key;
-    if (first && rt.nsaid == rt.cap_said) {
+    if (first && rt.nsaid == rt.cap_said && rt.cap_said < SAID_MAX) {
         size_t cap = rt.cap_said ? 2 * rt.cap_said : 32;
         uint64_t *p = realloc(rt.said, cap * sizeof *p);
         if (p) {
@@ -209,8 +222,14 @@ static bool first_time(uint64_t key)
             rt.cap_said = cap;
         }
     }
-    if (first && rt.nsaid < rt.cap_said)
+    if (first && rt.nsaid < rt.cap_said) {
         rt.said[rt.nsaid++] = key;
+    } else if (first) {
+        if (!rt.said_full)
+            trl_log("verbose: %d distinct choices reported; further ones are not", SAID_MAX);
+        rt.said_full = true;
+        first = false;
+    }
     pthread_mutex_unlock(&rt.lock);
     return first;
 }

@@ -26,6 +26,7 @@ typedef struct {
 typedef struct {
     MPI_Comm dup; /* collective traffic only; never matches user messages */
     int rank, size;
+    int tag_ub; /* the largest tag MPI allows */
     trl_cache_entry *cache;
     int cache_cap, cache_next, last_hit;
     trl_exec_mem mem;

@@ -473,7 +473,16 @@ static void check_derived(MPI_Comm comm, const char *where)
         }
         MPI_Op sum_op;
         MPI_Op_create(strided_sum, 1, &sum_op);
+        /* Copying a non-contiguous type locally must not use a channel a
+         * program's own receive on MPI_COMM_SELF could match. */
+        int self_got = -1;
+        MPI_Request self_req;
+        MPI_Irecv(&self_got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &self_req);
         MPI_Allreduce(in, out, n, strided, sum_op, comm);
+        int self_msg = 777;
+        MPI_Send(&self_msg, 1, MPI_INT, 0, 5, MPI_COMM_SELF);
+        MPI_Wait(&self_req, MPI_STATUS_IGNORE);
+        CHECK(self_got == 777, "%s a receive on MPI_COMM_SELF matched collective traffic", where);
         int bad = -1;
         for (size_t k = 0; k < (size_t)n * 9 && bad < 0; k++) {
             int data = (k % 9) % 3 != 2;
