@@ -191,27 +191,25 @@ static bool parse_bytes(const char *text, unsigned long long *out)
     return len > 0 && trl_parse_size(text, len, out) == len;
 }
 
-static bool is_rooted(trl_coll c)
+static void coll_list(char *buf, size_t len)
 {
-    return c == TRL_COLL_BCAST || c == TRL_COLL_REDUCE;
-}
-
-static bool is_reduction(trl_coll c)
-{
-    return c == TRL_COLL_REDUCE || c == TRL_COLL_ALLREDUCE;
+    size_t at = 0;
+    buf[0] = 0;
+    for (int c = 0; c < TRL_COLL_COUNT && at < len; c++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", c ? ", " : "", trl_coll_name((trl_coll)c));
 }
 
 /* Options take their value as the next argument or after '='. */
 static int parse_explain_args(int argc, char **argv, explain_opts *o)
 {
     *o = (explain_opts){.root = 0, .elem_size = 1, .commutative = true, .only_rank = -1};
+    char names[512];
+    coll_list(names, sizeof names);
     if (argc < 1 || argv[0][0] == '-')
-        return usage_error("explain: which collective? one of bcast, reduce, allreduce, barrier");
+        return usage_error("explain: which collective? one of %s", names);
     int c = trl_coll_from_name(argv[0], strlen(argv[0]));
     if (c < 0)
-        return usage_error("explain: unknown collective '%s' (one of bcast, reduce, allreduce, "
-                           "barrier)",
-                           argv[0]);
+        return usage_error("explain: unknown collective '%s' (one of %s)", argv[0], names);
     o->coll = (trl_coll)c;
     bool ranks_given = false, mode_given = false;
     for (int i = 1; i < argc; i++) {
@@ -290,8 +288,9 @@ static int parse_explain_args(int argc, char **argv, explain_opts *o)
             return usage_error("explain: a barrier carries no data; leave out --bytes");
         o->bytes = 0;
     }
-    if (o->root_given && !is_rooted(o->coll))
-        return usage_error("explain: --root applies to bcast and reduce only");
+    if (o->root_given && !trl_coll_is_rooted(o->coll))
+        return usage_error("explain: --root applies to rooted collectives only (%s has no root)",
+                           trl_coll_name(o->coll));
     if (o->root >= o->ranks)
         return usage_error("explain: --root %lld is not a rank of %lld", o->root, o->ranks);
     if (o->only_rank >= o->ranks)
@@ -299,8 +298,12 @@ static int parse_explain_args(int argc, char **argv, explain_opts *o)
     if (o->bytes % o->elem_size)
         return usage_error("explain: --bytes %llu is not a whole number of %llu-byte elements",
                            o->bytes, o->elem_size);
-    if (!o->commutative && !is_reduction(o->coll))
-        return usage_error("explain: --noncommutative applies to reduce and allreduce only");
+    if (o->coll == TRL_COLL_REDUCE_SCATTER_BLOCK && (o->bytes / o->elem_size) % (unsigned long long)o->ranks)
+        return usage_error("explain: --bytes %llu (the whole vector) does not split into %lld "
+                           "equal blocks of %llu-byte elements", o->bytes, o->ranks, o->elem_size);
+    if (!o->commutative && !trl_coll_is_reduction(o->coll))
+        return usage_error("explain: --noncommutative applies to reductions only (%s has no "
+                           "operation)", trl_coll_name(o->coll));
     return 0;
 }
 
@@ -344,23 +347,6 @@ static bool param_text(const trl_param_spec *spec, const trl_params *params, cha
     return true;
 }
 
-static const char *mpi_function(trl_coll c)
-{
-    switch (c) {
-    case TRL_COLL_BCAST:
-        return "MPI_Bcast";
-    case TRL_COLL_REDUCE:
-        return "MPI_Reduce";
-    case TRL_COLL_ALLREDUCE:
-        return "MPI_Allreduce";
-    case TRL_COLL_BARRIER:
-        return "MPI_Barrier";
-    case TRL_COLL_COUNT:
-        break;
-    }
-    return "?";
-}
-
 static void print_choice_text(const explain_opts *o, const trl_choice *ch, FILE *out)
 {
     const trl_algo *algo = ch->algo;
@@ -368,9 +354,9 @@ static void print_choice_text(const explain_opts *o, const trl_choice *ch, FILE 
     if (o->coll != TRL_COLL_BARRIER)
         fprintf(out, ", %llu bytes (%llu elements of %llu byte%s)", o->bytes,
                 o->bytes / o->elem_size, o->elem_size, o->elem_size == 1 ? "" : "s");
-    if (is_rooted(o->coll))
+    if (trl_coll_is_rooted(o->coll))
         fprintf(out, ", root %lld", o->root);
-    if (is_reduction(o->coll))
+    if (trl_coll_is_reduction(o->coll))
         fprintf(out, ", %s operation", o->commutative ? "commutative" : "non-commutative");
     fputc('\n', out);
 
@@ -414,7 +400,7 @@ static void print_choice_json(const explain_opts *o, const trl_choice *ch, FILE 
     json_string(out, trl_coll_name(o->coll));
     fprintf(out, ", \"ranks\": %lld, \"bytes\": %llu, \"count\": %llu, \"elem_size\": %llu", o->ranks,
             o->bytes, o->bytes / o->elem_size, o->elem_size);
-    if (is_rooted(o->coll))
+    if (trl_coll_is_rooted(o->coll))
         fprintf(out, ", \"root\": %lld", o->root);
     else
         fputs(", \"root\": null", out);
@@ -440,18 +426,65 @@ static void print_choice_json(const explain_opts *o, const trl_choice *ch, FILE 
     fprintf(out, ",\n \"mpi\": %s", ch->algo->build ? "false" : "true");
 }
 
-/* Build and print every rank's schedule (or the one asked for). */
-static int print_schedules(const explain_opts *o, const trl_choice *ch, FILE *out)
+/* The call that --bytes describes, as the rules see it (docs/rules.md):
+ * the message, one rank's block, the whole vector reduced, or for the
+ * v-variants every rank's block alike. The arrays live in *v. */
+typedef struct {
+    size_t *counts, *displs;
+} vectors;
+
+static int call_shape(const explain_opts *o, trl_coll_args *a, vectors *v)
 {
-    trl_coll_args a = {
-        .coll = o->coll,
-        .size = (int)o->ranks,
-        .root = (int)o->root,
-        .count = (size_t)(o->bytes / o->elem_size),
-        .elem_size = (size_t)o->elem_size,
-        .commutative = o->commutative,
-        .params = ch->params,
-    };
+    size_t p = (size_t)o->ranks, n = (size_t)(o->bytes / o->elem_size);
+    *a = (trl_coll_args){.coll = o->coll, .size = (int)o->ranks, .root = (int)o->root, .count = n,
+                         .elem_size = (size_t)o->elem_size, .commutative = o->commutative};
+    v->counts = calloc(p, sizeof *v->counts);
+    v->displs = calloc(p, sizeof *v->displs);
+    if (!v->counts || !v->displs)
+        return -1;
+    for (size_t i = 0; i < p; i++) {
+        /* reduce_scatter: the vector split as evenly as it goes. */
+        v->counts[i] = o->coll == TRL_COLL_REDUCE_SCATTER ? n / p + (i < n % p) : n;
+        v->displs[i] = i ? v->displs[i - 1] + v->counts[i - 1] : 0;
+    }
+    switch (o->coll) {
+    case TRL_COLL_REDUCE_SCATTER_BLOCK:
+        a->count = n / p;
+        break;
+    case TRL_COLL_REDUCE_SCATTER:
+        a->count = 0;
+        a->counts = v->counts;
+        break;
+    case TRL_COLL_GATHERV:
+    case TRL_COLL_SCATTERV:
+    case TRL_COLL_ALLGATHERV:
+        a->count = 0;
+        a->counts = v->counts;
+        a->displs = v->displs;
+        break;
+    case TRL_COLL_ALLTOALLV:
+    case TRL_COLL_ALLTOALLW:
+        a->count = 0;
+        a->send_counts = a->recv_counts = v->counts;
+        a->send_displs = a->recv_displs = v->displs;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static void free_shape(vectors *v)
+{
+    free(v->counts);
+    free(v->displs);
+}
+
+/* Build and print every rank's schedule (or the one asked for). */
+static int print_schedules(const explain_opts *o, const trl_choice *ch, trl_coll_args a,
+                           FILE *out)
+{
+    a.params = ch->params;
     int first = o->only_rank >= 0 ? (int)o->only_rank : 0;
     int last = o->only_rank >= 0 ? (int)o->only_rank : (int)o->ranks - 1;
 
@@ -517,8 +550,9 @@ static int cmd_explain(int argc, char **argv)
 
     trl_ruleset user = {0}, builtin = {0};
     trl_rules_error err = {0};
-    char *text = NULL, msg[600];
+    char *text = NULL, msg[900];
     int status = EXIT_FAIL;
+    vectors shape = {0};
 
     /* The runtime's own loader, so a file name or inline text is told apart
      * exactly as in a run. */
@@ -538,17 +572,13 @@ static int cmd_explain(int argc, char **argv)
         goto out;
     }
 
-    trl_coll_args a = {
-        .coll = o.coll,
-        .rank = 0,
-        .size = (int)o.ranks,
-        .root = (int)o.root,
-        .count = (size_t)(o.bytes / o.elem_size),
-        .elem_size = (size_t)o.elem_size,
-        .commutative = o.commutative,
-    };
+    trl_coll_args a;
+    if (call_shape(&o, &a, &shape)) {
+        fprintf(stderr, "trellis: out of memory\n");
+        goto out;
+    }
     trl_choice ch = {0};
-    if (trl_select(&user, &builtin, &a, (size_t)o.bytes, &ch) || !ch.algo) {
+    if (trl_select(&user, &builtin, &a, trl_coll_rule_bytes(&a), &ch) || !ch.algo) {
         fprintf(stderr, "trellis: no rule chooses an algorithm for this %s\n",
                 trl_coll_name(o.coll));
         goto out;
@@ -565,9 +595,9 @@ static int cmd_explain(int argc, char **argv)
             fputs(",\n \"schedules\": null}\n", stdout);
         else if (o.mode == OUT_GOAL)
             fprintf(stderr, "trellis: no schedule: the MPI library's own %s runs\n",
-                    mpi_function(o.coll));
+                    trl_coll_mpi_name(o.coll));
         else
-            printf("no schedule: the MPI library's own %s runs\n", mpi_function(o.coll));
+            printf("no schedule: the MPI library's own %s runs\n", trl_coll_mpi_name(o.coll));
         status = 0;
         goto out;
     }
@@ -577,11 +607,12 @@ static int cmd_explain(int argc, char **argv)
                o.only_rank >= 0 ? "one rank" : "every rank");
     else if (o.mode == OUT_STEPS)
         printf("\nschedule of %s:\n", o.only_rank >= 0 ? "one rank" : "every rank");
-    status = print_schedules(&o, &ch, stdout);
+    status = print_schedules(&o, &ch, a, stdout);
     if (status == 0 && o.mode == OUT_JSON)
         fputs("}\n", stdout);
 
 out:
+    free_shape(&shape);
     free(text);
     trl_rules_free(&user);
     trl_rules_free(&builtin);

@@ -8,10 +8,21 @@
 #include "core/status.h"
 
 static const char *const coll_names[] = {
-#define TRL_COLL_NAME(id, name) name,
+#define TRL_COLL_NAME(id, name, mpi) name,
     TRL_COLL_MAP(TRL_COLL_NAME)
 #undef TRL_COLL_NAME
 };
+
+static const char *const coll_mpi_names[] = {
+#define TRL_COLL_MPI_NAME(id, name, mpi) mpi,
+    TRL_COLL_MAP(TRL_COLL_MPI_NAME)
+#undef TRL_COLL_MPI_NAME
+};
+
+const char *trl_coll_mpi_name(trl_coll c)
+{
+    return (unsigned)c < TRL_COLL_COUNT ? coll_mpi_names[c] : "?";
+}
 
 const char *trl_coll_name(trl_coll c)
 {
@@ -21,6 +32,49 @@ const char *trl_coll_name(trl_coll c)
 static bool same(const char *name, const char *text, size_t len)
 {
     return strlen(name) == len && memcmp(name, text, len) == 0;
+}
+
+bool trl_coll_is_rooted(trl_coll c)
+{
+    return c == TRL_COLL_BCAST || c == TRL_COLL_REDUCE || c == TRL_COLL_GATHER ||
+           c == TRL_COLL_GATHERV || c == TRL_COLL_SCATTER || c == TRL_COLL_SCATTERV;
+}
+
+bool trl_coll_is_reduction(trl_coll c)
+{
+    return c == TRL_COLL_REDUCE || c == TRL_COLL_ALLREDUCE || c == TRL_COLL_REDUCE_SCATTER ||
+           c == TRL_COLL_REDUCE_SCATTER_BLOCK || c == TRL_COLL_SCAN || c == TRL_COLL_EXSCAN;
+}
+
+bool trl_coll_is_vector(trl_coll c)
+{
+    return c == TRL_COLL_GATHERV || c == TRL_COLL_SCATTERV || c == TRL_COLL_ALLGATHERV ||
+           c == TRL_COLL_ALLTOALLV || c == TRL_COLL_ALLTOALLW || c == TRL_COLL_REDUCE_SCATTER;
+}
+
+bool trl_coll_has_bytes(trl_coll c)
+{
+    return c != TRL_COLL_BARRIER && c != TRL_COLL_GATHERV && c != TRL_COLL_SCATTERV &&
+           c != TRL_COLL_ALLTOALLV && c != TRL_COLL_ALLTOALLW;
+}
+
+size_t trl_coll_rule_bytes(const trl_coll_args *a)
+{
+    if (!trl_coll_has_bytes(a->coll))
+        return 0;
+    size_t total = 0;
+    switch (a->coll) {
+    case TRL_COLL_ALLGATHERV:
+    case TRL_COLL_REDUCE_SCATTER:
+        for (int r = 0; a->counts && r < a->size; r++)
+            total += a->counts[r];
+        total *= a->elem_size;
+        return a->coll == TRL_COLL_ALLGATHERV ? total / (size_t)a->size : total;
+    case TRL_COLL_REDUCE_SCATTER_BLOCK:
+        return a->count * a->elem_size * (size_t)a->size;
+    default:
+        return a->count * a->elem_size;
+    }
 }
 
 int trl_coll_from_name(const char *name, size_t len)

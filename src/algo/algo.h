@@ -13,20 +13,38 @@
 
 #include "sched/sched.h"
 
-#define TRL_COLL_MAP(X) \
-    X(BCAST, "bcast")   \
-    X(REDUCE, "reduce") \
-    X(ALLREDUCE, "allreduce") \
-    X(BARRIER, "barrier")
+#define TRL_COLL_MAP(X)                                                          \
+    X(BCAST, "bcast", "MPI_Bcast")                                               \
+    X(REDUCE, "reduce", "MPI_Reduce")                                            \
+    X(ALLREDUCE, "allreduce", "MPI_Allreduce")                                   \
+    X(BARRIER, "barrier", "MPI_Barrier")                                         \
+    X(GATHER, "gather", "MPI_Gather")                                            \
+    X(GATHERV, "gatherv", "MPI_Gatherv")                                         \
+    X(SCATTER, "scatter", "MPI_Scatter")                                         \
+    X(SCATTERV, "scatterv", "MPI_Scatterv")                                      \
+    X(ALLGATHER, "allgather", "MPI_Allgather")                                   \
+    X(ALLGATHERV, "allgatherv", "MPI_Allgatherv")                                \
+    X(ALLTOALL, "alltoall", "MPI_Alltoall")                                      \
+    X(ALLTOALLV, "alltoallv", "MPI_Alltoallv")                                   \
+    X(ALLTOALLW, "alltoallw", "MPI_Alltoallw")                                   \
+    X(REDUCE_SCATTER, "reduce_scatter", "MPI_Reduce_scatter")                    \
+    X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block", "MPI_Reduce_scatter_block")  \
+    X(SCAN, "scan", "MPI_Scan")                                                  \
+    X(EXSCAN, "exscan", "MPI_Exscan")
 
 typedef enum {
-#define TRL_COLL_ENUM(id, name) TRL_COLL_##id,
+#define TRL_COLL_ENUM(id, name, mpi) TRL_COLL_##id,
     TRL_COLL_MAP(TRL_COLL_ENUM)
 #undef TRL_COLL_ENUM
     TRL_COLL_COUNT
 } trl_coll;
 
 const char *trl_coll_name(trl_coll c);
+const char *trl_coll_mpi_name(trl_coll c); /* "MPI_Bcast" */
+/* Properties of a collective, for the runtime, the rules and the tests. */
+bool trl_coll_is_rooted(trl_coll c);    /* has a root argument */
+bool trl_coll_is_reduction(trl_coll c); /* combines data with an operation */
+bool trl_coll_is_vector(trl_coll c);    /* per-rank counts (the v and w variants) */
 int trl_coll_from_name(const char *name, size_t len); /* -1 if unknown */
 
 typedef enum {
@@ -59,11 +77,53 @@ typedef struct {
     int n;
 } trl_params;
 
+/* The shape of one call, as one rank sees it.
+ *
+ * Units: elements of the call's datatype. The data-movement collectives
+ * (gather, scatter, allgather, alltoall and their v and w variants, like
+ * bcast) move bytes: the runtime passes elem_size 1 and byte counts, so
+ * ranks may describe the same bytes with different datatypes.
+ *
+ * Buffers, per collective (block i is rank i's):
+ *   gather      SEND: this rank's block (count). RECV, root only: block i at
+ *               i*count. In place (root): its block is already in RECV.
+ *   gatherv     as gather with block i of counts[i] at displs[i] (displs
+ *               significant at the root only).
+ *   scatter     SEND, root only: block i at i*count. RECV: this rank's
+ *               block. In place (root): the root's block stays in SEND.
+ *   scatterv    as scatter with counts[i] at displs[i] in the root's SEND.
+ *   allgather   SEND: this rank's block. RECV: block i at i*count. In
+ *               place: this rank's block is already in RECV.
+ *   allgatherv  as allgather with counts[i] at displs[i] (known everywhere).
+ *   alltoall    SEND: block j for rank j at j*count. RECV: block i from
+ *               rank i at i*count. Never in place (the runtime copies).
+ *   alltoallv/w send_counts/send_displs and recv_counts/recv_displs, this
+ *               rank's own, per peer (bytes for both: the runtime turns
+ *               datatypes and displacements into bytes).
+ *   reduce_scatter        SEND: the whole vector, block i of counts[i]
+ *               elements (at the sum of the counts before it). RECV: the
+ *               reduction of this rank's block. In place: SEND is RECV,
+ *               holding the whole vector; the result goes to its start.
+ *   reduce_scatter_block  the same with every block count elements
+ *               (counts NULL).
+ *   scan, exscan  SEND, RECV: count elements; RECV gets the reduction over
+ *               ranks 0..rank (exscan: 0..rank-1; rank 0's RECV untouched).
+ *               In place: SEND is RECV.
+ *
+ * counts and displs: for gatherv and scatterv the non-root ranks know only
+ * their own count, so builders read counts[rank] there unless the
+ * algorithm has TRL_NEEDS_ALL_COUNTS, in which case the runtime exchanges
+ * the counts first and every rank's counts[] is complete. */
 typedef struct {
     trl_coll coll;
     int rank, size, root;
-    size_t count;     /* elements of the call's datatype */
+    size_t count;     /* elements of the call's datatype (per block for the
+                         block collectives: gather, scatter, allgather,
+                         alltoall, reduce_scatter_block) */
     size_t elem_size; /* bytes of data per element (MPI_Type_size) */
+    const size_t *counts, *displs; /* per rank; see above */
+    const size_t *send_counts, *send_displs; /* alltoallv/w */
+    const size_t *recv_counts, *recv_displs;
     bool commutative; /* the operation, for reductions */
     /* This rank's send buffer is its receive buffer (MPI_IN_PLACE). Only
      * for choosing where data lands locally (to save a copy): it must never
@@ -73,10 +133,27 @@ typedef struct {
     const struct trl_algo *algo; /* set by trl_algo_build, for defaults */
 } trl_coll_args;
 
+/* Whether every rank of a call knows the same "bytes" for the rules: not
+ * so for gatherv, scatterv, alltoallv and alltoallw, where a rank knows
+ * only its own counts (rules cannot filter on bytes for them), nor for a
+ * barrier. */
+bool trl_coll_has_bytes(trl_coll c);
+
+/* The size the rules' bytes= filter sees (docs/rules.md):
+ *   bcast, reduce, allreduce, scan, exscan: the message;
+ *   gather, scatter, allgather, alltoall: one rank's block;
+ *   allgatherv: the average block (all blocks / ranks, rounded down);
+ *   reduce_scatter, reduce_scatter_block: the whole vector reduced;
+ *   the others: 0 (see trl_coll_has_bytes). */
+size_t trl_coll_rule_bytes(const trl_coll_args *a);
+
 /* Restrictions an algorithm can carry; the selector never runs an
  * algorithm whose restrictions a call violates. */
 enum {
     TRL_NEEDS_COMMUTATIVE = 1 << 0,
+    /* gatherv, scatterv: every rank must know every rank's count (the
+     * runtime exchanges them before it builds the schedule). */
+    TRL_NEEDS_ALL_COUNTS = 1 << 1,
 };
 
 typedef int (*trl_build_fn)(const trl_coll_args *a, trl_sched *s);

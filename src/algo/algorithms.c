@@ -1,5 +1,6 @@
 /* The table of algorithms. Adding an algorithm: write its builder file,
- * declare it in builders.h, add one entry here. The selector, the runtime,
+ * declare it in builders.h, add one entry here. Where one builder serves
+ * two collectives (gather and gatherv), each has its own entry. The selector, the runtime,
  * `trellis algorithms` and the test matrix all read this table. */
 #include "algo/algo.h"
 #include "algo/builders.h"
@@ -38,7 +39,21 @@ static const trl_param_spec reduce_bcast_params[] = {
 #define R TRL_COLL_REDUCE
 #define AR TRL_COLL_ALLREDUCE
 #define BAR TRL_COLL_BARRIER
+#define G TRL_COLL_GATHER
+#define GV TRL_COLL_GATHERV
+#define S TRL_COLL_SCATTER
+#define SV TRL_COLL_SCATTERV
+#define AG TRL_COLL_ALLGATHER
+#define AGV TRL_COLL_ALLGATHERV
+#define A2A TRL_COLL_ALLTOALL
+#define A2AV TRL_COLL_ALLTOALLV
+#define A2AW TRL_COLL_ALLTOALLW
+#define RS TRL_COLL_REDUCE_SCATTER
+#define RSB TRL_COLL_REDUCE_SCATTER_BLOCK
+#define SC TRL_COLL_SCAN
+#define EX TRL_COLL_EXSCAN
 #define COMM TRL_NEEDS_COMMUTATIVE
+#define ALLC TRL_NEEDS_ALL_COUNTS
 
 const trl_algo trl_algorithms[] = {
     {B, "linear", "the root sends the whole message to every rank", "(p-1)(a + nb)", 0, NULL,
@@ -86,12 +101,96 @@ const trl_algo trl_algorithms[] = {
     {BAR, "recursive_doubling", "pairwise exchange at distance 1, 2, 4, ...", "log2(p)a", 0, NULL,
      trl_barrier_recursive_doubling},
 
+    {G, "linear", "every rank sends its block straight to the root", "(p-1)a + (p-1)nb", 0, NULL,
+     trl_gather_linear},
+    {G, "binomial", "binomial tree: each node forwards its subtree's blocks together",
+     "log2(p)a + (p-1)nb", 0, NULL, trl_gather_binomial},
+    {GV, "linear", "every rank sends its block straight to the root", "(p-1)a + Nb", 0, NULL,
+     trl_gather_linear},
+    {GV, "binomial", "binomial tree: each node forwards its subtree's blocks together",
+     "log2(p)a + Nb (+ an exchange of the counts)", ALLC, NULL, trl_gather_binomial},
+    {S, "linear", "the root sends each rank its block", "(p-1)a + (p-1)nb", 0, NULL,
+     trl_scatter_linear},
+    {S, "binomial", "binomial tree: each node passes on its subtree's blocks together",
+     "log2(p)a + (p-1)nb", 0, NULL, trl_scatter_binomial},
+    {SV, "linear", "the root sends each rank its block", "(p-1)a + Nb", 0, NULL,
+     trl_scatter_linear},
+    {SV, "binomial", "binomial tree: each node passes on its subtree's blocks together",
+     "log2(p)a + Nb (+ a bcast of the counts)", ALLC, NULL, trl_scatter_binomial},
+
+    {AG, "ring", "p-1 steps: pass the block received last to the next rank", "(p-1)(a + nb)", 0,
+     NULL, trl_allgather_ring},
+    {AG, "recursive_doubling", "exchange all blocks held with the rank at distance 1, 2, 4, ...",
+     "log2(p)a + (p-1)nb", 0, NULL, trl_allgather_recursive_doubling},
+    {AG, "bruck", "round k: send all blocks held to rank-2^k (Bruck et al.)",
+     "ceil(log2 p)a + (p-1)nb", 0, NULL, trl_allgather_bruck},
+    {AG, "gather_bcast", "binomial gather to rank 0, then binomial bcast",
+     "2log2(p)a + (p-1)nb + log2(p)pnb", 0, NULL, trl_allgather_gather_bcast},
+    {AGV, "ring", "p-1 steps: pass the block received last to the next rank", "(p-1)a + Nb", 0,
+     NULL, trl_allgather_ring},
+    {AGV, "recursive_doubling", "exchange all blocks held with the rank at distance 1, 2, 4, ...",
+     "log2(p)a + Nb", 0, NULL, trl_allgather_recursive_doubling},
+    {AGV, "bruck", "round k: send all blocks held to rank-2^k (Bruck et al.)",
+     "ceil(log2 p)a + Nb", 0, NULL, trl_allgather_bruck},
+    {AGV, "gather_bcast", "binomial gather to rank 0, then binomial bcast",
+     "2log2(p)a + Nb + log2(p)Nb", 0, NULL, trl_allgather_gather_bcast},
+
+    {A2A, "linear", "post every send and receive at once", "(p-1)a + (p-1)nb", 0, NULL,
+     trl_alltoall_linear},
+    {A2A, "pairwise", "p-1 rounds: round k sends to rank+k and receives from rank-k",
+     "(p-1)(a + nb)", 0, NULL, trl_alltoall_pairwise},
+    {A2A, "bruck", "ceil(log2 p) rounds of blocks whose index has bit k set (Bruck et al.)",
+     "ceil(log2 p)(a + pnb/2)", 0, NULL, trl_alltoall_bruck},
+    {A2AV, "linear", "post every send and receive at once", "(p-1)a + Nb", 0, NULL,
+     trl_alltoallv_linear},
+    {A2AV, "pairwise", "p-1 rounds: round k sends to rank+k and receives from rank-k",
+     "(p-1)a + Nb", 0, NULL, trl_alltoallv_pairwise},
+    {A2AW, "linear", "post every send and receive at once", "(p-1)a + Nb", 0, NULL,
+     trl_alltoallv_linear},
+    {A2AW, "pairwise", "p-1 rounds: round k sends to rank+k and receives from rank-k",
+     "(p-1)a + Nb", 0, NULL, trl_alltoallv_pairwise},
+
+    {RS, "reduce_scatterv", "a binomial reduce to rank 0, then a linear scatter of the blocks",
+     "log2(p)(a + nb + ng) + (p-1)a + nb", 0, NULL, trl_reduce_scatter_reduce_scatterv},
+    {RS, "recursive_halving", "exchange half the vector with the rank at distance p/2, p/4, ...",
+     "log2(p)a + nb(p-1)/p + ng(p-1)/p", COMM, NULL, trl_reduce_scatter_recursive_halving},
+    {RS, "ring", "p-1 steps around the ring, each adding one block",
+     "(p-1)a + nb(p-1)/p + ng(p-1)/p", COMM, NULL, trl_reduce_scatter_ring},
+    {RSB, "reduce_scatterv", "a binomial reduce to rank 0, then a linear scatter of the blocks",
+     "log2(p)(a + nb + ng) + (p-1)a + nb", 0, NULL, trl_reduce_scatter_reduce_scatterv},
+    {RSB, "recursive_halving", "exchange half the vector with the rank at distance p/2, p/4, ...",
+     "log2(p)a + nb(p-1)/p + ng(p-1)/p", COMM, NULL, trl_reduce_scatter_recursive_halving},
+    {RSB, "ring", "p-1 steps around the ring, each adding one block",
+     "(p-1)a + nb(p-1)/p + ng(p-1)/p", COMM, NULL, trl_reduce_scatter_ring},
+
+    {SC, "linear", "a chain: receive the prefix from rank-1, add, pass on to rank+1",
+     "(p-1)(a + nb + ng)", 0, NULL, trl_scan_linear},
+    {SC, "recursive_doubling", "round k: exchange partial results with rank +- 2^k",
+     "log2(p)(a + nb + 2ng)", 0, NULL, trl_scan_recursive_doubling},
+    {EX, "linear", "a chain: receive the prefix from rank-1, add, pass on to rank+1",
+     "(p-1)(a + nb + ng)", 0, NULL, trl_exscan_linear},
+    {EX, "recursive_doubling", "round k: exchange partial results with rank +- 2^k",
+     "log2(p)(a + nb + 2ng)", 0, NULL, trl_exscan_recursive_doubling},
+
     /* Not Trellis' own: the call goes to the MPI library unchanged. A rule
      * can choose it, and the benchmarks compare against it. */
     {B, "mpi", "the MPI library's own MPI_Bcast", "-", 0, NULL, NULL},
     {R, "mpi", "the MPI library's own MPI_Reduce", "-", 0, NULL, NULL},
     {AR, "mpi", "the MPI library's own MPI_Allreduce", "-", 0, NULL, NULL},
     {BAR, "mpi", "the MPI library's own MPI_Barrier", "-", 0, NULL, NULL},
+    {G, "mpi", "the MPI library's own MPI_Gather", "-", 0, NULL, NULL},
+    {GV, "mpi", "the MPI library's own MPI_Gatherv", "-", 0, NULL, NULL},
+    {S, "mpi", "the MPI library's own MPI_Scatter", "-", 0, NULL, NULL},
+    {SV, "mpi", "the MPI library's own MPI_Scatterv", "-", 0, NULL, NULL},
+    {AG, "mpi", "the MPI library's own MPI_Allgather", "-", 0, NULL, NULL},
+    {AGV, "mpi", "the MPI library's own MPI_Allgatherv", "-", 0, NULL, NULL},
+    {A2A, "mpi", "the MPI library's own MPI_Alltoall", "-", 0, NULL, NULL},
+    {A2AV, "mpi", "the MPI library's own MPI_Alltoallv", "-", 0, NULL, NULL},
+    {A2AW, "mpi", "the MPI library's own MPI_Alltoallw", "-", 0, NULL, NULL},
+    {RS, "mpi", "the MPI library's own MPI_Reduce_scatter", "-", 0, NULL, NULL},
+    {RSB, "mpi", "the MPI library's own MPI_Reduce_scatter_block", "-", 0, NULL, NULL},
+    {SC, "mpi", "the MPI library's own MPI_Scan", "-", 0, NULL, NULL},
+    {EX, "mpi", "the MPI library's own MPI_Exscan", "-", 0, NULL, NULL},
 
     {0},
 };

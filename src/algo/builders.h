@@ -31,5 +31,35 @@ TRL_BUILDER(barrier, binomial)
 TRL_BUILDER(barrier, dissemination)
 TRL_BUILDER(barrier, recursive_doubling)
 
+/* gather serves gatherv and scatter serves scatterv: counts[] when
+ * given, else count per rank. */
+TRL_BUILDER(gather, linear)
+TRL_BUILDER(gather, binomial)
+TRL_BUILDER(scatter, linear)
+TRL_BUILDER(scatter, binomial)
+
+/* allgather serves allgatherv likewise. */
+TRL_BUILDER(allgather, ring)
+TRL_BUILDER(allgather, recursive_doubling)
+TRL_BUILDER(allgather, bruck)
+TRL_BUILDER(allgather, gather_bcast)
+
+TRL_BUILDER(alltoall, linear)
+TRL_BUILDER(alltoall, pairwise)
+TRL_BUILDER(alltoall, bruck)
+/* alltoallv serves alltoallw: both arrive in bytes. */
+TRL_BUILDER(alltoallv, linear)
+TRL_BUILDER(alltoallv, pairwise)
+
+/* reduce_scatter serves reduce_scatter_block (counts NULL). */
+TRL_BUILDER(reduce_scatter, reduce_scatterv)
+TRL_BUILDER(reduce_scatter, recursive_halving)
+TRL_BUILDER(reduce_scatter, ring)
+
+TRL_BUILDER(scan, linear)
+TRL_BUILDER(scan, recursive_doubling)
+TRL_BUILDER(exscan, linear)
+TRL_BUILDER(exscan, recursive_doubling)
+
 #undef TRL_BUILDER
 #endif

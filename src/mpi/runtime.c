@@ -40,10 +40,13 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
 
 static void free_comm(trl_comm *c)
 {
-    for (int i = 0; c->cache && i < c->cache_cap; i++)
+    for (int i = 0; c->cache && i < c->cache_cap; i++) {
         if (c->cache[i].valid)
             trl_sched_free(&c->cache[i].sched);
+        free(c->cache[i].vec);
+    }
     free(c->cache);
+    free(c->vec);
     trl_exec_mem_free(&c->mem);
     if (c->dup != MPI_COMM_NULL)
         PMPI_Comm_free(&c->dup);
@@ -83,7 +86,7 @@ void trl_runtime_init(void)
     if (trl_rules_parse(trl_builtin_rules_text, "built-in", &rt.builtin, &err)) {
         /* The unit tests parse the built-in rules; this cannot happen in a
          * tested build, but never run on rules we could not read. */
-        char msg[600];
+        char msg[900];
         trl_rules_error_format(&err, msg, sizeof msg);
         if (rank == 0)
             trl_log("%s (built-in rules; Trellis is off)", msg);
@@ -112,7 +115,7 @@ void trl_runtime_init(void)
         /* Usually rank 0 reports, but a file that only some ranks cannot
          * read must not stop the job silently. */
         if (rank == error_rank) {
-            char msg[600];
+            char msg[900];
             trl_rules_error_format(&err, msg, sizeof msg);
             if (rank > 0)
                 trl_log("%s (on rank %d)", msg, rank);
@@ -242,65 +245,126 @@ static void say_choice(const trl_comm *c, trl_coll coll, size_t bytes, const trl
     key = fnv1a(key, &ch->rule, sizeof ch->rule);
     if (!first_time(key))
         return;
-    char fallback[512] = "";
+    char fallback[512] = "", size[48] = "";
     if (ch->rejected)
         snprintf(fallback, sizeof fallback, "; fell back from %s (%s:%d: %s) because %s",
                  ch->rejected->algo->name, ch->rejected->source, ch->rejected->line,
                  ch->rejected->text, ch->why);
-    trl_log("%s ranks=%d bytes=%zu: %s (%s:%d: %s)%s", trl_coll_name(coll), c->size, bytes,
+    /* Where ranks do not share a size, the rules saw none. */
+    if (trl_coll_has_bytes(coll))
+        snprintf(size, sizeof size, " bytes=%zu", bytes);
+    trl_log("%s ranks=%d%s: %s (%s:%d: %s)%s", trl_coll_name(coll), c->size, size,
             ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, fallback);
 }
 
-const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll coll, int root, size_t count,
-                                       size_t elem_size, bool commutative, bool in_place)
+size_t *trl_comm_vec(trl_comm *c)
+{
+    if (!c->vec)
+        c->vec = malloc(6 * (size_t)c->size * sizeof *c->vec);
+    return c->vec;
+}
+
+/* The per-rank arrays of a call, in a fixed order. */
+static int vectors(const trl_coll_args *a, const size_t *out[6])
+{
+    const size_t *all[6] = {a->counts, a->displs, a->send_counts, a->send_displs, a->recv_counts,
+                            a->recv_displs};
+    int n = 0;
+    for (int i = 0; i < 6; i++)
+        if (all[i])
+            out[n++] = all[i];
+    return n;
+}
+
+static bool same_key(const trl_cache_entry *e, const trl_coll_args *a, int size)
+{
+    if (!e->valid || e->coll != a->coll || e->root != a->root || e->count != a->count ||
+        e->elem_size != a->elem_size || e->commutative != a->commutative ||
+        e->in_place != a->in_place)
+        return false;
+    const size_t *v[6];
+    int n = vectors(a, v);
+    if (e->nvec != (size_t)n * (size_t)size)
+        return false;
+    for (int i = 0; i < n; i++)
+        if (memcmp(e->vec + (size_t)i * (size_t)size, v[i], (size_t)size * sizeof *e->vec))
+            return false;
+    return true;
+}
+
+static bool choose(trl_comm *c, trl_coll_args *a, trl_choice *ch)
+{
+    a->rank = c->rank;
+    a->size = c->size;
+    size_t bytes = trl_coll_rule_bytes(a);
+    if (trl_select(&rt.user, &rt.builtin, a, bytes, ch) != TRL_OK)
+        return false;
+    if (trl_verbose_level() > 0 && c->rank == 0)
+        say_choice(c, a->coll, bytes, ch);
+    return true;
+}
+
+const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a)
+{
+    trl_choice ch;
+    return choose(c, a, &ch) ? ch.algo : NULL;
+}
+
+const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)
 {
     /* Programs repeat the same call: try the last hit first. */
     for (int pass = 0; pass < 2; pass++) {
         int from = pass == 0 ? c->last_hit : 0, to = pass == 0 ? c->last_hit + 1 : c->cache_cap;
         for (int i = from < 0 ? 0 : from; i < to; i++) {
-            trl_cache_entry *e = &c->cache[i];
-            if (e->valid && e->coll == coll && e->root == root && e->count == count &&
-                e->elem_size == elem_size && e->commutative == commutative &&
-                e->in_place == in_place) {
+            if (same_key(&c->cache[i], a, c->size)) {
                 c->last_hit = i;
-                return e;
+                return &c->cache[i];
             }
         }
         if (c->last_hit < 0)
             break;
     }
 
-    trl_coll_args args = {.coll = coll, .rank = c->rank, .size = c->size, .root = root,
-                          .count = count, .elem_size = elem_size, .commutative = commutative,
-                          .in_place = in_place};
-    size_t bytes = coll == TRL_COLL_BARRIER ? 0 : count * elem_size;
     trl_choice ch;
-    if (trl_select(&rt.user, &rt.builtin, &args, bytes, &ch) != TRL_OK)
+    if (!choose(c, a, &ch))
         return NULL;
-    if (trl_verbose_level() > 0 && c->rank == 0)
-        say_choice(c, coll, bytes, &ch);
+
+    /* The key's arrays are copied first: without memory for them there is
+     * no entry, and the MPI library serves the call. */
+    const size_t *v[6];
+    int nv = vectors(a, v);
+    size_t nvec = (size_t)nv * (size_t)c->size, *vec = NULL;
+    if (nvec) {
+        vec = malloc(nvec * sizeof *vec);
+        if (!vec)
+            return NULL;
+        for (int i = 0; i < nv; i++)
+            memcpy(vec + (size_t)i * (size_t)c->size, v[i], (size_t)c->size * sizeof *vec);
+    }
 
     /* Evict round-robin: the cache is bounded whatever a program does. */
     trl_cache_entry *e = &c->cache[c->cache_next];
     if (e->valid)
         trl_sched_free(&e->sched);
+    free(e->vec);
     e->valid = false;
     const trl_algo *algo = ch.algo;
     if (algo->build) {
-        args.params = ch.params;
-        int rc = trl_algo_build(algo, &args, &e->sched);
+        a->params = ch.params;
+        int rc = trl_algo_build(algo, a, &e->sched);
         if (rc != TRL_OK) {
             /* A builder refusing a shape it should serve is a bug; the MPI
              * library still gives the right answer, and this entry keeps
              * sending the call there. */
             if (c->rank == 0)
                 trl_log("%s %s failed to build for ranks=%d bytes=%zu (%s); using the MPI "
-                        "library's own", trl_coll_name(coll), algo->name, c->size, bytes,
-                        trl_status_str(rc));
-            algo = trl_algo_find(coll, "mpi", 3);
+                        "library's own", trl_coll_name(a->coll), algo->name, c->size,
+                        trl_coll_rule_bytes(a), trl_status_str(rc));
+            algo = trl_algo_find(a->coll, "mpi", 3);
         }
     }
-    *e = (trl_cache_entry){coll, root, count, elem_size, commutative, in_place, true, algo, e->sched};
+    *e = (trl_cache_entry){a->coll, a->root, a->count, a->elem_size, a->commutative,
+                           a->in_place, true, vec, nvec, algo, e->sched};
     c->last_hit = c->cache_next;
     c->cache_next = (c->cache_next + 1) % c->cache_cap;
     return e;

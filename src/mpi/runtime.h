@@ -19,6 +19,7 @@ typedef struct {
     size_t count, elem_size;
     bool commutative, in_place;
     bool valid;
+    size_t *vec, nvec; /* the v-variants' per-rank arrays, back to back */
     const trl_algo *algo; /* NULL build: the MPI library's own */
     trl_sched sched;
 } trl_cache_entry;
@@ -30,6 +31,9 @@ typedef struct {
     trl_cache_entry *cache;
     int cache_cap, cache_next, last_hit;
     trl_exec_mem mem;
+    /* Per-call working space of the v-variants: 6 arrays of size entries
+     * (counts, displacements), allocated on first use. */
+    size_t *vec;
 } trl_comm;
 
 /* Called from MPI_Init/MPI_Init_thread after the MPI library started:
@@ -43,10 +47,18 @@ void trl_runtime_finalize(void);
  * over comm); NULL for intercommunicators and when Trellis is off. */
 trl_comm *trl_comm_get(MPI_Comm comm);
 
-/* The cache entry for a call, selecting and building on a miss. NULL when
- * the call must go to the MPI library (with the reason printed in verbose
- * mode). */
-const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll coll, int root, size_t count,
-                                       size_t elem_size, bool commutative, bool in_place);
+/* The cache entry for a call, selecting and building on a miss. a->rank
+ * and a->size are filled in here; the per-rank arrays a->counts etc. are
+ * part of the key where given (each c->size long). NULL when the call must
+ * go to the MPI library (with the reason printed in verbose mode). */
+const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a);
+
+/* Only the choice for a call (with verbose mode's report), for gatherv and
+ * scatterv, whose callers must exchange counts first when the algorithm
+ * needs every rank's. NULL when nothing can be chosen. */
+const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a);
+
+/* c->vec, grown to hold 6 arrays of c->size entries; NULL if out of memory. */
+size_t *trl_comm_vec(trl_comm *c);
 
 #endif

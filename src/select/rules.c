@@ -206,13 +206,15 @@ static int parse_range_filter(parser *ps, const token *t, const pair *kv, int f,
 }
 
 /* Which filters make sense for a collective: a barrier carries no data,
- * and only reductions have an operation. */
+ * in gatherv, scatterv, alltoallv and alltoallw no rank knows what the
+ * others move (so ranks could choose differently), and only reductions
+ * have an operation. */
 static bool filter_applies(int f, trl_coll coll)
 {
     if (f == FILTER_BYTES)
-        return coll != TRL_COLL_BARRIER;
+        return trl_coll_has_bytes(coll);
     if (f == FILTER_COMMUTATIVE)
-        return coll == TRL_COLL_REDUCE || coll == TRL_COLL_ALLREDUCE;
+        return trl_coll_is_reduction(coll);
     return true;
 }
 
@@ -226,8 +228,10 @@ static int parse_filter(parser *ps, trl_rule *r, const token *t, const pair *kv,
         return fail(ps, t->column, "duplicate filter '%s'", filter_names[f]);
     *seen |= 1u << f;
     if (!filter_applies(f, r->coll))
-        return fail(ps, t->column, "filter '%s' does not apply to %s", filter_names[f],
-                    trl_coll_name(r->coll));
+        return fail(ps, t->column, "filter '%s' does not apply to %s%s", filter_names[f],
+                    trl_coll_name(r->coll),
+                    f == FILTER_BYTES && r->coll != TRL_COLL_BARRIER
+                        ? " (each rank knows only its own counts)" : "");
     if (kv->vlen == 0)
         return fail(ps, t->column, "missing value after '%s='", filter_names[f]);
     if (f == FILTER_RANKS)
@@ -263,7 +267,7 @@ static int unknown_param(parser *ps, const trl_rule *r, const token *t, const pa
     if (filter_index(kv->key, kv->klen) >= 0)
         return fail(ps, t->column, "filter '%.*s' must come before the algorithm",
                     Q(kv->key, kv->klen));
-    char names[160] = "";
+    char names[320] = "";
     for (const trl_param_spec *s = r->algo->params; s && s->name; s++)
         list_add(names, sizeof names, s->name);
     if (!names[0])
@@ -341,7 +345,7 @@ static int parse_collective(parser *ps, trl_rule *r, const token *t)
         r->coll = (trl_coll)c;
         return TRL_OK;
     }
-    char names[160] = "";
+    char names[320] = "";
     for (int i = 0; i < TRL_COLL_COUNT; i++)
         list_add(names, sizeof names, trl_coll_name((trl_coll)i));
     return fail(ps, t->column, "unknown collective '%.*s' (expected one of: %s)", Q(t->p, t->len),

@@ -43,7 +43,7 @@ typedef struct {
 typedef struct {
     char source[256];
     int line, column; /* 1-based */
-    char message[256];
+    char message[512];
 } trl_rules_error;
 
 /* Parse rules text. Inline text separates rules with ';' as well as

@@ -75,7 +75,7 @@ static int parse(const char *text, trl_ruleset *rs)
     trl_rules_error err;
     int rc = trl_rules_parse(text, "test.rules", rs, &err);
     if (rc) {
-        char msg[600];
+        char msg[900];
         trl_rules_error_format(&err, msg, sizeof msg);
         printf("  (parse error: %s)\n", msg);
     }
@@ -234,6 +234,11 @@ static void parses_algorithm_parameters(void)
 
 /* ---- errors ---------------------------------------------------------------- */
 
+#define ALL_COLLS                                                                             \
+    "bcast, reduce, allreduce, barrier, gather, gatherv, scatter, scatterv, allgather, "     \
+    "allgatherv, alltoall, alltoallv, alltoallw, reduce_scatter, reduce_scatter_block, scan, " \
+    "exscan"
+
 typedef struct {
     const char *text;
     bool inline_text;
@@ -243,18 +248,26 @@ typedef struct {
 static const error_case error_cases[] = {
     /* The collective. */
     {"allreduc ring", false,
-     "test.rules:1:1: unknown collective 'allreduc' (expected one of: bcast, reduce, allreduce, barrier)"},
+     "test.rules:1:1: unknown collective 'allreduc' (expected one of: " ALL_COLLS ")"},
     {"# c\n\n  Bcast binomial", false,
-     "test.rules:3:3: unknown collective 'Bcast' (expected one of: bcast, reduce, allreduce, barrier)"},
+     "test.rules:3:3: unknown collective 'Bcast' (expected one of: " ALL_COLLS ")"},
     {"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx ring",
      false,
      "test.rules:1:1: unknown collective 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' "
-     "(expected one of: bcast, reduce, allreduce, barrier)"},
+     "(expected one of: " ALL_COLLS ")"},
     /* Filters. */
     {"allreduce radix=4 ring", false,
      "test.rules:1:11: unknown filter 'radix' (expected one of: ranks, bytes, commutative)"},
     {"allreduce bytes=1K- ranks=2 bytes=4K ring", false, "test.rules:1:29: duplicate filter 'bytes'"},
     {"barrier bytes=0 linear", false, "test.rules:1:9: filter 'bytes' does not apply to barrier"},
+    {"gatherv bytes=0-1K linear", false,
+     "test.rules:1:9: filter 'bytes' does not apply to gatherv (each rank knows only its own "
+     "counts)"},
+    {"alltoallw bytes=1K- pairwise", false,
+     "test.rules:1:11: filter 'bytes' does not apply to alltoallw (each rank knows only its own "
+     "counts)"},
+    {"allgather commutative=yes ring", false,
+     "test.rules:1:11: filter 'commutative' does not apply to allgather"},
     {"bcast commutative=yes linear", false,
      "test.rules:1:7: filter 'commutative' does not apply to bcast"},
     {"barrier commutative=no linear", false,
@@ -358,7 +371,7 @@ static void reports_every_error_with_its_position(void)
         memset(&err, 0, sizeof err);
         int rc = c->inline_text ? trl_rules_parse_inline(c->text, &rs, &err)
                                 : trl_rules_parse(c->text, "test.rules", &rs, &err);
-        char got[600];
+        char got[900];
         trl_rules_error_format(&err, got, sizeof got);
         CHECK(rc == TRL_ERR_PARSE, "case %zu: rc %d, want TRL_ERR_PARSE", i, rc);
         CHECK(rs.n == 0 && rs.rules == NULL && rs.source == NULL, "case %zu: ruleset not empty", i);
@@ -523,7 +536,7 @@ static void builtin_rules_parse(void)
     trl_rules_error err;
     trl_ruleset rs;
     int rc = trl_rules_parse(trl_builtin_rules_text, "built-in", &rs, &err);
-    char msg[600] = "";
+    char msg[900] = "";
     if (rc)
         trl_rules_error_format(&err, msg, sizeof msg);
     CHECK(rc == TRL_OK, "built-in rules: %s", msg);
@@ -611,7 +624,7 @@ static void env_unset_or_empty(void)
     const char *values[] = {NULL, ""};
     for (int i = 0; i < 2; i++) {
         trl_ruleset rs;
-        char *text = (char *)1, msg[600];
+        char *text = (char *)1, msg[900];
         CHECK(load(values[i], &rs, &text, msg, sizeof msg) == TRL_OK, "value %d: %s", i, msg);
         CHECK(rs.n == 0 && text == NULL, "value %d: want no rules and no text", i);
         trl_rules_free(&rs);
@@ -625,7 +638,7 @@ static void env_reads_a_file(void)
     const char *content = "# mine\nallreduce bytes=-1K knomial radix=2\nbcast chain\n";
     write_file(path, content);
     trl_ruleset rs;
-    char *text = NULL, msg[600];
+    char *text = NULL, msg[900];
     CHECK(load(path, &rs, &text, msg, sizeof msg) == TRL_OK, "%s", msg);
     CHECK(rs.n == 2, "n = %zu", rs.n);
     CHECK_STR(rs.source, path);
@@ -649,7 +662,7 @@ static void env_reads_a_file_with_blanks_in_its_name(void)
     snprintf(path, sizeof path, "%s/with space.rules", tmpdir);
     write_file(path, "barrier dissemination\n");
     trl_ruleset rs;
-    char *text = NULL, msg[600];
+    char *text = NULL, msg[900];
     CHECK(load(path, &rs, &text, msg, sizeof msg) == TRL_OK, "%s", msg);
     CHECK(rs.n == 1 && rs.rules[0].algo == algo(TRL_COLL_BARRIER, "dissemination"), "rule");
     CHECK_STR(rs.source, path);
@@ -664,7 +677,7 @@ static void env_reports_errors_in_a_file(void)
     const char *content = "bcast binomial\n\nreduce chain segment=0\n";
     write_file(path, content);
     trl_ruleset rs;
-    char *text = NULL, msg[600];
+    char *text = NULL, msg[900];
     CHECK(load(path, &rs, &text, msg, sizeof msg) == TRL_ERR_PARSE, "want a parse error");
     snprintf(want, sizeof want, "%s:3:14: segment=0: value out of range (at least 1)", path);
     CHECK_STR(msg, want);
@@ -677,7 +690,7 @@ static void env_inline(void)
 {
     const char *value = "allreduce ring ; bcast ranks=2- binomial";
     trl_ruleset rs;
-    char *text = NULL, msg[600];
+    char *text = NULL, msg[900];
     CHECK(load(value, &rs, &text, msg, sizeof msg) == TRL_OK, "%s", msg);
     CHECK(rs.n == 2, "n = %zu", rs.n);
     CHECK_STR(rs.source, "TRELLIS_RULES");
@@ -704,7 +717,7 @@ static void env_unreadable_paths(void)
 {
     char path[600], want[800];
     trl_ruleset rs;
-    char *text = (char *)1, msg[600];
+    char *text = (char *)1, msg[900];
 
     snprintf(path, sizeof path, "%s/missing.rules", tmpdir);
     CHECK(load(path, &rs, &text, msg, sizeof msg) == TRL_ERR_IO, "missing file: want TRL_ERR_IO");

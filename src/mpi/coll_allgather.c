@@ -1,0 +1,88 @@
+/* The PMPI entry points MPI_Allgather and MPI_Allgatherv: bytes, like
+ * the other data movers (coll_gather.c). Every rank knows every block's
+ * size, so no counts travel. */
+#include <stdint.h>
+
+#include "mpi/coll_common.h"
+
+/* Open the sides, look up, run; *served false when the MPI library must
+ * serve the call (nothing was run). */
+static int allgather(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendbuf,
+                     const trl_blocks *send_b, void *recvbuf, const trl_blocks *recv_b,
+                     bool *served)
+{
+    *served = true;
+    if (!trl_comm_vec(c))
+        return PMPI_Comm_call_errhandler(comm, MPI_ERR_NO_MEM);
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    trl_move_side send = {.pack_only = -1}, recv = {.pack_only = -1};
+    int rc = MPI_SUCCESS;
+    if (!in_place)
+        rc = trl_move_open(&send, (void *)sendbuf, send_b, false, TRL_VEC(c, 0), TRL_VEC(c, 1));
+    if (rc == MPI_SUCCESS)
+        rc = trl_move_open(&recv, recvbuf, recv_b, false, TRL_VEC(c, 2), TRL_VEC(c, 3));
+    if (rc != MPI_SUCCESS) {
+        trl_move_abandon(&send, &recv);
+        return PMPI_Comm_call_errhandler(comm, rc);
+    }
+    /* In place, this rank's block is in the receive buffer: a staged
+     * receive side must hold it too, since the schedule forwards it. */
+    if (in_place)
+        recv.pack_only = c->rank;
+    trl_coll_args a = {.coll = coll, .elem_size = 1, .commutative = true, .in_place = in_place};
+    size_t total = 0;
+    for (int i = 0; i < c->size; i++)
+        total += recv.counts[i];
+    if (coll == TRL_COLL_ALLGATHER) {
+        a.count = recv.counts[0];
+    } else {
+        a.counts = recv.counts;
+        a.displs = recv.displs;
+    }
+    const trl_cache_entry *e = total ? trl_comm_lookup(c, &a) : NULL;
+    if (!e || !e->algo->build) {
+        trl_move_abandon(&send, &recv);
+        *served = total == 0;
+        return MPI_SUCCESS;
+    }
+    return trl_move_run(e, c, comm, &send, &recv);
+}
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    trl_comm *c = trl_comm_get(comm);
+    if (!c || c->size == 1 || recvcount < 0 || recvtype == MPI_DATATYPE_NULL ||
+        (sendbuf != MPI_IN_PLACE && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL)))
+        goto mpi;
+    trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
+    trl_blocks recv_b = {.n = c->size, .count = recvcount, .type = recvtype};
+    bool served;
+    int rc = allgather(c, comm, TRL_COLL_ALLGATHER, sendbuf, &send_b, recvbuf, &recv_b, &served);
+    if (served)
+        return rc;
+mpi:
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm)
+{
+    trl_comm *c = trl_comm_get(comm);
+    if (!c || c->size == 1 || !recvcounts || !displs || recvtype == MPI_DATATYPE_NULL ||
+        (sendbuf != MPI_IN_PLACE && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL)))
+        goto mpi;
+    for (int i = 0; i < c->size; i++)
+        if (recvcounts[i] < 0)
+            goto mpi;
+    trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
+    trl_blocks recv_b = {.n = c->size, .counts = recvcounts, .displs = displs, .type = recvtype};
+    bool served;
+    int rc = allgather(c, comm, TRL_COLL_ALLGATHERV, sendbuf, &send_b, recvbuf, &recv_b, &served);
+    if (served)
+        return rc;
+mpi:
+    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           comm);
+}

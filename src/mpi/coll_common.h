@@ -1,0 +1,107 @@
+/* What the PMPI entry points share: running a cached schedule, and seeing
+ * user buffers of any datatype as the bytes the data-movement schedules
+ * address. */
+#ifndef TRL_COLL_COMMON_H
+#define TRL_COLL_COMMON_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mpi/runtime.h"
+
+/* Run a cached schedule on c's private duplicate. An error goes through
+ * the user's communicator's error handler, as the MPI library's own
+ * collective would. */
+int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
+            void *recvbuf, MPI_Datatype dtype, MPI_Op op);
+
+/* Arguments MPI would reject: the MPI library reports them as it always
+ * does. */
+bool trl_bad_reduction(int count, MPI_Datatype datatype, MPI_Op op);
+
+/* The shape of a reduction call: elements of the datatype, commutativity
+ * of the operation. count is 0 when no data moves (a zero count or an
+ * empty datatype): then the call has nothing to do. */
+trl_coll_args trl_reduction_args(trl_coll coll, int root, const void *sendbuf, int count,
+                                 MPI_Datatype datatype, MPI_Op op);
+
+/* Whether count elements of type lie back to back with no gaps, starting
+ * at the buffer's address: then the buffer is its own bytes. *size and
+ * *extent are set either way. */
+bool trl_type_contiguous(MPI_Datatype type, int *size, MPI_Aint *extent);
+
+/* A side (send or receive) of a data-movement call as bytes: block i is
+ * counts[i] elements of types[i] at user + disp[i] bytes. When every block
+ * is contiguous the schedule addresses the user's buffer at those byte
+ * offsets; otherwise the blocks are staged back to back in a temporary
+ * buffer (packed before a send side runs, unpacked after a receive side
+ * ran). */
+typedef struct {
+    char *user;       /* the user's buffer */
+    char *base;       /* what the schedule addresses: user, or staging */
+    char *staging;    /* malloc'd, or NULL */
+    size_t bytes;     /* of staging */
+} trl_side;
+
+/* Describe n blocks; fills byte_counts[] and byte_displs[] (what the
+ * builders read) and decides direct or staged. type is one datatype for
+ * all blocks unless types is given (alltoallw); count is per block unless
+ * counts is given; block i's element displacement is displs[i] (times the
+ * extent) or, without displs, i * count elements, or with byte_disp_in
+ * (alltoallw) bytes. stage: always stage (an in-place alltoall's send
+ * side is a copy of the receive buffer). Returns MPI_SUCCESS,
+ * MPI_ERR_NO_MEM, or MPI_ERR_COUNT for a negative count or more than
+ * INT_MAX bytes (the executor's messages count in ints). */
+typedef struct {
+    int n;
+    int count;                    /* without counts */
+    const int *counts;            /* elements per block, or NULL */
+    const int *displs;            /* in extents, or NULL */
+    const int *byte_disp_in;      /* alltoallw's byte displacements, or NULL */
+    MPI_Datatype type;            /* without types */
+    const MPI_Datatype *types;    /* alltoallw, or NULL */
+} trl_blocks;
+
+int trl_side_open(trl_side *side, void *user, const trl_blocks *b, bool stage,
+                  size_t *byte_counts, size_t *byte_displs);
+
+/* Pack the user's blocks into staging: every block, or only block `only`
+ * (-1: all; an in-place receive side needs the rank's own block there).
+ * Unpack staging into the user's blocks but block `skip` (-1: none). Both
+ * do nothing for a direct side. */
+int trl_side_pack(trl_side *side, const trl_blocks *b, const size_t *byte_displs, int only,
+                  MPI_Comm comm);
+int trl_side_unpack(trl_side *side, const trl_blocks *b, const size_t *byte_displs, int skip,
+                    MPI_Comm comm);
+
+void trl_side_close(trl_side *side);
+
+/* c->vec holds six arrays of p entries: the send side's byte counts and
+ * displacements (0, 1), the receive side's (2, 3), and two more (4, 5). */
+#define TRL_VEC(c, i) (trl_comm_vec(c) + (size_t)(i) * (size_t)(c)->size)
+
+/* One side of a data-movement call, opened before the lookup (the
+ * builders read its byte counts and displacements). */
+typedef struct {
+    trl_blocks b;
+    bool used;        /* false: this rank has no such side (or it is in place) */
+    trl_side side;
+    size_t *counts, *displs; /* bytes, b.n entries each */
+    int pack_only;    /* receive side in place: the block to pack first (-1 none) */
+} trl_move_side;
+
+/* Open a side over user's blocks into the byte arrays given. */
+int trl_move_open(trl_move_side *m, void *user, const trl_blocks *b, bool stage, size_t *counts,
+                  size_t *displs);
+
+/* Run e over two opened sides: pack the send side, run, unpack the receive
+ * side, close both. The schedule runs even if packing failed, so no rank
+ * is left waiting; the failure is reported after. */
+int trl_move_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, trl_move_side *send,
+                 trl_move_side *recv);
+
+/* Close both sides without running (the MPI library serves the call). */
+void trl_move_abandon(trl_move_side *send, trl_move_side *recv);
+
+#endif

@@ -1,0 +1,213 @@
+/* Shared parts of the threads tier: element types and helpers (see
+ * algo_check.h). */
+#include "algo_check.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- element types ---------------------------------------------------- */
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0x9E3779B97F4A7C15ULL;
+    x ^= x >> 29;
+    return x;
+}
+
+static void i64_fill(void *buf, int rank, size_t count, unsigned salt)
+{
+    int64_t *v = buf;
+    for (size_t i = 0; i < count; i++)
+        v[i] = (int64_t)(mix(((uint64_t)salt << 40) ^ ((uint64_t)rank << 24) ^ i) % 2000001) - 1000000;
+}
+static void i64_reduce(const void *in, void *inout, size_t n)
+{
+    const int64_t *a = in;
+    int64_t *b = inout;
+    for (size_t i = 0; i < n; i++)
+        b[i] = a[i] + b[i];
+}
+static void i64_fold(void *acc, const void *next, size_t n)
+{
+    int64_t *a = acc;
+    const int64_t *b = next;
+    for (size_t i = 0; i < n; i++)
+        a[i] += b[i];
+}
+bool check_exact(const void *got, const void *want, size_t count, size_t size, size_t *bad)
+{
+    for (size_t i = 0; i < count; i++)
+        if (memcmp((const char *)got + i * size, (const char *)want + i * size, size)) {
+            *bad = i;
+            return false;
+        }
+    return true;
+}
+static bool i64_close(const void *got, const void *want, size_t count, int nranks, size_t *bad)
+{
+    (void)nranks;
+    return check_exact(got, want, count, sizeof(int64_t), bad);
+}
+
+static void f64_fill(void *buf, int rank, size_t count, unsigned salt)
+{
+    double *v = buf;
+    for (size_t i = 0; i < count; i++)
+        v[i] = (double)(mix(((uint64_t)salt << 40) ^ ((uint64_t)rank << 24) ^ i) % 1000003) / 997.0 -
+               300.0;
+}
+static void f64_reduce(const void *in, void *inout, size_t n)
+{
+    const double *a = in;
+    double *b = inout;
+    for (size_t i = 0; i < n; i++)
+        b[i] = a[i] + b[i];
+}
+static void f64_fold(void *acc, const void *next, size_t n)
+{
+    double *a = acc;
+    const double *b = next;
+    for (size_t i = 0; i < n; i++)
+        a[i] += b[i];
+}
+static bool f64_close(const void *got, const void *want, size_t count, int nranks, size_t *bad)
+{
+    const double *g = got, *w = want;
+    for (size_t i = 0; i < count; i++) {
+        /* Any summation order is within p ulps of the magnitudes summed;
+         * the inputs are bounded by 1300, so this bound is generous but
+         * still catches a missing or doubled contribution. */
+        double tol = (double)nranks * 1400.0 * 4.0 * 2.3e-16 * (double)nranks;
+        if (!(fabs(g[i] - w[i]) <= tol)) {
+            *bad = i;
+            return false;
+        }
+    }
+    return true;
+}
+
+typedef struct {
+    uint32_t m[4]; /* row-major 2x2 */
+} mat;
+static mat mat_mul(mat x, mat y)
+{
+    mat r = {{x.m[0] * y.m[0] + x.m[1] * y.m[2], x.m[0] * y.m[1] + x.m[1] * y.m[3],
+              x.m[2] * y.m[0] + x.m[3] * y.m[2], x.m[2] * y.m[1] + x.m[3] * y.m[3]}};
+    return r;
+}
+static void mat_fill(void *buf, int rank, size_t count, unsigned salt)
+{
+    mat *v = buf;
+    for (size_t i = 0; i < count; i++)
+        for (int k = 0; k < 4; k++)
+            v[i].m[k] = (uint32_t)mix(((uint64_t)salt << 44) ^ ((uint64_t)rank << 28) ^ (i << 2) ^ (uint64_t)k);
+}
+static void mat_reduce(const void *in, void *inout, size_t n)
+{
+    const mat *a = in;
+    mat *b = inout;
+    for (size_t i = 0; i < n; i++)
+        b[i] = mat_mul(a[i], b[i]);
+}
+static void mat_fold(void *acc, const void *next, size_t n)
+{
+    mat *a = acc;
+    const mat *b = next;
+    for (size_t i = 0; i < n; i++)
+        a[i] = mat_mul(a[i], b[i]);
+}
+static bool mat_close(const void *got, const void *want, size_t count, int nranks, size_t *bad)
+{
+    (void)nranks;
+    return check_exact(got, want, count, sizeof(mat), bad);
+}
+
+const elem_type check_types[] = {
+    {"i64", sizeof(int64_t), true, i64_fill, i64_reduce, i64_fold, i64_close},
+    {"f64", sizeof(double), true, f64_fill, f64_reduce, f64_fold, f64_close},
+    {"mat", sizeof(mat), false, mat_fill, mat_reduce, mat_fold, mat_close},
+};
+
+const size_t check_ntypes = sizeof check_types / sizeof *check_types;
+
+/* ---- helpers ---------------------------------------------------------- */
+
+void check_fail(tally *t, const check_case *c, const char *fmt, ...)
+{
+    t->failures++;
+    if (t->failures > 20)
+        return;
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "FAIL %s %s [%s] type=%s ranks=%d count=%zu root=%d%s: %s\n",
+            trl_coll_name(c->algo->coll), c->algo->name, c->params_text, c->ty->name, c->p,
+            c->count, c->root, c->in_place ? " in-place" : "", what);
+}
+
+trl_coll_args check_args(const check_case *c)
+{
+    trl_coll_args a = {.coll = c->algo->coll, .size = c->p, .root = c->root, .count = c->count,
+                       .elem_size = c->ty->size, .commutative = c->ty->commutative,
+                       .params = c->params};
+    return a;
+}
+
+void check_irregular_counts(int p, size_t count, size_t *counts)
+{
+    for (int r = 0; r < p; r++)
+        counts[r] = count == 0 || r % 3 == 2 ? 0 : count + (size_t)r * 3;
+}
+
+size_t check_scattered_displs(int p, const size_t *counts, size_t *displs)
+{
+    size_t at = 1;
+    for (int r = p - 1; r >= 0; r--) {
+        displs[r] = at;
+        at += counts[r] + 1;
+    }
+    return at;
+}
+
+bool check_build_all(tally *t, const check_case *c, trl_sched *s, check_args_fn args_of,
+                     void *ctx)
+{
+    for (int r = 0; r < c->p; r++) {
+        trl_coll_args a = check_args(c);
+        a.rank = r;
+        args_of(c, r, &a, ctx);
+        int rc = trl_algo_build(c->algo, &a, &s[r]);
+        if (rc) {
+            check_fail(t, c, "builder failed on rank %d: %d", r, rc);
+            check_free_scheds(s, r);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool check_run(tally *t, const check_case *c, trl_sched *s, size_t elem_size, void **send,
+               void **recv, size_t *send_n, size_t *recv_n)
+{
+    trl_thread_job job = {.size = c->p, .elem_size = elem_size, .reduce = c->ty->reduce,
+                          .scheds = s, .sendbuf = send, .recvbuf = recv, .send_elems = send_n,
+                          .recv_elems = recv_n, .seed = c->seed, .timeout_s = 5};
+    if (trl_thread_run(&job)) {
+        check_fail(t, c, "%s", job.error);
+        return false;
+    }
+    return true;
+}
+
+void check_free_scheds(trl_sched *s, int p)
+{
+    for (int r = 0; r < p; r++)
+        trl_sched_free(&s[r]);
+}

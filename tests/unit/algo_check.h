@@ -1,0 +1,94 @@
+/* Shared parts of the threads tier (test_algos): element types with
+ * independent reference arithmetic, the tally of cases and failures, and
+ * helpers to build every rank's schedule and run them as threads.
+ *
+ * Each family of collectives has one file (check_<family>.c) with a case
+ * function: given one case (algorithm, parameters, type, ranks, count,
+ * root, in place), it builds all ranks' schedules, fills inputs, computes
+ * the expected result with a plain loop, runs, and compares. */
+#ifndef ALGO_CHECK_H
+#define ALGO_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "algo/algo.h"
+#include "exec/exec_threads.h"
+
+typedef struct {
+    const char *name;
+    size_t size;
+    bool commutative;
+    void (*fill)(void *buf, int rank, size_t count, unsigned salt);
+    void (*reduce)(const void *in, void *inout, size_t count); /* inout = in (op) inout */
+    void (*fold_expected)(void *acc, const void *next, size_t count); /* acc = acc (op) next */
+    bool (*close)(const void *got, const void *want, size_t count, int nranks, size_t *bad);
+} elem_type;
+
+/* i64 (exact sum), f64 (sum within rounding), mat (2x2 matrix product mod
+ * 2^32: associative, not commutative). */
+extern const elem_type check_types[];
+extern const size_t check_ntypes;
+
+typedef struct {
+    int failures, cases;
+    bool quick;
+} tally;
+
+typedef struct {
+    const trl_algo *algo;
+    const char *params_text;
+    const trl_params *params;
+    const elem_type *ty;
+    int p;
+    size_t count; /* the sweep's count: per block, or per rank before irregular spreading */
+    int root;
+    bool in_place;
+    unsigned seed;
+} check_case;
+
+/* Record a failure of case c (printed for the first 20). */
+void check_fail(tally *t, const check_case *c, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Byte-exact comparison; *bad gets the first differing element. */
+bool check_exact(const void *got, const void *want, size_t count, size_t size, size_t *bad);
+
+/* Args for case c at rank 0 (callers set rank and in_place per rank, and
+ * counts/displs where the collective has them). */
+trl_coll_args check_args(const check_case *c);
+
+/* Irregular counts for the v-variants, derived from the sweep's count:
+ * every third rank gets nothing, the others count + rank * 3 (count 0:
+ * all zero). */
+void check_irregular_counts(int p, size_t count, size_t *counts);
+
+/* Displacements that lay blocks out in reverse rank order with a gap of
+ * one element between them (so misplaced writes and overruns show).
+ * Returns the buffer length needed, in elements. */
+size_t check_scattered_displs(int p, const size_t *counts, size_t *displs);
+
+/* Build rank r's schedule for r = 0..p-1 with args_of(r) (the caller's
+ * function fills the per-rank fields). Returns false after reporting. */
+typedef void (*check_args_fn)(const check_case *c, int rank, trl_coll_args *a, void *ctx);
+bool check_build_all(tally *t, const check_case *c, trl_sched *s, check_args_fn args_of,
+                     void *ctx);
+
+/* Run the built schedules with the given buffers (elements of elem_size;
+ * capacities in elements) under the strict thread executor; false after
+ * reporting. Frees nothing. */
+bool check_run(tally *t, const check_case *c, trl_sched *s, size_t elem_size, void **send,
+               void **recv, size_t *send_n, size_t *recv_n);
+
+void check_free_scheds(trl_sched *s, int p);
+
+/* The case function of each family. */
+typedef void (*check_case_fn)(tally *t, const check_case *c);
+void check_classic_case(tally *t, const check_case *c); /* bcast reduce allreduce barrier */
+void check_gather_case(tally *t, const check_case *c);  /* gather(v) scatter(v) */
+void check_allgather_case(tally *t, const check_case *c); /* allgather(v) */
+void check_alltoall_case(tally *t, const check_case *c);  /* alltoall(v,w) */
+void check_reduce_scatter_case(tally *t, const check_case *c); /* reduce_scatter(_block) */
+void check_scan_case(tally *t, const check_case *c);           /* scan, exscan */
+
+#endif

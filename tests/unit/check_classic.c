@@ -1,0 +1,172 @@
+/* bcast, reduce, allreduce and barrier in the threads tier. Reductions
+ * are checked against a plain loop in rank order; barriers carry no data,
+ * so for them the check is that every rank, before it finishes, has heard
+ * (through a chain of messages) from every other rank. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo_check.h"
+
+/* Which ranks each step has heard from (bitsets over <= 64 ranks), to a
+ * fixed point across message edges. Used for barriers. */
+static bool barrier_informs_all(trl_sched *s, int p, char *why, size_t whylen)
+{
+    uint64_t **know = calloc((size_t)p, sizeof *know);
+    for (int r = 0; r < p; r++)
+        know[r] = calloc(s[r].nsteps + 1, sizeof **know);
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (int r = 0; r < p; r++) {
+            for (size_t i = 0; i < s[r].nsteps; i++) {
+                const trl_step *st = &s[r].steps[i];
+                uint64_t k = 1ULL << r;
+                for (uint32_t d = 0; d < st->ndeps; d++)
+                    k |= know[r][s[r].deps[st->dep_first + d]];
+                if (st->kind == TRL_STEP_RECV) {
+                    const trl_sched *src = &s[st->peer];
+                    for (size_t j = 0; j < src->nsteps; j++)
+                        if (src->steps[j].kind == TRL_STEP_SEND && src->steps[j].peer == r &&
+                            src->steps[j].tag == st->tag)
+                            k |= know[st->peer][j];
+                }
+                if (k != know[r][i]) {
+                    know[r][i] = k;
+                    changed = true;
+                }
+            }
+        }
+    }
+    bool ok = true;
+    uint64_t all = p == 64 ? ~0ULL : (1ULL << p) - 1;
+    for (int r = 0; r < p && ok; r++) {
+        uint64_t k = 1ULL << r;
+        for (size_t i = 0; i < s[r].nsteps; i++)
+            k |= know[r][i];
+        if (k != all) {
+            snprintf(why, whylen, "rank %d can finish without hearing from every rank (knows %#llx)",
+                     r, (unsigned long long)k);
+            ok = false;
+        }
+    }
+    for (int r = 0; r < p; r++)
+        free(know[r]);
+    free(know);
+    return ok;
+}
+
+void check_classic_case(tally *t, const check_case *c)
+{
+    const trl_algo *algo = c->algo;
+    const elem_type *ty = c->ty;
+    int p = c->p, root = c->root;
+    size_t count = c->count;
+    bool in_place = c->in_place;
+    unsigned seed = c->seed;
+    trl_coll coll = algo->coll;
+    trl_coll_args args = check_args(c);
+    bool has_both = coll == TRL_COLL_ALLREDUCE || coll == TRL_COLL_REDUCE;
+    trl_sched *s = calloc((size_t)p, sizeof *s);
+    void **send = calloc((size_t)p, sizeof *send), **recv = calloc((size_t)p, sizeof *recv);
+    size_t *send_n = calloc((size_t)p, sizeof *send_n), *recv_n = calloc((size_t)p, sizeof *recv_n);
+    void *expect = calloc(count + 1, ty->size), *tmp = calloc(count + 1, ty->size);
+    char why[256];
+    int built = 0;
+
+    for (; built < p; built++) {
+        args.rank = built;
+        args.in_place = in_place && has_both && (coll == TRL_COLL_ALLREDUCE || built == root);
+        int rc = trl_algo_build(algo, &args, &s[built]);
+        if (rc) {
+            snprintf(why, sizeof why, "builder failed on rank %d: %d", built, rc);
+            check_fail(t, c, "%s", why);
+            goto out;
+        }
+    }
+
+    if (coll == TRL_COLL_BARRIER) {
+        if (!barrier_informs_all(s, p, why, sizeof why))
+            check_fail(t, c, "%s", why);
+    }
+
+    /* Inputs, and the expected result computed by a plain loop. */
+    for (int r = 0; r < p; r++) {
+        bool has_send = coll == TRL_COLL_REDUCE || coll == TRL_COLL_ALLREDUCE;
+        bool has_recv = coll == TRL_COLL_BCAST || coll == TRL_COLL_ALLREDUCE ||
+                        (coll == TRL_COLL_REDUCE && r == root);
+        if (has_send) {
+            send[r] = malloc(count * ty->size + 1);
+            send_n[r] = count;
+            ty->fill(send[r], r, count, seed);
+        }
+        if (has_recv) {
+            recv[r] = malloc(count * ty->size + 1);
+            recv_n[r] = count;
+            if (coll == TRL_COLL_BCAST)
+                ty->fill(recv[r], r == root ? 1000 : r, count, seed + (r == root ? 0 : 7));
+            else
+                memset(recv[r], 0x5A, count * ty->size); /* garbage the result must replace */
+        }
+        if (in_place && has_send && has_recv) {
+            memcpy(recv[r], send[r], count * ty->size);
+            free(send[r]);
+            send[r] = recv[r];
+        }
+    }
+    if (coll == TRL_COLL_BCAST) {
+        ty->fill(expect, 1000, count, seed);
+    } else if (coll != TRL_COLL_BARRIER) {
+        ty->fill(expect, 0, count, seed);
+        for (int r = 1; r < p; r++) {
+            ty->fill(tmp, r, count, seed);
+            ty->fold_expected(expect, tmp, count);
+        }
+    }
+
+    trl_thread_job job = {.size = p, .elem_size = ty->size, .reduce = ty->reduce, .scheds = s,
+                          .sendbuf = send, .recvbuf = recv, .send_elems = send_n,
+                          .recv_elems = recv_n, .seed = seed, .timeout_s = 5};
+    if (trl_thread_run(&job)) {
+        check_fail(t, c, "%s", job.error);
+        goto out;
+    }
+    for (int r = 0; r < p; r++) {
+        if (!recv[r] || coll == TRL_COLL_BARRIER)
+            continue;
+        size_t bad;
+        if (!ty->close(recv[r], expect, count, p, &bad)) {
+            snprintf(why, sizeof why, "rank %d: element %zu is wrong", r, bad);
+            check_fail(t, c, "%s", why);
+            break;
+        }
+    }
+    /* Send buffers are read-only. */
+    for (int r = 0; r < p; r++) {
+        if (!send[r] || send[r] == recv[r])
+            continue;
+        ty->fill(tmp, r, count, seed);
+        size_t bad;
+        if (!check_exact(send[r], tmp, count, ty->size, &bad)) {
+            snprintf(why, sizeof why, "rank %d's send buffer was modified", r);
+            check_fail(t, c, "%s", why);
+            break;
+        }
+    }
+out:
+    for (int r = 0; r < built; r++)
+        trl_sched_free(&s[r]);
+    for (int r = 0; r < p; r++) {
+        if (send[r] != recv[r])
+            free(send[r]);
+        free(recv[r]);
+    }
+    free(s);
+    free(send);
+    free(recv);
+    free(send_n);
+    free(recv_n);
+    free(expect);
+    free(tmp);
+}
