@@ -119,7 +119,10 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
         else                                           \
             m->ready[nready++] = (uint32_t)(i);        \
     } while (0)
-    for (size_t i = 0; i < s->nroots; i++)
+    /* The stacks pop the last pushed first: push in reverse, so the steps
+     * ready at the start go out in the order the builder wrote them (a
+     * linear bcast serves root+1 first). */
+    for (size_t i = s->nroots; i-- > 0;)
         PUSH_READY(s->roots[i]);
 
     while (done < n) {

@@ -4,7 +4,8 @@
  *  - sends complete only when the receiver has copied the data
  *    (rendezvous), so a schedule that writes a buffer still being sent,
  *    or that needs buffering to avoid deadlock, fails;
- *  - among ready steps it picks one at random, so a missing dependency
+ *  - among ready steps it picks one at random, and at random completes
+ *    posted messages before or after local steps, so a missing dependency
  *    shows up as a wrong result;
  *  - every buffer access is bounds-checked, every message's length must
  *    match, and a schedule that stops making progress is reported as a
