@@ -119,6 +119,26 @@ static int open_rooted(rooted *r, trl_comm *c, MPI_Comm comm, trl_coll coll, int
     return MPI_SUCCESS;
 }
 
+/* Open, look up and run a rooted call; *served false when the MPI library
+ * must serve it (nothing was run). */
+static int rooted_move(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, void *one_buf,
+                       const trl_blocks *one_b, void *all_buf, const trl_blocks *all_b,
+                       bool *served)
+{
+    rooted r;
+    trl_move_side one, all;
+    *served = true;
+    int rc = open_rooted(&r, c, comm, coll, root, one_buf, one_b, all_buf, all_b, &one, &all);
+    if (rc != MPI_SUCCESS)
+        return PMPI_Comm_call_errhandler(comm, rc);
+    bool vector = trl_coll_is_vector(coll);
+    if (vector)
+        r.a.count = 0;
+    else
+        r.a.counts = r.a.displs = NULL; /* uniform blocks */
+    return run_rooted(&r, vector, served);
+}
+
 static bool bad_side(int count, MPI_Datatype type)
 {
     return count < 0 || type == MPI_DATATYPE_NULL;
@@ -143,17 +163,11 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     bool is_root = c->rank == root, in_place = is_root && sendbuf == MPI_IN_PLACE;
     if ((!in_place && bad_side(sendcount, sendtype)) || (is_root && bad_side(recvcount, recvtype)))
         goto mpi;
-    rooted r;
-    trl_move_side one, all;
     trl_blocks one_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks all_b = {.n = c->size, .count = recvcount, .type = recvtype};
-    int rc = open_rooted(&r, c, comm, TRL_COLL_GATHER, root, in_place ? NULL : (void *)sendbuf,
-                         &one_b, recvbuf, &all_b, &one, &all);
-    if (rc != MPI_SUCCESS)
-        return PMPI_Comm_call_errhandler(comm, rc);
-    r.a.counts = r.a.displs = NULL; /* uniform blocks */
     bool served;
-    rc = run_rooted(&r, false, &served);
+    int rc = rooted_move(c, comm, TRL_COLL_GATHER, root, in_place ? NULL : (void *)sendbuf,
+                         &one_b, recvbuf, &all_b, &served);
     if (served)
         return rc;
 mpi:
@@ -171,17 +185,11 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     if ((!in_place && bad_side(sendcount, sendtype)) ||
         (is_root && (bad_side(0, recvtype) || bad_counts(recvcounts, displs, c->size))))
         goto mpi;
-    rooted r;
-    trl_move_side one, all;
     trl_blocks one_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks all_b = {.n = c->size, .counts = recvcounts, .displs = displs, .type = recvtype};
-    int rc = open_rooted(&r, c, comm, TRL_COLL_GATHERV, root, in_place ? NULL : (void *)sendbuf,
-                         &one_b, recvbuf, &all_b, &one, &all);
-    if (rc != MPI_SUCCESS)
-        return PMPI_Comm_call_errhandler(comm, rc);
-    r.a.count = 0;
     bool served;
-    rc = run_rooted(&r, true, &served);
+    int rc = rooted_move(c, comm, TRL_COLL_GATHERV, root, in_place ? NULL : (void *)sendbuf,
+                         &one_b, recvbuf, &all_b, &served);
     if (served)
         return rc;
 mpi:
@@ -198,17 +206,11 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     bool is_root = c->rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;
     if ((!in_place && bad_side(recvcount, recvtype)) || (is_root && bad_side(sendcount, sendtype)))
         goto mpi;
-    rooted r;
-    trl_move_side one, all;
     trl_blocks one_b = {.n = 1, .count = recvcount, .type = recvtype};
     trl_blocks all_b = {.n = c->size, .count = sendcount, .type = sendtype};
-    int rc = open_rooted(&r, c, comm, TRL_COLL_SCATTER, root, in_place ? NULL : recvbuf, &one_b,
-                         (void *)sendbuf, &all_b, &one, &all);
-    if (rc != MPI_SUCCESS)
-        return PMPI_Comm_call_errhandler(comm, rc);
-    r.a.counts = r.a.displs = NULL;
     bool served;
-    rc = run_rooted(&r, false, &served);
+    int rc = rooted_move(c, comm, TRL_COLL_SCATTER, root, in_place ? NULL : recvbuf, &one_b,
+                         (void *)sendbuf, &all_b, &served);
     if (served)
         return rc;
 mpi:
@@ -226,17 +228,11 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     if ((!in_place && bad_side(recvcount, recvtype)) ||
         (is_root && (bad_side(0, sendtype) || bad_counts(sendcounts, displs, c->size))))
         goto mpi;
-    rooted r;
-    trl_move_side one, all;
     trl_blocks one_b = {.n = 1, .count = recvcount, .type = recvtype};
     trl_blocks all_b = {.n = c->size, .counts = sendcounts, .displs = displs, .type = sendtype};
-    int rc = open_rooted(&r, c, comm, TRL_COLL_SCATTERV, root, in_place ? NULL : recvbuf, &one_b,
-                         (void *)sendbuf, &all_b, &one, &all);
-    if (rc != MPI_SUCCESS)
-        return PMPI_Comm_call_errhandler(comm, rc);
-    r.a.count = 0;
     bool served;
-    rc = run_rooted(&r, true, &served);
+    int rc = rooted_move(c, comm, TRL_COLL_SCATTERV, root, in_place ? NULL : recvbuf, &one_b,
+                         (void *)sendbuf, &all_b, &served);
     if (served)
         return rc;
 mpi:
