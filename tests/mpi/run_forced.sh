@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# Runs coll_check under mpirun with libtrellis.so preloaded and one rule
-# forcing an algorithm, then checks that the program passed AND that Trellis
+# Runs a checker program (coll_check, coll_check_move, coll_check_scan) under
+# mpirun with libtrellis.so preloaded and one rule forcing an algorithm, then checks that the program passed AND that Trellis
 # really ran the forced algorithm (TRELLIS_VERBOSE=1 names the rule that
 # chose it), so a silent fall-back to the MPI library cannot pass.
 #
-#   run_forced.sh <nprocs> <libtrellis.so|none|linked> <coll_check> "<rule>" [expected-algorithm]
+#   run_forced.sh <nprocs> <libtrellis.so|none|linked> <program> "<rule>"
+#                 [expected-algorithm] [-- program-arguments...]
 #
 # "linked": the program is linked against libtrellis.so; nothing is preloaded.
+# Everything after "--" goes to the program (pass "" as expected-algorithm
+# to check none).
 set -uo pipefail
-np=$1 lib=$2 prog=$3 rule=$4 expect=${5:-}
+np=$1 lib=$2 prog=$3 rule=$4
+shift 4
+expect=
+if [ $# -gt 0 ] && [ "$1" != -- ]; then expect=$1; shift; fi
+if [ $# -gt 0 ] && [ "$1" = -- ]; then shift; fi
+prog_args=("$@")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 args=(-np "$np" --oversubscribe --mca mpi_yield_when_idle 1)
 if [ "$lib" = linked ]; then
@@ -18,7 +26,7 @@ elif [ "$lib" != none ]; then
 fi
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-mpirun "${args[@]}" "$prog" >"$out" 2>"$err"
+mpirun "${args[@]}" "$prog" ${prog_args[@]+"${prog_args[@]}"} >"$out" 2>"$err"
 rc=$?
 cat "$out"
 grep -v '^trellis: ' "$err" >&2
@@ -30,7 +38,8 @@ fi
 grep -q ", 0 failed$" "$out" || { echo "FAILED: no clean summary line" >&2; exit 1; }
 if [ -n "$expect" ] && [ "$np" -gt 1 ]; then
   coll=${rule%% *}
-  if ! grep -q "^trellis: $coll ranks=[0-9]* bytes=[0-9]*: $expect (TRELLIS_RULES:1:" "$err"; then
+  # No bytes= where ranks do not share a size (the v and w variants).
+  if ! grep -q "^trellis: $coll ranks=[0-9]*\( bytes=[0-9]*\)\?: $expect (TRELLIS_RULES:1:" "$err"; then
     echo "FAILED: Trellis never reported running $coll $expect from the rule; it said:" >&2
     grep '^trellis: ' "$err" | head -20 >&2
     exit 1
