@@ -24,7 +24,13 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         "TRELLIS_RULES as in a run, then from the built-in rules. --builtin-rules prints the "
         "built-in rules, numbered as explain and verbose mode cite them (built-in:LINE).",
     )
-    parser.add_argument("collective", nargs="?", help="bcast, reduce, allreduce or barrier")
+    parser.add_argument(
+        "collective",
+        nargs="?",
+        help="bcast, reduce, allreduce, barrier, gather, gatherv, scatter, scatterv, "
+        "allgather, allgatherv, alltoall, alltoallv, alltoallw, reduce_scatter, "
+        "reduce_scatter_block, scan or exscan",
+    )
     parser.add_argument("--ranks", type=int, metavar="N", help="communicator size")
     parser.add_argument(
         "--builtin-rules",
@@ -35,9 +41,19 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         "--bytes",
         type=size_argument,
         metavar="B",
-        help="message size in bytes, with an optional K, M or G suffix (not for barrier)",
+        help="message size in bytes, with an optional K, M or G suffix, as the rules' bytes= "
+        "sees it: the message; one rank's block for gather, scatter, allgather and alltoall; "
+        "the average block for allgatherv; the whole vector for reduce_scatter and "
+        "reduce_scatter_block (which splits it into N equal blocks); every rank's block "
+        "alike for gatherv, scatterv, alltoallv and alltoallw; not for barrier",
     )
-    parser.add_argument("--root", type=int, metavar="R", help="root rank (bcast, reduce)")
+    parser.add_argument(
+        "--root",
+        type=int,
+        metavar="R",
+        help="root rank (default 0) of a rooted collective: bcast, reduce, gather, gatherv, "
+        "scatter, scatterv",
+    )
     parser.add_argument(
         "--elem-size",
         type=int,
@@ -47,7 +63,8 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     parser.add_argument(
         "--noncommutative",
         action="store_true",
-        help="the reduction operation is not commutative",
+        help="the reduction operation is not commutative (reduce, allreduce, reduce_scatter, "
+        "reduce_scatter_block, scan, exscan)",
     )
     parser.add_argument(
         "--rules",

@@ -5,9 +5,16 @@ import re
 from pathlib import Path
 
 from trellis import native
+from trellis.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 TABLE_SOURCE = REPO / "src" / "algo" / "algorithms.c"
+COLLECTIVES = {
+    "bcast", "reduce", "allreduce", "barrier",
+    "gather", "gatherv", "scatter", "scatterv",
+    "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw",
+    "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
+}  # fmt: skip
 ENTRY_KEYS = {"collective", "name", "description", "cost", "restrictions", "params", "mpi"}
 PARAM_KEYS = {"name", "kind", "default", "min", "max", "help", "of"}
 
@@ -43,7 +50,7 @@ def test_json_entries_are_complete_and_consistent(run_trellis) -> None:
     table = json.loads(run_trellis("algorithms", "--json").stdout)
     names = {(a["collective"], a["name"]) for a in table}
     collectives = {a["collective"] for a in table}
-    assert {"bcast", "reduce", "allreduce", "barrier"} <= collectives
+    assert collectives == COLLECTIVES
     for algo in table:
         where = f"{algo['collective']} {algo['name']}"
         assert set(algo) == ENTRY_KEYS, where
@@ -72,6 +79,16 @@ def test_restrictions_follow_the_source(run_trellis) -> None:
     # Rabenseifner's and the ring's reduce-scatter combine blocks out of rank order.
     assert ("allreduce", "ring") in needs
     assert ("reduce", "linear") not in needs
+    # So do the ring and recursive halving of reduce_scatter(_block); the others keep
+    # the ranks' order, and collectives without an operation have nothing to commute.
+    for coll in ("reduce_scatter", "reduce_scatter_block"):
+        assert (coll, "ring") in needs
+        assert (coll, "recursive_halving") in needs
+        assert (coll, "reduce_scatterv") not in needs
+    assert not {(c, n) for c, n in needs if c in {"scan", "exscan"}}
+    assert {c for c, _ in needs} <= {
+        "reduce", "allreduce", "reduce_scatter", "reduce_scatter_block", "scan", "exscan"
+    }  # fmt: skip
 
 
 def test_table_has_a_row_per_algorithm(run_trellis) -> None:
@@ -101,8 +118,26 @@ def test_collective_filter(run_trellis) -> None:
     assert len(reduce_only) >= 2
 
 
+def test_collective_filter_for_every_collective(capsys) -> None:
+    # In process (the command's main), to spare a Python start per collective.
+    assert main(["algorithms", "--json"]) == 0
+    everything = json.loads(capsys.readouterr().out)
+    for collective in sorted(COLLECTIVES):
+        assert main(["algorithms", "--json", "--collective", collective]) == 0
+        only = json.loads(capsys.readouterr().out)
+        assert only == [a for a in everything if a["collective"] == collective]
+        assert len(only) >= 2, collective  # "mpi" and at least one of Trellis' own
+        assert main(["algorithms", "--collective", collective]) == 0
+        rows = capsys.readouterr().out.splitlines()[1:]
+        assert {row.split()[0] for row in rows} == {collective}
+        assert len(rows) == len(only)
+
+
 def test_unknown_collective_is_an_error(run_trellis) -> None:
     proc = run_trellis("algorithms", "--collective", "alltoallz")
     assert proc.returncode == 2
     assert "unknown collective 'alltoallz'" in proc.stderr
+    # The message lists every collective there is.
+    listed = proc.stderr[proc.stderr.index("(one of ") + len("(one of ") :].split(")")[0]
+    assert set(listed.split(", ")) == COLLECTIVES
     assert proc.stdout == ""

@@ -193,16 +193,29 @@ def test_bad_second_rule_is_reported_on_its_line(run_trellis) -> None:
         (["bcast", "--ranks", "0", "--bytes", "8"], "--ranks"),
         (["bcast", "--bytes", "8"], "--ranks"),
         (["bcast", "--ranks", "4"], "--bytes"),
-        (["bcast", "--ranks", "4", "--bytes", "8", "--root", "4"], "--root"),
-        (["allreduce", "--ranks", "4", "--bytes", "8", "--root", "1"], "--root"),
+        (["bcast", "--ranks", "4", "--bytes", "8", "--root", "4"], "--root 4 is not a rank of 4"),
+        (["scatterv", "--ranks", "3", "--bytes", "8", "--root", "3"], "--root 3 is not a rank"),
+        (["allreduce", "--ranks", "4", "--bytes", "8", "--root", "1"],
+         "--root applies to rooted collectives only (allreduce has no root)"),
+        (["allgather", "--ranks", "4", "--bytes", "8", "--root", "0"],
+         "--root applies to rooted collectives only (allgather has no root)"),
+        (["exscan", "--ranks", "4", "--bytes", "8", "--root", "0"], "(exscan has no root)"),
         (["bcast", "--ranks", "4", "--bytes", "8", "--rank", "9"], "--rank"),
         (["bcast", "--ranks", "4", "--bytes", "9", "--elem-size", "2"], "whole number"),
         (["barrier", "--ranks", "4", "--bytes", "8"], "no data"),
-        (["bcast", "--ranks", "4", "--bytes", "8", "--noncommutative"], "--noncommutative"),
+        (["bcast", "--ranks", "4", "--bytes", "8", "--noncommutative"],
+         "--noncommutative applies to reductions only (bcast has no operation)"),
+        (["alltoall", "--ranks", "4", "--bytes", "8", "--noncommutative"],
+         "--noncommutative applies to reductions only (alltoall has no operation)"),
+        (["gatherv", "--ranks", "4"], "--bytes B is required for gatherv"),
+        (["reduce_scatter_block", "--ranks", "4", "--bytes", "30"],
+         "--bytes 30 (the whole vector) does not split into 4 equal blocks"),
+        (["reduce_scatter_block", "--ranks", "4", "--bytes", "24", "--elem-size", "8"],
+         "does not split into 4 equal blocks of 8-byte elements"),
         (["bcast", "--ranks", "4", "--bytes", "8x"], "--bytes"),
         (["bcast", "--ranks", "4", "--bytes", "8", "--goal", "--json"], "not allowed"),
     ],
-)
+)  # fmt: skip
 def test_bad_arguments_exit_2(run_trellis, args, message) -> None:
     proc = run_trellis("explain", *args)
     assert proc.returncode == 2, proc.stdout
@@ -226,8 +239,11 @@ def test_builtin_rules_are_shown_numbered_as_cited(run_trellis) -> None:
         for m in re.finditer(r"^\s*(\d+)  (.*)$", shown.stdout, re.MULTILINE)
     }
     # Every collective's choice cites a line that the listing shows with that text.
-    for coll, extra in (("bcast", ["--bytes", "1M"]), ("reduce", ["--bytes", "8"]),
-                        ("allreduce", ["--bytes", "64K"]), ("barrier", [])):  # fmt: skip
+    collectives = {a["collective"] for a in json.loads(native.info("algorithms"))}
+    assert len(collectives) == 17
+    for coll in sorted(collectives):
+        extra = {"barrier": [], "bcast": ["--bytes", "1M"], "allreduce": ["--bytes", "64K"],
+                 "reduce_scatter_block": ["--bytes", "40"]}.get(coll, ["--bytes", "8"])  # fmt: skip
         proc = run_trellis("explain", coll, "--ranks", "5", *extra)
         assert proc.returncode == 0, proc.stderr
         source, line, text = chosen_by(proc.stdout)
@@ -239,3 +255,121 @@ def test_explain_without_a_call_is_a_usage_error(run_trellis) -> None:
     proc = run_trellis("explain", "bcast")
     assert proc.returncode == 2
     assert "--ranks" in proc.stderr
+
+
+def test_rooted_collective_with_its_root(run_trellis) -> None:
+    proc = run_trellis(
+        "explain", "gather", "--ranks", "4", "--bytes", "16", "--root", "2", "--rules",
+        "gather linear",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("gather, 4 ranks, 16 bytes (16 elements of 1 byte), root 2\n")
+    num_ranks, ranks = parse_goal(goal_part(proc.stdout))
+    assert num_ranks == 4
+    # The linear gather: every other rank sends its 16-byte block to the root.
+    assert sorted(op.peer for _, op in ranks[2].of_kind("recv")) == [0, 1, 3]
+    assert all(op.nbytes == 16 for _, op in ranks[2].of_kind("recv"))
+    assert check_messages_pair(ranks) == 3
+
+    data = json.loads(
+        run_trellis(
+            "explain", "scatter", "--ranks", "3", "--bytes", "8", "--root", "1", "--json",
+            "--rules", "scatter linear",
+        ).stdout
+    )  # fmt: skip
+    assert (data["collective"], data["root"], data["algorithm"]) == ("scatter", 1, "linear")
+    _, ranks = parse_goal("num_ranks 3\n" + "".join(s["goal"] for s in data["schedules"]))
+    assert sorted(op.peer for _, op in ranks[1].of_kind("send")) == [0, 2]
+
+
+def test_unrooted_collective_has_no_root_in_json(run_trellis) -> None:
+    proc = run_trellis("explain", "exscan", "--ranks", "3", "--bytes", "8", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["root"] is None
+    assert data["commutative"] is True
+
+
+def test_new_reduction_states_its_operation(run_trellis) -> None:
+    proc = run_trellis(
+        "explain", "reduce_scatter", "--ranks", "3", "--bytes", "64", "--noncommutative",
+        "--rules", "reduce_scatter ring",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == (
+        "reduce_scatter, 3 ranks, 64 bytes (64 elements of 1 byte), non-commutative operation"
+    )
+    # The ring needs a commutative operation: passed over, a built-in rule chooses.
+    assert re.search(
+        r"^passed over: TRELLIS_RULES:1: reduce_scatter ring: .*commutative",
+        proc.stdout,
+        re.MULTILINE,
+    )
+    assert chosen_by(proc.stdout)[0] == "built-in"
+
+
+@pytest.mark.parametrize(
+    ("collective", "args", "seen"),
+    [
+        # One rank's block, not all of them.
+        ("alltoall", ["--ranks", "4", "--bytes", "8"], 8),
+        ("gather", ["--ranks", "4", "--bytes", "8"], 8),
+        ("scatter", ["--ranks", "4", "--bytes", "8", "--root", "3"], 8),
+        ("allgather", ["--ranks", "4", "--bytes", "8"], 8),
+        # The average block: every block alike here.
+        ("allgatherv", ["--ranks", "4", "--bytes", "8"], 8),
+        # The whole vector reduced, not one rank's block of it.
+        ("reduce_scatter_block", ["--ranks", "4", "--bytes", "32", "--elem-size", "4"], 32),
+        ("reduce_scatter", ["--ranks", "3", "--bytes", "10"], 10),
+        # The message.
+        ("scan", ["--ranks", "4", "--bytes", "8"], 8),
+        ("exscan", ["--ranks", "4", "--bytes", "8"], 8),
+    ],
+)
+def test_bytes_filter_sees_what_the_rules_document(run_trellis, collective, args, seen) -> None:
+    # Rules for any other size come first: only the documented size reaches line 3.
+    first, second = [
+        a["name"] for a in json.loads(native.info("algorithms")) if a["collective"] == collective
+    ][:2]
+    exact = f"{collective} bytes={seen} {second}"
+    rules = (
+        f"{collective} bytes=-{seen - 1} {first}; {collective} bytes={seen + 1}- {first}; {exact}"
+    )
+    proc = run_trellis("explain", collective, *args, "--rules", rules)
+    assert proc.returncode == 0, proc.stderr
+    assert chosen_by(proc.stdout) == ("TRELLIS_RULES", 3, exact)
+    assert algorithm(proc.stdout) == second
+
+
+@pytest.mark.parametrize("collective", ["gatherv", "scatterv", "alltoallv", "alltoallw"])
+def test_bytes_filter_is_a_rules_error_on_vector_collectives(run_trellis, collective) -> None:
+    rules = f"{collective} bytes=0-1K linear"
+    proc = run_trellis("explain", collective, "--ranks", "3", "--bytes", "8", "--rules", rules)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    column = len(collective) + 2
+    assert proc.stderr.startswith(
+        f"trellis: TRELLIS_RULES:1:{column}: filter 'bytes' does not apply to {collective} "
+    ), proc.stderr
+    assert "each rank knows only its own counts" in proc.stderr
+
+
+def test_commutative_filter_is_a_rules_error_without_an_operation(run_trellis) -> None:
+    proc = run_trellis(
+        "explain", "gather", "--ranks", "3", "--bytes", "8",
+        "--rules", "gather commutative=yes linear",
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert re.match(
+        r"trellis: TRELLIS_RULES:1:8: filter 'commutative' does not apply to gather", proc.stderr
+    ), proc.stderr
+
+
+def test_unknown_collective_lists_every_collective(run_trellis) -> None:
+    proc = run_trellis("explain", "allgatherz", "--ranks", "4", "--bytes", "8")
+    assert proc.returncode == 2
+    listed = re.search(r"unknown collective 'allgatherz' \(one of ([^)]*)\)", proc.stderr)
+    assert listed, proc.stderr
+    known = {a["collective"] for a in json.loads(native.info("algorithms"))}
+    assert set(listed.group(1).split(", ")) == known
+    assert len(known) == 17

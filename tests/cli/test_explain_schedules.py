@@ -1,7 +1,16 @@
 """Every algorithm of the C table, forced by a rule, explained at awkward rank counts,
 sizes and roots: the GOAL text must be well formed, every send must pair with a receive
 across the ranks, the steps must be able to run to completion, and the data must reach
-where the collective says it goes (the root of a reduce hears from every rank, ...).
+where the collective says it goes, in two ways computed here, apart from the C code:
+
+- who hears from whom (goal_text.causal_reach) and how many bytes move: the root of a
+  reduce or gather hears from every rank, every rank of a scatter from the root, every
+  rank of an allgather, alltoall or reduce_scatter from every rank, rank r of a scan
+  from ranks 0..r (exscan: 0..r-1), ...;
+- on the smaller shapes, every element, run through the steps (dataflow.py): it lands
+  where the collective's contract puts it, made of exactly the right contributions, in
+  rank order for algorithms that take non-commutative operations, with no step outside
+  its buffers and no two steps of a rank racing.
 
 The schedules come through trellis.cmd_explain.explain (the `trellis explain` command's
 function) calling `trellis-info explain --json`."""
@@ -10,7 +19,15 @@ import json
 from typing import Any
 
 import pytest
-from goal_text import causal_reach, check_messages_pair, parse_goal
+from dataflow import (
+    REDUCTIONS,
+    call_buffers,
+    check_results,
+    parse_steps,
+    reduce_scatter_counts,
+    run,
+)
+from goal_text import RankSchedule, causal_reach, check_messages_pair, parse_goal
 
 from trellis import native
 from trellis.cmd_explain import explain
@@ -54,30 +71,158 @@ def cases() -> list[Any]:
     return out
 
 
+ROOTED = frozenset({"bcast", "reduce", "gather", "gatherv", "scatter", "scatterv"})
+COLLECTIVES = frozenset(
+    {
+        "bcast", "reduce", "allreduce", "barrier",
+        "gather", "gatherv", "scatter", "scatterv",
+        "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw",
+        "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
+    }
+)  # fmt: skip
+# Element by element (dataflow.py) on shapes up to this many elements per rank's block.
+SIMULATE_COUNT = 7
+
+
+def counts_for(collective: str, size: int) -> list[int]:
+    """Elements in --bytes: the message, one rank's block, or (reduce_scatter_block) a
+    whole vector that splits into `size` equal blocks."""
+    if collective == "barrier":
+        return [0]
+    if collective == "reduce_scatter_block":
+        return [size * c for c in COUNTS[:-1]] + [size * (COUNTS[-1] // size)]
+    return COUNTS
+
+
 def shapes(collective: str) -> list[tuple[int, int, int | None]]:
     """(ranks, count, root) to explain."""
-    rooted = collective in {"bcast", "reduce"}
-    counts = [0] if collective == "barrier" else COUNTS
     out = []
     for size in RANKS:
-        roots: list[int | None] = sorted({0, size - 1, size // 2}) if rooted else [None]
-        for count in counts:
+        roots: list[int | None] = (
+            sorted({0, size - 1, size // 2}) if collective in ROOTED else [None]
+        )
+        for count in counts_for(collective, size):
             out += [(size, count, root) for root in roots]
         if collective != "barrier" and size in BIG_RANKS:
-            out += [(size, BIG_COUNT, root) for root in roots]
+            big = BIG_COUNT
+            if collective == "reduce_scatter_block":
+                big -= BIG_COUNT % size
+            out += [(size, big, root) for root in roots]
     return out
 
 
-def check_one(algo: dict[str, Any], params: str, size: int, count: int, root: int | None) -> None:
+def block_counts(collective: str, size: int, count: int) -> list[int]:
+    """Each rank's block in elements: count for the block collectives (explain gives
+    the v and w variants every block alike), the split vector for reduce_scatter(_block),
+    the message otherwise."""
+    if collective in {"reduce_scatter", "reduce_scatter_block"}:
+        return reduce_scatter_counts(collective, size, count)
+    return [count] * size
+
+
+def received(rank: RankSchedule) -> int:
+    return sum(op.nbytes for _, op in rank.of_kind("recv"))
+
+
+def sent(rank: RankSchedule) -> int:
+    return sum(op.nbytes for _, op in rank.of_kind("send"))
+
+
+def check_reach(  # noqa: PLR0912 -- one branch per kind of collective
+    collective: str, ranks: list[RankSchedule], count: int, root: int | None
+) -> None:
+    """Who must hear from whom (causal_reach, over steps and messages), and the least
+    number of bytes a rank must receive (or send) for the data to get where it goes."""
+    size = len(ranks)
+    reach = causal_reach(ranks)
+    everyone = (1 << size) - 1
+    nbytes = count * ELEM_SIZE
+    blocks = [b * ELEM_SIZE for b in block_counts(collective, size, count)]
+    if collective == "barrier" or (collective == "allreduce" and count > 0):
+        for rank, mask in reach.items():
+            assert mask == everyone, f"rank {rank} completes without hearing from every rank"
+    elif count == 0:
+        return
+    elif collective == "reduce":
+        assert reach[root] == everyone, "the root completes without every contribution"
+    elif collective == "bcast":
+        for r in ranks:
+            assert reach[r.rank] >> root & 1, f"rank {r.rank} never hears from the root"
+            if r.rank != root:
+                got = received(r)
+                assert got >= nbytes, f"rank {r.rank} receives {got} of {nbytes} bytes"
+    elif collective in {"gather", "gatherv"}:
+        assert reach[root] == everyone, "the root completes without every rank's block"
+        need = sum(blocks) - blocks[root]
+        got = received(ranks[root])
+        assert got >= need, f"the root receives {got} of the others' {need} bytes"
+        for r in ranks:
+            if r.rank != root:
+                assert sent(r) >= blocks[r.rank], f"rank {r.rank} does not send its block"
+    elif collective in {"scatter", "scatterv"}:
+        for r in ranks:
+            assert reach[r.rank] >> root & 1, f"rank {r.rank} never hears from the root"
+            if r.rank != root:
+                got = received(r)
+                assert got >= blocks[r.rank], f"rank {r.rank} receives {got} of {nbytes} bytes"
+        need = sum(blocks) - blocks[root]
+        assert sent(ranks[root]) >= need, "the root does not send the others' blocks"
+    elif collective in {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"}:
+        for r in ranks:
+            assert reach[r.rank] == everyone, f"rank {r.rank} misses some rank's block"
+            need = sum(blocks) - blocks[r.rank]
+            got = received(r)
+            assert got >= need, f"rank {r.rank} receives {got} of the others' {need} bytes"
+            if collective.startswith("alltoall"):
+                assert sent(r) >= need, f"rank {r.rank} sends {sent(r)} of {need} bytes"
+    elif collective in {"reduce_scatter", "reduce_scatter_block"}:
+        for r in ranks:
+            if blocks[r.rank]:  # a rank with an empty block need not hear anything
+                assert reach[r.rank] == everyone, f"rank {r.rank} misses a contribution"
+                got = received(r)
+                assert got >= blocks[r.rank], f"rank {r.rank} receives {got} bytes"
+    elif collective in {"scan", "exscan"}:
+        for r in ranks:
+            upto = r.rank + 1 if collective == "scan" else r.rank
+            lower = (1 << upto) - 1
+            assert reach[r.rank] & lower == lower, f"rank {r.rank} misses a lower rank"
+            if r.rank > 0:
+                got = received(r)
+                assert got >= nbytes, f"rank {r.rank} receives {got} of {nbytes} bytes"
+
+
+def needs_commutative(algo: dict[str, Any], params: str) -> bool:
+    """Whether the algorithm, or one its parameters name, takes commutative operations
+    only (the rules pass it over for a non-commutative one)."""
+    given = dict(word.split("=", 1) for word in params.split())
+    for p in algo["params"]:
+        if p["kind"] == "algorithm":
+            name = given.get(p["name"], p["default"])
+            other = next(a for a in ALGORITHMS if (a["collective"], a["name"]) == (p["of"], name))
+            if needs_commutative(other, ""):
+                return True
+    return "commutative" in algo["restrictions"]
+
+
+def explain_json(  # noqa: PLR0913 -- one keyword per option of explain
+    algo: dict[str, Any],
+    params: str,
+    size: int,
+    count: int,
+    root: int | None,
+    *,
+    noncommutative: bool = False,
+) -> dict[str, Any]:
     collective = algo["collective"]
     rule = f"{collective} {algo['name']} {params}".strip()
-    data = json.loads(
+    data: dict[str, Any] = json.loads(
         explain(
             collective,
             ranks=size,
             nbytes=None if collective == "barrier" else count * ELEM_SIZE,
             elem_size=None if collective == "barrier" else ELEM_SIZE,
             root=root,
+            noncommutative=noncommutative,
             rules=rule,
             form="json",
         )
@@ -86,7 +231,21 @@ def check_one(algo: dict[str, Any], params: str, size: int, count: int, root: in
     assert data["algorithm"] == algo["name"]
     assert data["rule"]["source"] == "TRELLIS_RULES"
     assert data["rejected"] is None
+    return data
 
+
+def simulate(data: dict[str, Any], count: int, root: int | None) -> None:
+    """Run the steps element by element and compare with the collective's contract."""
+    scheds = [parse_steps(s["steps"]) for s in data["schedules"]]
+    assert [s.rank for s in scheds] == list(range(data["ranks"]))
+    start, want = call_buffers(data["collective"], data["ranks"], count, root)
+    buffers = run(scheds, start, commutative=data["commutative"])
+    check_results(buffers, want, commutative=data["commutative"])
+
+
+def check_one(algo: dict[str, Any], params: str, size: int, count: int, root: int | None) -> None:
+    collective = algo["collective"]
+    data = explain_json(algo, params, size, count, root)
     schedules = data["schedules"]
     goal = f"num_ranks {size}\n" + "".join(s["goal"] for s in schedules)
     num_ranks, ranks = parse_goal(goal)
@@ -96,23 +255,17 @@ def check_one(algo: dict[str, Any], params: str, size: int, count: int, root: in
         assert len(r.ops) == s["nsteps"]
 
     messages = check_messages_pair(ranks)
-    reach = causal_reach(ranks)
-    everyone = (1 << size) - 1
     if size == 1:
+        causal_reach(ranks)
         assert messages == 0
-        return
-    nbytes = count * ELEM_SIZE
-    if collective == "barrier" or (collective == "allreduce" and count > 0):
-        for rank, mask in reach.items():
-            assert mask == everyone, f"rank {rank} completes without hearing from every rank"
-    elif collective == "reduce" and count > 0:
-        assert reach[root] == everyone, "the root completes without every contribution"
-    elif collective == "bcast" and count > 0:
-        for r in ranks:
-            assert reach[r.rank] >> root & 1, f"rank {r.rank} never hears from the root"
-            if r.rank != root:
-                got = sum(op.nbytes for _, op in r.of_kind("recv"))
-                assert got >= nbytes, f"rank {r.rank} receives {got} of {nbytes} bytes"
+    else:
+        check_reach(collective, ranks, count, root)
+    if max(block_counts(collective, size, count)) <= SIMULATE_COUNT:
+        simulate(data, count, root)
+        # Algorithms that take any operation must keep the ranks' order.
+        if collective in REDUCTIONS and count and not needs_commutative(algo, params):
+            simulate(explain_json(algo, params, size, count, root, noncommutative=True),
+                     count, root)  # fmt: skip
 
 
 @pytest.mark.parametrize(("algo", "params"), cases())
@@ -128,5 +281,8 @@ def test_schedules_pair_up_and_complete(algo: dict[str, Any], params: str) -> No
 
 def test_every_algorithm_is_covered() -> None:
     covered = {(a["collective"], a["name"]) for a in ALGORITHMS}
-    assert len(covered) == len(TABLE) - 4  # all but the four "mpi" entries
-    assert {a["collective"] for a in ALGORITHMS} == {"bcast", "reduce", "allreduce", "barrier"}
+    assert len(covered) == len(ALGORITHMS)
+    assert {a["collective"] for a in ALGORITHMS} == COLLECTIVES
+    # Every collective has an "mpi" entry besides, which has no schedule to check.
+    assert len(covered) == len(TABLE) - len(COLLECTIVES)
+    assert {a["collective"] for a in TABLE if a["mpi"]} == COLLECTIVES
