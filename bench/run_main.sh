@@ -2,18 +2,31 @@
 # The main benchmark job: the MPI library's own collectives against Trellis
 # on this machine.
 #
-#   1. The latency sweep (bench/latency) on 2 ranks, all four collectives,
-#      8 B .. 16 MiB, with libtrellis.so preloaded: in each row the MPI
+#   1. The latency sweep (bench/latency) on 2 ranks, all 17 collectives
+#      Trellis serves, with libtrellis.so preloaded: in each row the MPI
 #      library's own collective (PMPI_*) and Trellis (MPI_*) are timed
-#      alternately in the same run.
+#      alternately in the same run. Two launches, so that the job stays
+#      within a few minutes:
+#        a. bcast, reduce, allreduce, barrier: 8 B .. 16 MiB by powers of 2,
+#           2000 iterations per variant up to 2 MiB (250 at 16 MiB), at most
+#           4 s a row, as before (about 1-2 minutes);
+#        b. the 13 others (gather, gatherv, scatter, scatterv, allgather,
+#           allgatherv, alltoall, alltoallv, alltoallw, reduce_scatter,
+#           reduce_scatter_block, scan, exscan): 8 B .. 4 MiB by powers of 4
+#           (11 rows each), 1000 iterations per variant up to 1 MiB (250 at
+#           4 MiB), at most 2 s a row (about 40 s). The largest size stops at
+#           4 MiB because for the block collectives the size is one rank's
+#           block (each rank sends or receives ranks x that), and the coarser
+#           step keeps 13 x 11 rows to the time of the four in (a).
+#      Both launches go to the same table and CSV (latency_np2.txt, .csv).
 #   2. The global reduction benchmark of seed 000, Figure 4
 #      (bench/global_reduction) for 1, 2 and 4 ranks, without and with
 #      libtrellis.so preloaded, the two launches alternated and repeated.
 #
 # The builds are done by the set-up (build/ at the repository root). The
 # tables go to standard output; the raw outputs and CSV go to the results
-# folder. Takes about 2 minutes on the 2-core machine, a few at most under
-# load (--quick: under a minute). Exits non-zero if any run failed, any
+# folder. Takes about 3 minutes on the 2-core machine, 5 at most under load
+# (--quick: 20-40 seconds). Exits non-zero if any run failed, any
 # result was wrong, or Trellis was not loaded where it was preloaded.
 set -uo pipefail
 
@@ -66,16 +79,21 @@ if [ "$(id -u)" = 0 ]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 
+# The latency launches: the collectives, then the arguments of each.
+lat_colls=(bcast,reduce,allreduce,barrier
+    gather,gatherv,scatter,scatterv,allgather,allgatherv,alltoall,alltoallv,alltoallw,reduce_scatter,reduce_scatter_block,scan,exscan)
 if [ "$quick" = 1 ]; then
-    lat_args=(--step 4 --iters 500 --scale 256K --min-iters 40 --row-seconds 1)
+    lat_args=("--step 4 --iters 500 --scale 256K --min-iters 40 --row-seconds 1"
+        "--step 8 --max 4M --iters 300 --scale 256K --min-iters 20 --row-seconds 0.5")
     gr_reps=1
     gr_runs=3
-    lat_timeout=300
+    lat_timeout=(300 300)
 else
-    lat_args=(--step 2 --iters 2000 --scale 2M --min-iters 250 --row-seconds 4)
+    lat_args=("--step 2 --iters 2000 --scale 2M --min-iters 250 --row-seconds 4"
+        "--step 4 --max 4M --iters 1000 --scale 1M --min-iters 250 --row-seconds 2")
     gr_reps=5
     gr_runs=5
-    lat_timeout=900
+    lat_timeout=(900 600)
 fi
 
 cores=$(nproc 2>/dev/null || echo 1)
@@ -111,13 +129,27 @@ echo "== 1. latency sweep, $lat_np ranks, MPI library (PMPI_*) vs Trellis (MPI_*
 mapfile -t launcher < <(mpirun_cmd "$lat_np")
 lat_txt="$out/latency_np$lat_np.txt"
 lat_err="$out/latency_np$lat_np.stderr"
-echo "\$ ${launcher[*]} -x LD_PRELOAD=$lib $lat_bin ${lat_args[*]} --csv $out/latency_np$lat_np.csv"
-timeout "$lat_timeout" "${launcher[@]}" -x LD_PRELOAD="$lib" "$lat_bin" "${lat_args[@]}" \
-    --csv "$out/latency_np$lat_np.csv" 2>"$lat_err" | tee "$lat_txt"
-rc=${PIPESTATUS[0]}
-if [ "$rc" != 0 ]; then
-    failed+=("latency np=$lat_np (exit $rc$([ "$rc" = 124 ] && echo ', timed out'))")
-fi
+lat_csv="$out/latency_np$lat_np.csv"
+: >"$lat_txt"
+: >"$lat_err"
+rm -f "$lat_csv"
+for i in "${!lat_colls[@]}"; do
+    read -r -a args <<<"${lat_args[$i]}"
+    part_csv="$out/latency_np$lat_np.part$i.csv"
+    echo "\$ ${launcher[*]} -x LD_PRELOAD=$lib $lat_bin --colls ${lat_colls[$i]} ${args[*]} --csv $part_csv"
+    timeout "${lat_timeout[$i]}" "${launcher[@]}" -x LD_PRELOAD="$lib" "$lat_bin" \
+        --colls "${lat_colls[$i]}" "${args[@]}" --csv "$part_csv" 2>>"$lat_err" | tee -a "$lat_txt"
+    rc=${PIPESTATUS[0]}
+    if [ "$rc" != 0 ]; then
+        failed+=("latency np=$lat_np ${lat_colls[$i]} (exit $rc$([ "$rc" = 124 ] && echo ', timed out'))")
+    fi
+    # One CSV for both launches: the first one's header, then every row.
+    if [ -s "$part_csv" ]; then
+        if [ -s "$lat_csv" ]; then tail -n +2 "$part_csv" >>"$lat_csv"; else cat "$part_csv" >"$lat_csv"; fi
+    fi
+    rm -f "$part_csv"
+    echo
+done
 if grep -q 'WARNING: Trellis is NOT loaded' "$lat_txt"; then
     failed+=("latency np=$lat_np: Trellis was not loaded under LD_PRELOAD=$lib")
 fi
@@ -129,6 +161,7 @@ if [ -s "$lat_err" ]; then
     echo "-- $n lines on stderr (all in $lat_err); the first 5:"
     head -n 5 "$lat_err" | sed 's/^/   /'
 fi
+echo "-- CSV of both launches: $lat_csv (Markdown tables: bench/summarize.py $lat_csv)"
 echo
 
 # 2. Global reduction, Figure 4 of seed 000. --------------------------------
