@@ -6,6 +6,11 @@
 #include "algo/algo.h"
 #include "pattern/tree.h"
 
+/* The n children of rank in the order it serves them: largest subtree
+ * first (the critical path), ties to the later child, which in a binomial
+ * or k-nomial tree is the farther one. Malloc'ed; NULL when out of memory. */
+int *trl__tree_serving_order(const trl_tree *t, int rank, int n);
+
 /* Broadcast over tree t in segments of `segment` elements (>= count: the
  * plain tree broadcast). */
 int trl__bcast_tree(const trl_coll_args *a, trl_sched *s, const trl_tree *t, size_t segment);

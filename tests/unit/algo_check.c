@@ -176,29 +176,66 @@ size_t check_scattered_displs(int p, const size_t *counts, size_t *displs)
     return at;
 }
 
-bool check_build_all(tally *t, const check_case *c, trl_sched *s, check_args_fn args_of,
+void check_fold_ranks(const check_case *c, void *want, void *tmp, size_t n)
+{
+    c->ty->fill(want, 0, n, c->seed);
+    for (int r = 1; r < c->p; r++) {
+        c->ty->fill(tmp, r, n, c->seed);
+        c->ty->fold_expected(want, tmp, n);
+    }
+}
+
+bool check_bufs_init(check_bufs *b, int p)
+{
+    size_t np = (size_t)p;
+    *b = (check_bufs){.p = p};
+    b->s = calloc(np, sizeof *b->s);
+    b->send = calloc(np, sizeof *b->send);
+    b->recv = calloc(np, sizeof *b->recv);
+    b->send_n = calloc(np, sizeof *b->send_n);
+    b->recv_n = calloc(np, sizeof *b->recv_n);
+    return b->s && b->send && b->recv && b->send_n && b->recv_n;
+}
+
+void check_bufs_free(check_bufs *b)
+{
+    for (int r = 0; r < b->built; r++)
+        trl_sched_free(&b->s[r]);
+    for (int r = 0; r < b->p && b->send && b->recv; r++) {
+        if (b->recv[r] != b->send[r])
+            free(b->recv[r]);
+        free(b->send[r]);
+    }
+    free(b->s);
+    free(b->send);
+    free(b->recv);
+    free(b->send_n);
+    free(b->recv_n);
+}
+
+bool check_build_all(tally *t, const check_case *c, check_bufs *b, check_args_fn args_of,
                      void *ctx)
 {
-    for (int r = 0; r < c->p; r++) {
+    for (b->built = 0; b->built < c->p; b->built++) {
+        int r = b->built;
         trl_coll_args a = check_args(c);
         a.rank = r;
         args_of(c, r, &a, ctx);
-        int rc = trl_algo_build(c->algo, &a, &s[r]);
+        int rc = trl_algo_build(c->algo, &a, &b->s[r]);
         if (rc) {
             check_fail(t, c, "builder failed on rank %d: %d", r, rc);
-            check_free_scheds(s, r);
             return false;
         }
     }
     return true;
 }
 
-bool check_run(tally *t, const check_case *c, trl_sched *s, size_t elem_size, void **send,
-               void **recv, size_t *send_n, size_t *recv_n)
+bool check_run(tally *t, const check_case *c, const check_bufs *b, size_t elem_size)
 {
     trl_thread_job job = {.size = c->p, .elem_size = elem_size, .reduce = c->ty->reduce,
-                          .scheds = s, .sendbuf = send, .recvbuf = recv, .send_elems = send_n,
-                          .recv_elems = recv_n, .seed = c->seed, .timeout_s = 5};
+                          .scheds = b->s, .sendbuf = b->send, .recvbuf = b->recv,
+                          .send_elems = b->send_n, .recv_elems = b->recv_n, .seed = c->seed,
+                          .timeout_s = 5};
     if (trl_thread_run(&job)) {
         check_fail(t, c, "%s", job.error);
         return false;
@@ -206,8 +243,20 @@ bool check_run(tally *t, const check_case *c, trl_sched *s, size_t elem_size, vo
     return true;
 }
 
-void check_free_scheds(trl_sched *s, int p)
+bool check_sends_unchanged(tally *t, const check_case *c, const check_bufs *b)
 {
-    for (int r = 0; r < p; r++)
-        trl_sched_free(&s[r]);
+    bool ok = true;
+    for (int r = 0; r < c->p && ok; r++) {
+        if (!b->send[r] || b->send[r] == b->recv[r])
+            continue;
+        size_t n = b->send_n[r], bad;
+        void *want = malloc(n * c->ty->size + 1);
+        c->ty->fill(want, r, n, c->seed);
+        if (!check_exact(b->send[r], want, n, c->ty->size, &bad)) {
+            check_fail(t, c, "rank %d's send buffer was modified (element %zu)", r, bad);
+            ok = false;
+        }
+        free(want);
+    }
+    return ok;
 }

@@ -68,19 +68,40 @@ void check_irregular_counts(int p, size_t count, size_t *counts);
  * Returns the buffer length needed, in elements. */
 size_t check_scattered_displs(int p, const size_t *counts, size_t *displs);
 
+/* want = x_0 op x_1 op ... op x_{p-1} folded in rank order, x_r being
+ * c->ty->fill(r) over n elements; tmp has room for n elements. */
+void check_fold_ranks(const check_case *c, void *want, void *tmp, size_t n);
+
+/* One case's schedules and buffers, one of each per rank (capacities in
+ * elements). send[r] == recv[r] where rank r works in place; NULL where it
+ * has no buffer (the executor fails any access to it). */
+typedef struct {
+    int p;
+    int built; /* s[0..built) are built */
+    trl_sched *s;
+    void **send, **recv;
+    size_t *send_n, *recv_n;
+} check_bufs;
+
+/* All empty for p ranks; false when out of memory (free it all the same). */
+bool check_bufs_init(check_bufs *b, int p);
+
+/* Free the built schedules, each buffer once, and the arrays. */
+void check_bufs_free(check_bufs *b);
+
 /* Build rank r's schedule for r = 0..p-1 with args_of(r) (the caller's
  * function fills the per-rank fields). Returns false after reporting. */
 typedef void (*check_args_fn)(const check_case *c, int rank, trl_coll_args *a, void *ctx);
-bool check_build_all(tally *t, const check_case *c, trl_sched *s, check_args_fn args_of,
+bool check_build_all(tally *t, const check_case *c, check_bufs *b, check_args_fn args_of,
                      void *ctx);
 
-/* Run the built schedules with the given buffers (elements of elem_size;
- * capacities in elements) under the strict thread executor; false after
- * reporting. Frees nothing. */
-bool check_run(tally *t, const check_case *c, trl_sched *s, size_t elem_size, void **send,
-               void **recv, size_t *send_n, size_t *recv_n);
+/* Run the built schedules on b's buffers (elements of elem_size) under the
+ * strict thread executor; false after reporting. */
+bool check_run(tally *t, const check_case *c, const check_bufs *b, size_t elem_size);
 
-void check_free_scheds(trl_sched *s, int p);
+/* Whether every rank's own send buffer (not its RECV in place) still holds
+ * c->ty->fill(rank) over its capacity; reports the first that does not. */
+bool check_sends_unchanged(tally *t, const check_case *c, const check_bufs *b);
 
 /* The case function of each family. */
 typedef void (*check_case_fn)(tally *t, const check_case *c);

@@ -72,11 +72,9 @@ void check_allgather_case(tally *t, const check_case *c)
     ag_ctx x = {c->algo->coll == TRL_COLL_ALLGATHERV, NULL, NULL};
     size_t *counts = calloc(np, sizeof *counts), *pre = calloc(np + 1, sizeof *pre);
     size_t *displs = calloc(np * np, sizeof *displs), *len = calloc(np, sizeof *len);
-    trl_sched *s = calloc(np, sizeof *s);
-    void **send = calloc(np, sizeof *send), **recv = calloc(np, sizeof *recv);
-    size_t *send_n = calloc(np, sizeof *send_n), *recv_n = calloc(np, sizeof *recv_n);
+    check_bufs b;
+    check_bufs_init(&b, p);
     unsigned char *want = NULL, *mask = NULL;
-    bool built = false;
 
     if (x.vector)
         check_irregular_counts(p, c->count, counts);
@@ -102,29 +100,28 @@ void check_allgather_case(tally *t, const check_case *c)
                 d[i] = (size_t)i * c->count;
             len[r] = np * c->count;
         }
-        recv[r] = malloc(len[r] * es + 1);
-        recv_n[r] = len[r];
-        memset(recv[r], GAP_BYTE, len[r] * es);
+        b.recv[r] = malloc(len[r] * es + 1);
+        b.recv_n[r] = len[r];
+        memset(b.recv[r], GAP_BYTE, len[r] * es);
         if (c->in_place) {
-            memcpy((char *)recv[r] + d[r] * es, want + pre[r] * es, counts[r] * es);
+            memcpy((char *)b.recv[r] + d[r] * es, want + pre[r] * es, counts[r] * es);
         } else {
-            send[r] = malloc(counts[r] * es + 1);
-            send_n[r] = counts[r];
-            memcpy(send[r], want + pre[r] * es, counts[r] * es);
+            b.send[r] = malloc(counts[r] * es + 1);
+            b.send_n[r] = counts[r];
+            memcpy(b.send[r], want + pre[r] * es, counts[r] * es);
         }
     }
 
-    if (!check_build_all(t, c, s, ag_args, &x))
+    if (!check_build_all(t, c, &b, ag_args, &x))
         goto out;
-    built = true;
-    if (!check_run(t, c, s, es, send, recv, send_n, recv_n))
+    if (!check_run(t, c, &b, es))
         goto out;
 
-    for (int r = 0; r < p; r++) {
+    bool ok = true;
+    for (int r = 0; r < p && ok; r++) {
         const size_t *d = displs + (size_t)r * np;
-        const unsigned char *got = recv[r];
+        const unsigned char *got = b.recv[r];
         size_t bad;
-        bool ok = true;
         for (int i = 0; i < p && ok; i++) {
             if (!check_exact(got + d[i] * es, want + pre[i] * es, counts[i], es, &bad)) {
                 check_fail(t, c, "rank %d: block %d, element %zu is wrong", r, i, bad);
@@ -139,38 +136,24 @@ void check_allgather_case(tally *t, const check_case *c)
         for (size_t e = 0; e < len[r] && ok; e++) {
             if (mask[e])
                 continue;
-            for (size_t b = 0; b < es; b++)
-                if (got[e * es + b] != GAP_BYTE) {
+            for (size_t k = 0; k < es; k++)
+                if (got[e * es + k] != GAP_BYTE) {
                     check_fail(t, c, "rank %d: RECV element %zu, outside every block, was written",
                                r, e);
                     ok = false;
                     break;
                 }
         }
-        if (ok && send[r] && !check_exact(send[r], want + pre[r] * es, counts[r], es, &bad)) {
-            check_fail(t, c, "rank %d's send buffer was modified (element %zu)", r, bad);
-            ok = false;
-        }
-        if (!ok)
-            break;
     }
+    if (ok)
+        check_sends_unchanged(t, c, &b);
 
 out:
-    if (built)
-        check_free_scheds(s, p);
-    for (int r = 0; r < p; r++) {
-        free(send[r]);
-        free(recv[r]);
-    }
+    check_bufs_free(&b);
     free(counts);
     free(pre);
     free(displs);
     free(len);
-    free(s);
-    free(send);
-    free(recv);
-    free(send_n);
-    free(recv_n);
     free(want);
     free(mask);
 }

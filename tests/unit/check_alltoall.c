@@ -154,28 +154,25 @@ void check_alltoall_case(tally *t, const check_case *c)
 {
     int p = c->p;
     matrix m = {0};
-    trl_sched *s = calloc((size_t)p, sizeof *s);
-    void **send = calloc((size_t)p, sizeof *send), **recv = calloc((size_t)p, sizeof *recv);
-    size_t *slen = calloc((size_t)p, sizeof *slen), *rlen = calloc((size_t)p, sizeof *rlen);
+    check_bufs b;
     void *want = NULL;
-    bool built = false;
 
-    if (!s || !send || !recv || !slen || !rlen || !make_matrix(c, &m, slen, rlen)) {
+    if (!check_bufs_init(&b, p) || !make_matrix(c, &m, b.send_n, b.recv_n)) {
         check_fail(t, c, "out of memory");
         goto out;
     }
     size_t most = 1;
     for (int r = 0; r < p; r++) {
-        most = slen[r] > most ? slen[r] : most;
-        most = rlen[r] > most ? rlen[r] : most;
-        send[r] = malloc(slen[r] * m.esz + 1);
-        recv[r] = malloc(rlen[r] * m.esz + 1);
-        if (!send[r] || !recv[r]) {
+        most = b.send_n[r] > most ? b.send_n[r] : most;
+        most = b.recv_n[r] > most ? b.recv_n[r] : most;
+        b.send[r] = malloc(b.send_n[r] * m.esz + 1);
+        b.recv[r] = malloc(b.recv_n[r] * m.esz + 1);
+        if (!b.send[r] || !b.recv[r]) {
             check_fail(t, c, "out of memory");
             goto out;
         }
-        want_send(c, &m, r, slen[r], send[r]);
-        want_recv(c, &m, r, rlen[r], recv[r], false);
+        want_send(c, &m, r, b.send_n[r], b.send[r]);
+        want_recv(c, &m, r, b.recv_n[r], b.recv[r], false);
     }
     want = malloc(most * m.esz);
     if (!want) {
@@ -183,16 +180,15 @@ void check_alltoall_case(tally *t, const check_case *c)
         goto out;
     }
 
-    if (!check_build_all(t, c, s, args_of, &m))
+    if (!check_build_all(t, c, &b, args_of, &m))
         goto out;
-    built = true;
-    if (!check_run(t, c, s, m.esz, send, recv, slen, rlen))
+    if (!check_run(t, c, &b, m.esz))
         goto out;
 
     for (int r = 0; r < p; r++) {
         size_t bad;
-        want_recv(c, &m, r, rlen[r], want, true);
-        if (!check_exact(recv[r], want, rlen[r], m.esz, &bad)) {
+        want_recv(c, &m, r, b.recv_n[r], want, true);
+        if (!check_exact(b.recv[r], want, b.recv_n[r], m.esz, &bad)) {
             /* Say which block (or gap) the first wrong element is in. */
             int from = -1;
             for (int i = 0; i < p; i++)
@@ -209,28 +205,18 @@ void check_alltoall_case(tally *t, const check_case *c)
     }
     for (int r = 0; r < p; r++) {
         size_t bad;
-        want_send(c, &m, r, slen[r], want);
-        if (!check_exact(send[r], want, slen[r], m.esz, &bad)) {
+        want_send(c, &m, r, b.send_n[r], want);
+        if (!check_exact(b.send[r], want, b.send_n[r], m.esz, &bad)) {
             check_fail(t, c, "rank %d's send buffer was modified (element %zu)", r, bad);
             break;
         }
     }
 
 out:
-    if (built)
-        check_free_scheds(s, p);
-    for (int r = 0; r < p && send && recv; r++) {
-        free(send[r]);
-        free(recv[r]);
-    }
+    check_bufs_free(&b);
     free(m.sc);
     free(m.sd);
     free(m.rc);
     free(m.rd);
     free(want);
-    free(s);
-    free(send);
-    free(recv);
-    free(slen);
-    free(rlen);
 }

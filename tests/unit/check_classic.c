@@ -57,6 +57,14 @@ static bool barrier_informs_all(trl_sched *s, int p, char *why, size_t whylen)
     return ok;
 }
 
+static void classic_args(const check_case *c, int rank, trl_coll_args *a, void *ctx)
+{
+    (void)ctx;
+    trl_coll coll = c->algo->coll;
+    bool has_both = coll == TRL_COLL_ALLREDUCE || coll == TRL_COLL_REDUCE;
+    a->in_place = c->in_place && has_both && (coll == TRL_COLL_ALLREDUCE || rank == c->root);
+}
+
 void check_classic_case(tally *t, const check_case *c)
 {
     const trl_algo *algo = c->algo;
@@ -66,28 +74,16 @@ void check_classic_case(tally *t, const check_case *c)
     bool in_place = c->in_place;
     unsigned seed = c->seed;
     trl_coll coll = algo->coll;
-    trl_coll_args args = check_args(c);
-    bool has_both = coll == TRL_COLL_ALLREDUCE || coll == TRL_COLL_REDUCE;
-    trl_sched *s = calloc((size_t)p, sizeof *s);
-    void **send = calloc((size_t)p, sizeof *send), **recv = calloc((size_t)p, sizeof *recv);
-    size_t *send_n = calloc((size_t)p, sizeof *send_n), *recv_n = calloc((size_t)p, sizeof *recv_n);
+    check_bufs b;
+    check_bufs_init(&b, p);
     void *expect = calloc(count + 1, ty->size), *tmp = calloc(count + 1, ty->size);
     char why[256];
-    int built = 0;
 
-    for (; built < p; built++) {
-        args.rank = built;
-        args.in_place = in_place && has_both && (coll == TRL_COLL_ALLREDUCE || built == root);
-        int rc = trl_algo_build(algo, &args, &s[built]);
-        if (rc) {
-            snprintf(why, sizeof why, "builder failed on rank %d: %d", built, rc);
-            check_fail(t, c, "%s", why);
-            goto out;
-        }
-    }
+    if (!check_build_all(t, c, &b, classic_args, NULL))
+        goto out;
 
     if (coll == TRL_COLL_BARRIER) {
-        if (!barrier_informs_all(s, p, why, sizeof why))
+        if (!barrier_informs_all(b.s, p, why, sizeof why))
             check_fail(t, c, "%s", why);
     }
 
@@ -97,76 +93,44 @@ void check_classic_case(tally *t, const check_case *c)
         bool has_recv = coll == TRL_COLL_BCAST || coll == TRL_COLL_ALLREDUCE ||
                         (coll == TRL_COLL_REDUCE && r == root);
         if (has_send) {
-            send[r] = malloc(count * ty->size + 1);
-            send_n[r] = count;
-            ty->fill(send[r], r, count, seed);
+            b.send[r] = malloc(count * ty->size + 1);
+            b.send_n[r] = count;
+            ty->fill(b.send[r], r, count, seed);
         }
         if (has_recv) {
-            recv[r] = malloc(count * ty->size + 1);
-            recv_n[r] = count;
+            b.recv[r] = malloc(count * ty->size + 1);
+            b.recv_n[r] = count;
             if (coll == TRL_COLL_BCAST)
-                ty->fill(recv[r], r == root ? 1000 : r, count, seed + (r == root ? 0 : 7));
+                ty->fill(b.recv[r], r == root ? 1000 : r, count, seed + (r == root ? 0 : 7));
             else
-                memset(recv[r], 0x5A, count * ty->size); /* garbage the result must replace */
+                memset(b.recv[r], 0x5A, count * ty->size); /* garbage the result must replace */
         }
         if (in_place && has_send && has_recv) {
-            memcpy(recv[r], send[r], count * ty->size);
-            free(send[r]);
-            send[r] = recv[r];
+            memcpy(b.recv[r], b.send[r], count * ty->size);
+            free(b.send[r]);
+            b.send[r] = b.recv[r];
         }
     }
     if (coll == TRL_COLL_BCAST) {
         ty->fill(expect, 1000, count, seed);
     } else if (coll != TRL_COLL_BARRIER) {
-        ty->fill(expect, 0, count, seed);
-        for (int r = 1; r < p; r++) {
-            ty->fill(tmp, r, count, seed);
-            ty->fold_expected(expect, tmp, count);
-        }
+        check_fold_ranks(c, expect, tmp, count);
     }
 
-    trl_thread_job job = {.size = p, .elem_size = ty->size, .reduce = ty->reduce, .scheds = s,
-                          .sendbuf = send, .recvbuf = recv, .send_elems = send_n,
-                          .recv_elems = recv_n, .seed = seed, .timeout_s = 5};
-    if (trl_thread_run(&job)) {
-        check_fail(t, c, "%s", job.error);
+    if (!check_run(t, c, &b, ty->size))
         goto out;
-    }
     for (int r = 0; r < p; r++) {
-        if (!recv[r] || coll == TRL_COLL_BARRIER)
+        if (!b.recv[r] || coll == TRL_COLL_BARRIER)
             continue;
         size_t bad;
-        if (!ty->close(recv[r], expect, count, p, &bad)) {
-            snprintf(why, sizeof why, "rank %d: element %zu is wrong", r, bad);
-            check_fail(t, c, "%s", why);
+        if (!ty->close(b.recv[r], expect, count, p, &bad)) {
+            check_fail(t, c, "rank %d: element %zu is wrong", r, bad);
             break;
         }
     }
-    /* Send buffers are read-only. */
-    for (int r = 0; r < p; r++) {
-        if (!send[r] || send[r] == recv[r])
-            continue;
-        ty->fill(tmp, r, count, seed);
-        size_t bad;
-        if (!check_exact(send[r], tmp, count, ty->size, &bad)) {
-            snprintf(why, sizeof why, "rank %d's send buffer was modified", r);
-            check_fail(t, c, "%s", why);
-            break;
-        }
-    }
+    check_sends_unchanged(t, c, &b); /* send buffers are read-only */
 out:
-    for (int r = 0; r < built; r++)
-        trl_sched_free(&s[r]);
-    for (int r = 0; r < p; r++) {
-        if (send[r] != recv[r])
-            free(send[r]);
-        free(recv[r]);
-    }
-    free(s);
-    free(send);
-    free(recv);
-    free(send_n);
-    free(recv_n);
+    check_bufs_free(&b);
     free(expect);
     free(tmp);
 }

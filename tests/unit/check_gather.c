@@ -85,11 +85,9 @@ void check_gather_case(tally *t, const check_case *c)
     size_t *counts = calloc((size_t)p, sizeof *counts), *displs = calloc((size_t)p, sizeof *displs);
     size_t *poison = malloc((size_t)p * sizeof *poison);
     size_t *own_only = malloc((size_t)p * (size_t)p * sizeof *own_only);
-    trl_sched *s = calloc((size_t)p, sizeof *s);
-    void **send = calloc((size_t)p, sizeof *send), **recv = calloc((size_t)p, sizeof *recv);
-    size_t *send_n = calloc((size_t)p, sizeof *send_n), *recv_n = calloc((size_t)p, sizeof *recv_n);
+    check_bufs b;
+    check_bufs_init(&b, p);
     void *root_buf = NULL, *block = NULL;
-    bool built = false;
 
     /* Layout of the root's buffer: len elements, block r at displs[r]. */
     size_t len, total = 0;
@@ -113,10 +111,9 @@ void check_gather_case(tally *t, const check_case *c)
     }
     gather_ctx x = {vec, counts, displs, poison, own_only};
 
-    if (!check_build_all(t, c, s, args_of, &x))
+    if (!check_build_all(t, c, &b, args_of, &x))
         goto out;
-    built = true;
-    if (!check_shape(t, c, s, total))
+    if (!check_shape(t, c, b.s, total))
         goto out;
 
     /* The root's buffer as it must be after the call: garbage around
@@ -133,82 +130,64 @@ void check_gather_case(tally *t, const check_case *c)
         bool ip = c->in_place && r == root;
         if (gather) {
             if (!ip) {
-                send[r] = malloc(counts[r] * es + 1);
-                send_n[r] = counts[r];
-                ty->fill(send[r], r, counts[r], seed);
+                b.send[r] = malloc(counts[r] * es + 1);
+                b.send_n[r] = counts[r];
+                ty->fill(b.send[r], r, counts[r], seed);
             }
             if (r == root) {
-                recv[r] = malloc(len * es + 1);
-                recv_n[r] = len;
-                ty->fill(recv[r], 9999, len, seed ^ 0x5EEDu);
+                b.recv[r] = malloc(len * es + 1);
+                b.recv_n[r] = len;
+                ty->fill(b.recv[r], 9999, len, seed ^ 0x5EEDu);
                 if (ip) /* the root's block is already in place */
-                    memcpy((char *)recv[r] + displs[r] * es, (char *)root_buf + displs[r] * es,
+                    memcpy((char *)b.recv[r] + displs[r] * es, (char *)root_buf + displs[r] * es,
                            counts[r] * es);
             }
         } else {
             if (r == root) {
-                send[r] = malloc(len * es + 1);
-                send_n[r] = len;
-                memcpy(send[r], root_buf, len * es);
+                b.send[r] = malloc(len * es + 1);
+                b.send_n[r] = len;
+                memcpy(b.send[r], root_buf, len * es);
             }
             if (!ip) {
-                recv[r] = malloc(counts[r] * es + 1);
-                recv_n[r] = counts[r];
-                ty->fill(recv[r], 7777 + r, counts[r], seed); /* garbage to replace */
+                b.recv[r] = malloc(counts[r] * es + 1);
+                b.recv_n[r] = counts[r];
+                ty->fill(b.recv[r], 7777 + r, counts[r], seed); /* garbage to replace */
             }
         }
     }
 
-    if (!check_run(t, c, s, es, send, recv, send_n, recv_n))
+    if (!check_run(t, c, &b, es))
         goto out;
 
     size_t bad;
     if (gather) {
-        if (!check_exact(recv[root], root_buf, len, es, &bad)) {
+        if (!check_exact(b.recv[root], root_buf, len, es, &bad)) {
             check_fail(t, c, "root's receive buffer: element %zu is wrong", bad);
             goto out;
         }
-        for (int r = 0; r < p; r++) {
-            if (!send[r])
-                continue;
-            ty->fill(block, r, counts[r], seed);
-            if (!check_exact(send[r], block, counts[r], es, &bad)) {
-                check_fail(t, c, "rank %d's send buffer was modified", r);
-                goto out;
-            }
-        }
+        check_sends_unchanged(t, c, &b);
     } else {
         for (int r = 0; r < p; r++) {
-            if (!recv[r])
+            if (!b.recv[r])
                 continue;
             ty->fill(block, r, counts[r], seed);
-            if (!check_exact(recv[r], block, counts[r], es, &bad)) {
+            if (!check_exact(b.recv[r], block, counts[r], es, &bad)) {
                 check_fail(t, c, "rank %d: element %zu is wrong", r, bad);
                 goto out;
             }
         }
-        if (!check_exact(send[root], root_buf, len, es, &bad)) {
+        if (!check_exact(b.send[root], root_buf, len, es, &bad)) {
             check_fail(t, c, "the root's send buffer was modified (element %zu)", bad);
             goto out;
         }
     }
 
 out:
-    if (built)
-        check_free_scheds(s, p);
-    for (int r = 0; r < p; r++) {
-        free(send[r]);
-        free(recv[r]);
-    }
+    check_bufs_free(&b);
     free(counts);
     free(displs);
     free(poison);
     free(own_only);
-    free(s);
-    free(send);
-    free(recv);
-    free(send_n);
-    free(recv_n);
     free(root_buf);
     free(block);
 }

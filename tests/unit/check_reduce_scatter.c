@@ -37,11 +37,9 @@ void check_reduce_scatter_case(tally *t, const check_case *c)
     bool block = c->algo->coll == TRL_COLL_REDUCE_SCATTER_BLOCK;
     size_t *counts = calloc((size_t)p, sizeof *counts);
     size_t *off = calloc((size_t)p + 1, sizeof *off);
-    trl_sched *s = calloc((size_t)p, sizeof *s);
-    void **send = calloc((size_t)p, sizeof *send), **recv = calloc((size_t)p, sizeof *recv);
-    size_t *send_n = calloc((size_t)p, sizeof *send_n), *recv_n = calloc((size_t)p, sizeof *recv_n);
+    check_bufs b;
+    check_bufs_init(&b, p);
     void *expect = NULL, *tmp = NULL;
-    bool built = false;
 
     if (block)
         for (int r = 0; r < p; r++)
@@ -53,66 +51,42 @@ void check_reduce_scatter_case(tally *t, const check_case *c)
     size_t n = off[p];
 
     rs_ctx x = {block ? NULL : counts, c->in_place};
-    if (!check_build_all(t, c, s, rs_args, &x))
+    if (!check_build_all(t, c, &b, rs_args, &x))
         goto out;
-    built = true;
 
     /* Inputs, and the expected vector by a plain loop in rank order. */
     expect = malloc(n * es + 1);
     tmp = malloc(n * es + 1);
     for (int r = 0; r < p; r++) {
-        send[r] = malloc(n * es + 1);
-        send_n[r] = n;
-        ty->fill(send[r], r, n, c->seed);
+        b.send[r] = malloc(n * es + 1);
+        b.send_n[r] = n;
+        ty->fill(b.send[r], r, n, c->seed);
         if (c->in_place) {
-            recv[r] = send[r];
-            recv_n[r] = n;
+            b.recv[r] = b.send[r];
+            b.recv_n[r] = n;
         } else {
-            recv[r] = malloc(counts[r] * es + 1);
-            recv_n[r] = counts[r];
-            memset(recv[r], 0x5A, counts[r] * es); /* garbage the result must replace */
+            b.recv[r] = malloc(counts[r] * es + 1);
+            b.recv_n[r] = counts[r];
+            memset(b.recv[r], 0x5A, counts[r] * es); /* garbage the result must replace */
         }
     }
-    ty->fill(expect, 0, n, c->seed);
-    for (int r = 1; r < p; r++) {
-        ty->fill(tmp, r, n, c->seed);
-        ty->fold_expected(expect, tmp, n);
-    }
+    check_fold_ranks(c, expect, tmp, n);
 
-    if (!check_run(t, c, s, es, send, recv, send_n, recv_n))
+    if (!check_run(t, c, &b, es))
         goto out;
     for (int r = 0; r < p; r++) {
         size_t bad;
-        if (!ty->close(recv[r], (char *)expect + off[r] * es, counts[r], p, &bad)) {
+        if (!ty->close(b.recv[r], (char *)expect + off[r] * es, counts[r], p, &bad)) {
             check_fail(t, c, "rank %d: element %zu of its block (%zu elements) is wrong", r, bad,
                        counts[r]);
             break;
         }
     }
-    /* Send buffers are read-only. */
-    for (int r = 0; r < p && !c->in_place; r++) {
-        ty->fill(tmp, r, n, c->seed);
-        size_t bad;
-        if (!check_exact(send[r], tmp, n, es, &bad)) {
-            check_fail(t, c, "rank %d's send buffer was modified (element %zu)", r, bad);
-            break;
-        }
-    }
+    check_sends_unchanged(t, c, &b); /* send buffers are read-only */
 out:
-    if (built)
-        check_free_scheds(s, p);
-    for (int r = 0; r < p; r++) {
-        if (recv[r] != send[r])
-            free(recv[r]);
-        free(send[r]);
-    }
+    check_bufs_free(&b);
     free(counts);
     free(off);
-    free(s);
-    free(send);
-    free(recv);
-    free(send_n);
-    free(recv_n);
     free(expect);
     free(tmp);
 }

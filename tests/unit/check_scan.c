@@ -25,30 +25,27 @@ void check_scan_case(tally *t, const check_case *c)
     int p = c->p;
     size_t n = c->count, es = ty->size;
     bool exclusive = c->algo->coll == TRL_COLL_EXSCAN;
-    trl_sched *s = calloc((size_t)p, sizeof *s);
-    void **send = calloc((size_t)p, sizeof *send), **recv = calloc((size_t)p, sizeof *recv);
-    size_t *send_n = calloc((size_t)p, sizeof *send_n), *recv_n = calloc((size_t)p, sizeof *recv_n);
+    check_bufs b;
+    check_bufs_init(&b, p);
     void *expect = malloc(n * es + 1), *tmp = malloc(n * es + 1), *before = malloc(n * es + 1);
-    bool built = false;
 
-    if (!check_build_all(t, c, s, scan_args, NULL))
+    if (!check_build_all(t, c, &b, scan_args, NULL))
         goto out;
-    built = true;
 
     for (int r = 0; r < p; r++) {
-        send[r] = malloc(n * es + 1);
-        send_n[r] = recv_n[r] = n;
-        ty->fill(send[r], r, n, c->seed);
+        b.send[r] = malloc(n * es + 1);
+        b.send_n[r] = b.recv_n[r] = n;
+        ty->fill(b.send[r], r, n, c->seed);
         if (c->in_place) {
-            recv[r] = send[r];
+            b.recv[r] = b.send[r];
         } else {
-            recv[r] = malloc(n * es + 1);
-            memset(recv[r], 0x5A, n * es); /* garbage the result must replace */
+            b.recv[r] = malloc(n * es + 1);
+            memset(b.recv[r], 0x5A, n * es); /* garbage the result must replace */
         }
     }
-    memcpy(before, recv[0], n * es); /* exscan's rank 0 keeps this */
+    memcpy(before, b.recv[0], n * es); /* exscan's rank 0 keeps this */
 
-    if (!check_run(t, c, s, es, send, recv, send_n, recv_n))
+    if (!check_run(t, c, &b, es))
         goto out;
 
     /* expect runs through the prefixes: before rank r's check it holds
@@ -58,7 +55,7 @@ void check_scan_case(tally *t, const check_case *c)
         if (r == 0) {
             ty->fill(expect, 0, n, c->seed);
             if (exclusive) {
-                if (!check_exact(recv[0], before, n, es, &bad)) {
+                if (!check_exact(b.recv[0], before, n, es, &bad)) {
                     check_fail(t, c, "rank 0's receive buffer was changed (element %zu)", bad);
                     break;
                 }
@@ -71,33 +68,14 @@ void check_scan_case(tally *t, const check_case *c)
             ty->fill(tmp, r - 1, n, c->seed);
             ty->fold_expected(expect, tmp, n);
         }
-        if (!ty->close(recv[r], expect, n, p, &bad)) {
+        if (!ty->close(b.recv[r], expect, n, p, &bad)) {
             check_fail(t, c, "rank %d: element %zu is wrong", r, bad);
             break;
         }
     }
-    /* Send buffers are read-only. */
-    for (int r = 0; r < p && !c->in_place; r++) {
-        ty->fill(tmp, r, n, c->seed);
-        size_t bad;
-        if (!check_exact(send[r], tmp, n, es, &bad)) {
-            check_fail(t, c, "rank %d's send buffer was modified (element %zu)", r, bad);
-            break;
-        }
-    }
+    check_sends_unchanged(t, c, &b); /* send buffers are read-only */
 out:
-    if (built)
-        check_free_scheds(s, p);
-    for (int r = 0; r < p; r++) {
-        if (recv[r] != send[r])
-            free(recv[r]);
-        free(send[r]);
-    }
-    free(s);
-    free(send);
-    free(recv);
-    free(send_n);
-    free(recv_n);
+    check_bufs_free(&b);
     free(expect);
     free(tmp);
     free(before);

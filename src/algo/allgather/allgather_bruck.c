@@ -37,47 +37,16 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "algo/blocks.h"
 #include "algo/builders.h"
 #include "core/status.h"
 #include "pattern/rdouble.h"
 
-static size_t blk_count(const trl_coll_args *a, int i)
-{
-    return a->counts ? a->counts[i] : a->count;
-}
-
-static size_t blk_displ(const trl_coll_args *a, int i)
-{
-    return a->counts ? a->displs[i] : (size_t)i * a->count;
-}
-
-/* Whether the non-empty blocks first, first+1, ... (n of them, modulo p)
- * lie back to back in RECV; *start gets where the first non-empty one is. */
-static bool back_to_back(const trl_coll_args *a, int first, int n, size_t *start)
-{
-    bool any = false;
-    size_t next = 0;
-    *start = 0;
-    for (int j = 0; j < n; j++) {
-        int b = (first + j) % a->size;
-        size_t c = blk_count(a, b);
-        if (c == 0)
-            continue;
-        if (!any)
-            *start = blk_displ(a, b);
-        else if (blk_displ(a, b) != next)
-            return false;
-        any = true;
-        next = blk_displ(a, b) + c;
-    }
-    return true;
-}
-
 int trl_allgather_bruck(const trl_coll_args *a, trl_sched *s)
 {
     int p = a->size, r = a->rank, rounds = trl_rd_ceil_log2(p);
-    size_t own = blk_count(a, r);
-    trl_ref own_at = trl_ref_at(TRL_BUF_RECV, blk_displ(a, r));
+    size_t own = trl__blk_count(a, r);
+    trl_ref own_at = trl_ref_at(TRL_BUF_RECV, trl__blk_displ(a, r));
     trl_ref own_src = a->in_place ? own_at : trl_ref_at(TRL_BUF_SEND, 0);
 
     if (!a->in_place && own > 0)
@@ -86,20 +55,17 @@ int trl_allgather_bruck(const trl_coll_args *a, trl_sched *s)
         return s->status;
 
     /* off[j]: where position j starts in scratch (positions back to back). */
-    size_t *off = malloc(((size_t)p + 1) * sizeof *off);
+    size_t *off = trl__blk_prefix(a, r, p);
     int *got = malloc(((size_t)rounds + 1) * sizeof *got);
     if (!off || !got) {
         free(off);
         free(got);
         return TRL_ERR_NOMEM;
     }
-    off[0] = 0;
-    for (int j = 0; j < p; j++)
-        off[j + 1] = off[j] + blk_count(a, (r + j) % p);
 
     int last_d = 1 << (rounds - 1);
     size_t last_at;
-    bool last_direct = back_to_back(a, (r + last_d) % p, p - last_d, &last_at);
+    bool last_direct = trl__back_to_back(a, (r + last_d) % p, p - last_d, &last_at);
     /* Scratch ends where the positions kept in it end. Position 0 is only
      * read by sends of more than one position (from round 1 on): p = 2
      * needs no scratch at all. */
@@ -130,30 +96,15 @@ int trl_allgather_bruck(const trl_coll_args *a, trl_sched *s)
 
     /* The rotation: positions 1..kept-1 to their places, in runs that are
      * contiguous in RECV too. Position j came in round floor(log2 j). */
-    for (int j = 1; j < kept;) {
-        int b = (r + j) % p;
-        if (blk_count(a, b) == 0) {
-            j++;
-            continue;
-        }
-        size_t at = blk_displ(a, b), end = at + blk_count(a, b);
-        int stop = j + 1;
-        for (; stop < kept; stop++) {
-            int nb = (r + stop) % p;
-            if (blk_count(a, nb) == 0)
-                continue;
-            if (blk_displ(a, nb) != end)
-                break;
-            end += blk_count(a, nb);
-        }
+    for (trl__runs it = trl__runs_of(r + 1, kept - 1); trl__next_run(a, &it);) {
+        int j = it.lo + 1, stop = it.hi + 1; /* positions [j, stop) */
         int deps[64], nd = 0;
         for (int k = 0; k < rounds; k++) {
             int d = 1 << k, c = d < p - d ? d : p - d;
             if (d < stop && j < d + c && got[k + 1] >= 0)
                 deps[nd++] = got[k + 1];
         }
-        trl_sched_copy(s, POS(j), trl_ref_at(TRL_BUF_RECV, at), end - at, deps, nd);
-        j = stop;
+        trl_sched_copy(s, POS(j), trl_ref_at(TRL_BUF_RECV, it.pos), it.len, deps, nd);
     }
 #undef POS
     free(off);

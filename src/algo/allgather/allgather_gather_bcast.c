@@ -29,40 +29,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "algo/blocks.h"
 #include "algo/builders.h"
+#include "algo/tree_steps.h"
 #include "core/status.h"
 #include "pattern/tree.h"
-
-static size_t blk_count(const trl_coll_args *a, int i)
-{
-    return a->counts ? a->counts[i] : a->count;
-}
-
-static size_t blk_displ(const trl_coll_args *a, int i)
-{
-    return a->counts ? a->displs[i] : (size_t)i * a->count;
-}
-
-/* Whether the non-empty blocks 0..p-1 lie back to back in RECV, in rank
- * order; *start gets where the first non-empty one is. */
-static bool in_rank_order(const trl_coll_args *a, size_t *start)
-{
-    bool any = false;
-    size_t next = 0;
-    *start = 0;
-    for (int b = 0; b < a->size; b++) {
-        size_t c = blk_count(a, b);
-        if (c == 0)
-            continue;
-        if (!any)
-            *start = blk_displ(a, b);
-        else if (blk_displ(a, b) != next)
-            return false;
-        any = true;
-        next = blk_displ(a, b) + c;
-    }
-    return true;
-}
 
 int trl_allgather_gather_bcast(const trl_coll_args *a, trl_sched *s)
 {
@@ -72,8 +43,8 @@ int trl_allgather_gather_bcast(const trl_coll_args *a, trl_sched *s)
     if (rc)
         return rc;
     int parent = trl_tree_parent(&t, rank), nkids = trl_tree_nchildren(&t, rank);
-    size_t *pre = malloc(((size_t)p + 1) * sizeof *pre);
-    int *kids = malloc(((size_t)nkids + 1) * sizeof *kids);
+    size_t *pre = trl__blk_prefix(a, 0, p);
+    int *kids = trl__tree_serving_order(&t, rank, nkids); /* largest subtree first */
     int *have = malloc(((size_t)nkids + 3) * sizeof *have);
     if (!pre || !kids || !have) {
         free(pre);
@@ -81,21 +52,13 @@ int trl_allgather_gather_bcast(const trl_coll_args *a, trl_sched *s)
         free(have);
         return TRL_ERR_NOMEM;
     }
-    pre[0] = 0;
-    for (int i = 0; i < p; i++)
-        pre[i + 1] = pre[i] + blk_count(a, i);
-    size_t total = pre[p], own = blk_count(a, rank);
-    trl_ref own_at = trl_ref_at(TRL_BUF_RECV, blk_displ(a, rank));
+    size_t total = pre[p], own = trl__blk_count(a, rank);
+    trl_ref own_at = trl_ref_at(TRL_BUF_RECV, trl__blk_displ(a, rank));
     trl_ref own_src = a->in_place ? own_at : trl_ref_at(TRL_BUF_SEND, 0);
 
-    size_t base;
-    bool direct = in_rank_order(a, &base);
-    trl_buf img = TRL_BUF_RECV;
-    if (!direct) {
-        img = TRL_BUF_SCRATCH;
-        base = trl_sched_scratch(s, total);
-    }
-#define IMG(at) trl_ref_at(img, base + (at))
+    bool direct;
+    trl_ref img = trl__blk_image(a, s, total, &direct);
+#define IMG(at) trl_ref_at(img.buf, img.off + (at))
 
     /* have[0..nhave): the steps that filled the image so far. */
     int nhave = 0;
@@ -132,22 +95,12 @@ int trl_allgather_gather_bcast(const trl_coll_args *a, trl_sched *s)
         have[0] = got;
         nhave = 1;
     }
-    /* Children largest subtree first (the critical path), ties to the
-     * later child, which is the farther one. */
-    for (int i = 0; i < nkids; i++) {
-        int c = trl_tree_child(&t, rank, nkids - 1 - i), size = trl_tree_subtree_size(&t, c), j = i;
-        for (; j > 0 && trl_tree_subtree_size(&t, kids[j - 1]) < size; j--)
-            kids[j] = kids[j - 1];
-        kids[j] = c;
-    }
     for (int i = 0; i < nkids && total > 0; i++)
         trl_sched_send(s, kids[i], IMG(0), total, have, nhave);
 
     /* Out of scratch: every block but the own one (already placed) to RECV. */
-    for (int i = 0; i < p && !direct; i++)
-        if (i != rank && blk_count(a, i) > 0)
-            trl_sched_copy(s, IMG(pre[i]), trl_ref_at(TRL_BUF_RECV, blk_displ(a, i)),
-                           blk_count(a, i), have, nhave);
+    if (!direct)
+        trl__blk_unpack(a, s, IMG(0), pre, 0, p, rank, have, nhave);
 #undef IMG
     free(pre);
     free(kids);

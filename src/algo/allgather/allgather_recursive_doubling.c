@@ -38,48 +38,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "algo/blocks.h"
 #include "algo/builders.h"
 #include "core/status.h"
 #include "pattern/rdouble.h"
-
-static size_t blk_count(const trl_coll_args *a, int i)
-{
-    return a->counts ? a->counts[i] : a->count;
-}
-
-static size_t blk_displ(const trl_coll_args *a, int i)
-{
-    return a->counts ? a->displs[i] : (size_t)i * a->count;
-}
-
-/* Whether the non-empty blocks first, first+1, ... (n of them, modulo p)
- * lie back to back in RECV; *start gets where the first non-empty one is. */
-static bool back_to_back(const trl_coll_args *a, int first, int n, size_t *start)
-{
-    bool any = false;
-    size_t next = 0;
-    *start = 0;
-    for (int j = 0; j < n; j++) {
-        int b = (first + j) % a->size;
-        size_t c = blk_count(a, b);
-        if (c == 0)
-            continue;
-        if (!any)
-            *start = blk_displ(a, b);
-        else if (blk_displ(a, b) != next)
-            return false;
-        any = true;
-        next = blk_displ(a, b) + c;
-    }
-    return true;
-}
-
-/* The first old rank that new rank j stands for (j == pof2 gives p). */
-static int first_old(int j, int p)
-{
-    int rem = p - trl_rd_pof2(p);
-    return j < rem ? 2 * j : j + rem;
-}
 
 /* The rank's image of all blocks in rank order, and the steps that have
  * filled it so far (what a send of it waits for). */
@@ -87,8 +49,7 @@ typedef struct {
     const trl_coll_args *a;
     trl_sched *s;
     const size_t *pre; /* pre[i]: where block i starts in the image */
-    trl_buf buf;       /* RECV (direct) or SCRATCH */
-    size_t base;
+    trl_ref img;       /* RECV (direct) or scratch */
     bool direct;
     int *have;
     int nhave;
@@ -96,7 +57,7 @@ typedef struct {
 
 static trl_ref img_at(const image *m, size_t at)
 {
-    return trl_ref_at(m->buf, m->base + at);
+    return trl_ref_at(m->img.buf, m->img.off + at);
 }
 
 /* Receive blocks [lo, hi) from peer into the image; out of scratch, each
@@ -108,38 +69,26 @@ static void recv_range(image *m, int peer, int lo, int hi)
         return;
     int got = trl_sched_recv(m->s, peer, img_at(m, m->pre[lo]), n, TRL_NODEPS);
     m->have[m->nhave++] = got;
-    for (int i = lo; i < hi && !m->direct; i++)
-        if (blk_count(m->a, i) > 0)
-            trl_sched_copy(m->s, img_at(m, m->pre[i]),
-                           trl_ref_at(TRL_BUF_RECV, blk_displ(m->a, i)), blk_count(m->a, i),
-                           TRL_DEPS(got));
+    if (!m->direct)
+        trl__blk_unpack(m->a, m->s, img_at(m, 0), m->pre, lo, hi, -1, TRL_DEPS(got));
 }
 
 int trl_allgather_recursive_doubling(const trl_coll_args *a, trl_sched *s)
 {
     int p = a->size, rank = a->rank;
-    size_t *pre = malloc(((size_t)p + 1) * sizeof *pre);
+    size_t *pre = trl__blk_prefix(a, 0, p);
     int *have = malloc(((size_t)trl_rd_ceil_log2(p) + 3) * sizeof *have);
     if (!pre || !have) {
         free(pre);
         free(have);
         return TRL_ERR_NOMEM;
     }
-    pre[0] = 0;
-    for (int i = 0; i < p; i++)
-        pre[i + 1] = pre[i] + blk_count(a, i);
-    size_t total = pre[p], own = blk_count(a, rank);
-    trl_ref own_at = trl_ref_at(TRL_BUF_RECV, blk_displ(a, rank));
+    size_t total = pre[p], own = trl__blk_count(a, rank);
+    trl_ref own_at = trl_ref_at(TRL_BUF_RECV, trl__blk_displ(a, rank));
     trl_ref own_src = a->in_place ? own_at : trl_ref_at(TRL_BUF_SEND, 0);
 
-    /* The image is RECV from `base` when RECV holds the blocks in rank
-     * order, else scratch. */
-    image m = {a, s, pre, TRL_BUF_RECV, 0, false, have, 0};
-    m.direct = back_to_back(a, 0, p, &m.base);
-    if (!m.direct) {
-        m.buf = TRL_BUF_SCRATCH;
-        m.base = trl_sched_scratch(s, total);
-    }
+    image m = {a, s, pre, {0}, false, have, 0};
+    m.img = trl__blk_image(a, s, total, &m.direct);
 
     int partner = trl_rd_fold_partner(rank, p);
     if (trl_rd_fold_sits_out(rank, p)) {
@@ -150,10 +99,9 @@ int trl_allgather_recursive_doubling(const trl_coll_args *a, trl_sched *s)
          * same bytes): not before that send is done. */
         int got = total > 0 ? trl_sched_recv(s, partner, img_at(&m, 0), total, TRL_DEPS(sent))
                             : -1;
-        for (int i = 0; i < p && !m.direct; i++)
-            if (blk_count(a, i) > 0 && !(i == rank && a->in_place))
-                trl_sched_copy(s, img_at(&m, pre[i]), trl_ref_at(TRL_BUF_RECV, blk_displ(a, i)),
-                               blk_count(a, i), TRL_DEPS(got));
+        if (!m.direct)
+            trl__blk_unpack(a, s, img_at(&m, 0), pre, 0, p, a->in_place ? rank : -1,
+                            TRL_DEPS(got));
         goto out;
     }
 
@@ -169,14 +117,14 @@ int trl_allgather_recursive_doubling(const trl_coll_args *a, trl_sched *s)
     for (int w = 1; w < pof2; w <<= 1) {
         int mine = trl_rd_window(newrank, w), theirs = trl_rd_window(newrank ^ w, w);
         int peer = trl_rd_fold_rank(newrank ^ w, p);
-        int lo = first_old(mine, p), hi = first_old(mine + w, p);
+        int lo = trl__fold_first_old(mine, p), hi = trl__fold_first_old(mine + w, p);
         if (pre[hi] > pre[lo]) {
             if (hi - lo == 1) /* just the own block: no need to wait for its copy */
                 trl_sched_send(s, peer, own_src, own, TRL_NODEPS);
             else
                 trl_sched_send(s, peer, img_at(&m, pre[lo]), pre[hi] - pre[lo], have, m.nhave);
         }
-        recv_range(&m, peer, first_old(theirs, p), first_old(theirs + w, p));
+        recv_range(&m, peer, trl__fold_first_old(theirs, p), trl__fold_first_old(theirs + w, p));
     }
 
     if (partner >= 0 && total > 0)

@@ -24,24 +24,15 @@
  * ends know counts[], so they leave out the same messages and the tags of
  * the others still match.
  */
+#include "algo/blocks.h"
 #include "algo/builders.h"
-
-static size_t blk_count(const trl_coll_args *a, int i)
-{
-    return a->counts ? a->counts[i] : a->count;
-}
-
-static size_t blk_displ(const trl_coll_args *a, int i)
-{
-    return a->counts ? a->displs[i] : (size_t)i * a->count;
-}
 
 int trl_allgather_ring(const trl_coll_args *a, trl_sched *s)
 {
     int p = a->size, r = a->rank;
     int right = (r + 1) % p, left = (r - 1 + p) % p;
-    size_t own = blk_count(a, r);
-    trl_ref own_at = trl_ref_at(TRL_BUF_RECV, blk_displ(a, r));
+    size_t own = trl__blk_count(a, r);
+    trl_ref own_at = trl_ref_at(TRL_BUF_RECV, trl__blk_displ(a, r));
     /* Where the first send reads the own block: SEND, or RECV in place. */
     trl_ref own_src = a->in_place ? own_at : trl_ref_at(TRL_BUF_SEND, 0);
 
@@ -51,14 +42,14 @@ int trl_allgather_ring(const trl_coll_args *a, trl_sched *s)
     int got = -1; /* the receive of the block passed on in this step */
     for (int k = 0; k < p - 1; k++) {
         int out = ((r - k) % p + p) % p, in = (out - 1 + p) % p;
-        size_t out_n = blk_count(a, out), in_n = blk_count(a, in);
+        size_t out_n = trl__blk_count(a, out), in_n = trl__blk_count(a, in);
         if (out_n > 0) {
-            trl_ref src = k == 0 ? own_src : trl_ref_at(TRL_BUF_RECV, blk_displ(a, out));
+            trl_ref src = k == 0 ? own_src : trl_ref_at(TRL_BUF_RECV, trl__blk_displ(a, out));
             trl_sched_send(s, right, src, out_n, TRL_DEPS(got));
         }
         got = -1;
         if (in_n > 0)
-            got = trl_sched_recv(s, left, trl_ref_at(TRL_BUF_RECV, blk_displ(a, in)), in_n,
+            got = trl_sched_recv(s, left, trl_ref_at(TRL_BUF_RECV, trl__blk_displ(a, in)), in_n,
                                  TRL_NODEPS);
     }
     return s->status;

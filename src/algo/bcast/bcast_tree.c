@@ -9,10 +9,7 @@
 #include "algo/tree_steps.h"
 #include "pattern/tree.h"
 
-/* The children of rank in the order it serves them: largest subtree first
- * (the critical path), ties to the later child, which in a binomial or
- * k-nomial tree is the farther one. */
-static int *serving_order(const trl_tree *t, int rank, int n)
+int *trl__tree_serving_order(const trl_tree *t, int rank, int n)
 {
     int *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
     if (!order)
@@ -43,7 +40,7 @@ int trl__bcast_tree(const trl_coll_args *a, trl_sched *s, const trl_tree *t, siz
 {
     int parent = trl_tree_parent(t, a->rank);
     int n = trl_tree_nchildren(t, a->rank);
-    int *order = serving_order(t, a->rank, n);
+    int *order = trl__tree_serving_order(t, a->rank, n);
     /* The steps of the segment WINDOW back: its receive and its sends. */
     int *back = malloc((size_t)WINDOW * (size_t)(n + 1) * sizeof *back);
     if (!order || !back) {

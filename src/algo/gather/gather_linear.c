@@ -14,23 +14,14 @@
  * sides see the same counts[i]. The root's own block is copied from SEND
  * unless in place, where it already lies in RECV.
  */
+#include "algo/blocks.h"
 #include "algo/builders.h"
-
-static size_t block_count(const trl_coll_args *a, int r)
-{
-    return a->counts ? a->counts[r] : a->count;
-}
-
-static size_t block_pos(const trl_coll_args *a, int r)
-{
-    return a->counts ? a->displs[r] : (size_t)r * a->count;
-}
 
 int trl_gather_linear(const trl_coll_args *a, trl_sched *s)
 {
     int p = a->size, root = a->root;
     if (a->rank != root) {
-        size_t n = block_count(a, a->rank);
+        size_t n = trl__blk_count(a, a->rank);
         if (n > 0)
             trl_sched_send(s, root, trl_ref_at(TRL_BUF_SEND, 0), n, TRL_NODEPS);
         return s->status;
@@ -38,13 +29,13 @@ int trl_gather_linear(const trl_coll_args *a, trl_sched *s)
     /* Receives in rank order after the root, so rank root+1 comes first. */
     for (int i = 1; i < p; i++) {
         int r = (root + i) % p;
-        size_t n = block_count(a, r);
+        size_t n = trl__blk_count(a, r);
         if (n > 0)
-            trl_sched_recv(s, r, trl_ref_at(TRL_BUF_RECV, block_pos(a, r)), n, TRL_NODEPS);
+            trl_sched_recv(s, r, trl_ref_at(TRL_BUF_RECV, trl__blk_displ(a, r)), n, TRL_NODEPS);
     }
-    size_t own = block_count(a, root);
+    size_t own = trl__blk_count(a, root);
     if (!a->in_place && own > 0)
-        trl_sched_copy(s, trl_ref_at(TRL_BUF_SEND, 0), trl_ref_at(TRL_BUF_RECV, block_pos(a, root)),
-                       own, TRL_NODEPS);
+        trl_sched_copy(s, trl_ref_at(TRL_BUF_SEND, 0),
+                       trl_ref_at(TRL_BUF_RECV, trl__blk_displ(a, root)), own, TRL_NODEPS);
     return s->status;
 }

@@ -41,28 +41,11 @@
  */
 #include <stdlib.h>
 
+#include "algo/blocks.h"
 #include "algo/builders.h"
+#include "algo/reduce_scatter/reduce_scatter_steps.h"
 #include "core/status.h"
 #include "pattern/rdouble.h"
-
-/* Offsets of the p blocks in the whole vector; off[p] is its length. */
-static size_t *block_offsets(const trl_coll_args *a)
-{
-    size_t *off = malloc(((size_t)a->size + 1) * sizeof *off);
-    if (!off)
-        return NULL;
-    off[0] = 0;
-    for (int r = 0; r < a->size; r++)
-        off[r + 1] = off[r] + (a->counts ? a->counts[r] : a->count);
-    return off;
-}
-
-/* The first old rank new rank i stands for (i = pof2 gives p). */
-static int first_old(int i, int p)
-{
-    int rem = p - trl_rd_pof2(p);
-    return i < rem ? 2 * i : i + rem;
-}
 
 /* The part of the vector this rank holds: elements from lo on, at ref. */
 typedef struct {
@@ -79,7 +62,7 @@ static trl_ref part_at(const part *h, size_t e)
 int trl_reduce_scatter_recursive_halving(const trl_coll_args *a, trl_sched *s)
 {
     int p = a->size, rank = a->rank;
-    size_t *off = block_offsets(a);
+    size_t *off = trl__blk_prefix(a, 0, p); /* off[p]: the whole vector */
     /* Steps that read the send buffer: the fold or the first round's send
      * and combine (later rounds read scratch). */
     int vec_reads[4], nreads = 0, rc;
@@ -87,12 +70,8 @@ int trl_reduce_scatter_recursive_halving(const trl_coll_args *a, trl_sched *s)
         return TRL_ERR_NOMEM;
     size_t n = off[p], mine = off[rank + 1] - off[rank];
     trl_ref send = trl_ref_at(TRL_BUF_SEND, 0), result = trl_ref_at(TRL_BUF_RECV, 0);
-    if (n == 0)
+    if (trl__reduce_scatter_trivial(a, s, off))
         goto done;
-    if (p == 1) { /* a self-copy in place, which executors skip */
-        trl_sched_copy(s, send, result, mine, TRL_NODEPS);
-        goto done;
-    }
 
     int partner = trl_rd_fold_partner(rank, p);
     if (trl_rd_fold_sits_out(rank, p)) {
@@ -114,8 +93,10 @@ int trl_reduce_scatter_recursive_halving(const trl_coll_args *a, trl_sched *s)
     for (int d = pof2 / 2; d >= 1; d /= 2) {
         int peer_new = newrank ^ d, peer = trl_rd_fold_rank(peer_new, p);
         int keep = trl_rd_window(newrank, d), give = trl_rd_window(peer_new, d);
-        size_t keep_lo = off[first_old(keep, p)], keep_hi = off[first_old(keep + d, p)];
-        size_t give_lo = off[first_old(give, p)], give_hi = off[first_old(give + d, p)];
+        size_t keep_lo = off[trl__fold_first_old(keep, p)];
+        size_t keep_hi = off[trl__fold_first_old(keep + d, p)];
+        size_t give_lo = off[trl__fold_first_old(give, p)];
+        size_t give_hi = off[trl__fold_first_old(give + d, p)];
         bool from_send = held.ref.buf == TRL_BUF_SEND;
         if (give_hi > give_lo) {
             int sent = trl_sched_send(s, peer, part_at(&held, give_lo), give_hi - give_lo,

@@ -40,38 +40,23 @@
  */
 #include <stdlib.h>
 
+#include "algo/blocks.h"
 #include "algo/builders.h"
+#include "algo/reduce_scatter/reduce_scatter_steps.h"
 #include "core/status.h"
 #include "pattern/tree.h"
-
-/* Offsets of the p blocks in the whole vector; off[p] is its length. */
-static size_t *block_offsets(const trl_coll_args *a)
-{
-    size_t *off = malloc(((size_t)a->size + 1) * sizeof *off);
-    if (!off)
-        return NULL;
-    off[0] = 0;
-    for (int r = 0; r < a->size; r++)
-        off[r + 1] = off[r] + (a->counts ? a->counts[r] : a->count);
-    return off;
-}
 
 int trl_reduce_scatter_reduce_scatterv(const trl_coll_args *a, trl_sched *s)
 {
     int p = a->size, rank = a->rank;
-    size_t *off = block_offsets(a);
+    size_t *off = trl__blk_prefix(a, 0, p); /* off[p]: the whole vector */
     int *kids = NULL, *joins = NULL;
     int rc = TRL_ERR_NOMEM;
     if (!off)
         return TRL_ERR_NOMEM;
     size_t n = off[p], mine = off[rank + 1] - off[rank];
     trl_ref own = trl_ref_at(TRL_BUF_SEND, 0), result = trl_ref_at(TRL_BUF_RECV, 0);
-    if (n == 0) {
-        rc = s->status;
-        goto out;
-    }
-    if (p == 1) { /* a self-copy in place, which executors skip */
-        trl_sched_copy(s, own, result, mine, TRL_NODEPS);
+    if (trl__reduce_scatter_trivial(a, s, off)) {
         rc = s->status;
         goto out;
     }

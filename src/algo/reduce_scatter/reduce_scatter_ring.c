@@ -32,20 +32,10 @@
  */
 #include <stdlib.h>
 
+#include "algo/blocks.h"
 #include "algo/builders.h"
+#include "algo/reduce_scatter/reduce_scatter_steps.h"
 #include "core/status.h"
-
-/* Offsets of the p blocks in the whole vector; off[p] is its length. */
-static size_t *block_offsets(const trl_coll_args *a)
-{
-    size_t *off = malloc(((size_t)a->size + 1) * sizeof *off);
-    if (!off)
-        return NULL;
-    off[0] = 0;
-    for (int r = 0; r < a->size; r++)
-        off[r + 1] = off[r] + (a->counts ? a->counts[r] : a->count);
-    return off;
-}
 
 static int ring_mod(int x, int p)
 {
@@ -55,18 +45,14 @@ static int ring_mod(int x, int p)
 int trl_reduce_scatter_ring(const trl_coll_args *a, trl_sched *s)
 {
     int p = a->size, rank = a->rank, steps = p - 1;
-    size_t *off = block_offsets(a);
+    size_t *off = trl__blk_prefix(a, 0, p); /* off[p]: the whole vector */
     int *vec_reads = NULL, nreads = 0, rc;
     if (!off)
         return TRL_ERR_NOMEM;
-    size_t n = off[p], mine = off[rank + 1] - off[rank];
-    trl_ref send = trl_ref_at(TRL_BUF_SEND, 0), result = trl_ref_at(TRL_BUF_RECV, 0);
-    if (n == 0)
+    size_t mine = off[rank + 1] - off[rank];
+    trl_ref result = trl_ref_at(TRL_BUF_RECV, 0);
+    if (trl__reduce_scatter_trivial(a, s, off))
         goto done;
-    if (p == 1) { /* a self-copy in place, which executors skip */
-        trl_sched_copy(s, send, result, mine, TRL_NODEPS);
-        goto done;
-    }
     /* With MPI_IN_PLACE, every read of the vector, which the result
      * overwrites: the first send and each step's combine. */
     vec_reads = malloc(((size_t)p + 1) * sizeof *vec_reads);

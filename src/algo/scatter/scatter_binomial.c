@@ -30,129 +30,71 @@
 #include <stdlib.h>
 
 #include "algo/builders.h"
-#include "core/status.h"
-#include "pattern/tree.h"
+#include "algo/gather/rooted_blocks.h"
 
-static int rank_of(const trl_coll_args *a, int v)
-{
-    return (a->root + v) % a->size;
-}
-
-static size_t block_count(const trl_coll_args *a, int r)
-{
-    return a->counts ? a->counts[r] : a->count;
-}
-
-static size_t block_pos(const trl_coll_args *a, int r)
-{
-    return a->counts ? a->displs[r] : (size_t)r * a->count;
-}
-
-/* At the root: send child vranks [v, v+m) (total elements) to peer, each
- * block taken from its place in SEND. `deps` has room for m ids. */
-static void root_send(const trl_coll_args *a, trl_sched *s, int peer, int v, int m, size_t total,
+/* At the root: send child peer its subtree, the blocks of ranks peer,
+ * peer+1, ... (m of them, total elements), each taken from its place in
+ * SEND. `deps` has room for m ids. */
+static void root_send(const trl_coll_args *a, trl_sched *s, int peer, int m, size_t total,
                       int *deps)
 {
-    /* Count the runs of non-empty blocks that lie end to end in SEND. */
-    int runs = 0;
-    size_t first = 0, end = 0;
-    for (int j = v; j < v + m; j++) {
-        int r = rank_of(a, j);
-        size_t n = block_count(a, r), pos = block_pos(a, r);
-        if (n == 0)
-            continue;
-        if (runs == 0)
-            first = pos;
-        if (runs == 0 || pos != end)
-            runs++;
-        end = pos + n;
-    }
-    if (runs == 1) {
-        trl_sched_send(s, peer, trl_ref_at(TRL_BUF_SEND, first), total, TRL_NODEPS);
+    size_t pos;
+    if (trl__back_to_back(a, peer, m, &pos)) {
+        trl_sched_send(s, peer, trl_ref_at(TRL_BUF_SEND, pos), total, TRL_NODEPS);
         return;
     }
     /* Pack into scratch, one copy per run, then send. */
     size_t base = trl_sched_scratch(s, total);
-    size_t at = 0, run_at = 0, run_pos = 0, run_len = 0; /* at: offset in the message */
     int nd = 0;
-    for (int j = v; j < v + m; j++) {
-        int r = rank_of(a, j);
-        size_t n = block_count(a, r), pos = block_pos(a, r);
-        if (n == 0)
-            continue;
-        if (run_len > 0 && pos != run_pos + run_len) {
-            deps[nd++] = trl_sched_copy(s, trl_ref_at(TRL_BUF_SEND, run_pos),
-                                        trl_ref_at(TRL_BUF_SCRATCH, base + run_at), run_len,
-                                        TRL_NODEPS);
-            run_len = 0;
-        }
-        if (run_len == 0) {
-            run_at = at;
-            run_pos = pos;
-        }
-        run_len += n;
-        at += n;
-    }
-    deps[nd++] = trl_sched_copy(s, trl_ref_at(TRL_BUF_SEND, run_pos),
-                                trl_ref_at(TRL_BUF_SCRATCH, base + run_at), run_len, TRL_NODEPS);
+    for (trl__runs it = trl__runs_of(peer, m); trl__next_run(a, &it);)
+        deps[nd++] = trl_sched_copy(s, trl_ref_at(TRL_BUF_SEND, it.pos),
+                                    trl_ref_at(TRL_BUF_SCRATCH, base + it.run_at), it.len,
+                                    TRL_NODEPS);
     trl_sched_send(s, peer, trl_ref_at(TRL_BUF_SCRATCH, base), total, deps, nd);
 }
 
 int trl_scatter_binomial(const trl_coll_args *a, trl_sched *s)
 {
-    int p = a->size;
-    trl_tree t;
-    int rc = trl_tree_init(&t, TRL_TREE_BINOMIAL, 2, p, a->root);
+    trl__rooted node;
+    int rc = trl__rooted_init(&node, a);
     if (rc)
         return rc;
-    int v = trl_tree_vrank(&t, a->rank);
-    int m = trl_tree_vsubtree(&t, v), nchild = trl_tree_vnchildren(&t, v);
-
-    /* pre[j]: elements of vranks v .. v+j-1, the offset of vrank v+j's
-     * block in this node's message. */
-    size_t *pre = malloc(((size_t)m + 1) * sizeof *pre);
-    int *deps = v == 0 ? malloc((size_t)m * sizeof *deps) : NULL;
-    if (!pre || (v == 0 && !deps)) {
-        free(pre);
-        free(deps);
+    int *deps = node.v == 0 ? malloc((size_t)node.m * sizeof *deps) : NULL;
+    if (node.v == 0 && !deps) {
+        free(node.pre);
         return TRL_ERR_NOMEM;
     }
-    pre[0] = 0;
-    for (int j = 0; j < m; j++)
-        pre[j + 1] = pre[j] + block_count(a, rank_of(a, v + j));
-    size_t own = m > 0 ? pre[1] : 0, total = pre[m]; /* m >= 1: v is in its subtree */
+    size_t own = node.own, total = node.total;
+    int parent = trl_tree_parent(&node.t, a->rank);
 
-    if (v == 0) {
+    if (node.v == 0) {
         /* Largest subtree first: children come nearest (smallest) first. */
-        for (int i = nchild - 1; i >= 0; i--) {
-            int cv = trl_tree_vchild(&t, v, i), cm = trl_tree_vsubtree(&t, cv);
-            size_t n = pre[cv + cm] - pre[cv];
+        for (int i = node.nchild - 1; i >= 0; i--) {
+            int peer, m;
+            size_t at, n = trl__rooted_child(&node, i, &peer, &m, &at);
             if (n > 0)
-                root_send(a, s, rank_of(a, cv), cv, cm, n, deps);
+                root_send(a, s, peer, m, n, deps);
         }
         if (!a->in_place && own > 0)
-            trl_sched_copy(s, trl_ref_at(TRL_BUF_SEND, block_pos(a, a->rank)),
+            trl_sched_copy(s, trl_ref_at(TRL_BUF_SEND, trl__blk_displ(a, a->rank)),
                            trl_ref_at(TRL_BUF_RECV, 0), own, TRL_NODEPS);
     } else if (total > 0 && total == own) {
         /* Nothing to pass on: receive the block where it belongs. */
-        trl_sched_recv(s, rank_of(a, trl_tree_vparent(&t, v)), trl_ref_at(TRL_BUF_RECV, 0), own,
-                       TRL_NODEPS);
+        trl_sched_recv(s, parent, trl_ref_at(TRL_BUF_RECV, 0), own, TRL_NODEPS);
     } else if (total > 0) {
         size_t base = trl_sched_scratch(s, total);
-        int got = trl_sched_recv(s, rank_of(a, trl_tree_vparent(&t, v)),
-                                 trl_ref_at(TRL_BUF_SCRATCH, base), total, TRL_NODEPS);
-        for (int i = nchild - 1; i >= 0; i--) {
-            int cv = trl_tree_vchild(&t, v, i), j = cv - v, cm = trl_tree_vsubtree(&t, cv);
-            size_t n = pre[j + cm] - pre[j];
+        int got = trl_sched_recv(s, parent, trl_ref_at(TRL_BUF_SCRATCH, base), total, TRL_NODEPS);
+        for (int i = node.nchild - 1; i >= 0; i--) {
+            int peer, m;
+            size_t at, n = trl__rooted_child(&node, i, &peer, &m, &at);
             if (n > 0)
-                trl_sched_send(s, rank_of(a, cv), trl_ref_at(TRL_BUF_SCRATCH, base + pre[j]), n,
-                               TRL_DEPS(got));
+                trl_sched_send(s, peer, trl_ref_at(TRL_BUF_SCRATCH, base + at), n, TRL_DEPS(got));
         }
         if (own > 0)
             trl_sched_copy(s, trl_ref_at(TRL_BUF_SCRATCH, base), trl_ref_at(TRL_BUF_RECV, 0), own,
                            TRL_DEPS(got));
     }
-    free(pre);
+    free(node.pre);
     free(deps);
     return s->status;
 }

@@ -15,23 +15,14 @@
  * The root copies its own block to its receive buffer, unless in place,
  * where its block stays in SEND and RECV is not touched.
  */
+#include "algo/blocks.h"
 #include "algo/builders.h"
-
-static size_t block_count(const trl_coll_args *a, int r)
-{
-    return a->counts ? a->counts[r] : a->count;
-}
-
-static size_t block_pos(const trl_coll_args *a, int r)
-{
-    return a->counts ? a->displs[r] : (size_t)r * a->count;
-}
 
 int trl_scatter_linear(const trl_coll_args *a, trl_sched *s)
 {
     int p = a->size, root = a->root;
     if (a->rank != root) {
-        size_t n = block_count(a, a->rank);
+        size_t n = trl__blk_count(a, a->rank);
         if (n > 0)
             trl_sched_recv(s, root, trl_ref_at(TRL_BUF_RECV, 0), n, TRL_NODEPS);
         return s->status;
@@ -39,13 +30,13 @@ int trl_scatter_linear(const trl_coll_args *a, trl_sched *s)
     /* Sends in rank order after the root, so rank root+1 is served first. */
     for (int i = 1; i < p; i++) {
         int r = (root + i) % p;
-        size_t n = block_count(a, r);
+        size_t n = trl__blk_count(a, r);
         if (n > 0)
-            trl_sched_send(s, r, trl_ref_at(TRL_BUF_SEND, block_pos(a, r)), n, TRL_NODEPS);
+            trl_sched_send(s, r, trl_ref_at(TRL_BUF_SEND, trl__blk_displ(a, r)), n, TRL_NODEPS);
     }
-    size_t own = block_count(a, root);
+    size_t own = trl__blk_count(a, root);
     if (!a->in_place && own > 0)
-        trl_sched_copy(s, trl_ref_at(TRL_BUF_SEND, block_pos(a, root)), trl_ref_at(TRL_BUF_RECV, 0),
-                       own, TRL_NODEPS);
+        trl_sched_copy(s, trl_ref_at(TRL_BUF_SEND, trl__blk_displ(a, root)),
+                       trl_ref_at(TRL_BUF_RECV, 0), own, TRL_NODEPS);
     return s->status;
 }
