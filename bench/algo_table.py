@@ -5,6 +5,8 @@ median to the MPI library's median measured in the same run (below 1: Trellis fa
 and the best algorithm per row.
 
     bench/algo_table.py DIR_OR_CSV [...]
+
+A CSV may also hold many algorithms' rows with an "algorithm" column (docs/results/).
 """
 
 import csv
@@ -26,12 +28,15 @@ def load(paths: list[Path]) -> dict:
     for path in paths:
         files = sorted(path.glob("algo_np*.csv")) if path.is_dir() else [path]
         for f in files:
-            # algo_np<N>_<collective>_<algorithm>.csv; names hold '_' too.
-            rest = f.stem.split("_", 2)[2]
+            # algo_np<N>_<collective>_<algorithm>.csv (names hold '_' too), or
+            # one CSV of many with an "algorithm" column.
+            rest = f.stem.split("_", 2)[-1]
             with f.open() as fh:
                 for row in csv.DictReader(fh):
                     coll = row["collective"]
-                    algo_name = rest[len(coll) + 1 :] if rest.startswith(coll + "_") else rest
+                    algo_name = row.get("algorithm") or (
+                        rest[len(coll) + 1 :] if rest.startswith(coll + "_") else rest
+                    )
                     key = (coll, int(row["ranks"]))
                     table[key][int(row["bytes"])][algo_name] = float(row["ratio"])
     return table

@@ -306,8 +306,17 @@ static bool choose(trl_comm *c, trl_coll_args *a, trl_choice *ch)
 
 const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a)
 {
+    /* gatherv and scatterv ask on every call, and without a size their
+     * choice depends on the collective and the communicator alone. */
+    bool fixed = !trl_coll_has_bytes(a->coll) && !trl_coll_is_reduction(a->coll);
+    if (fixed && c->choice[a->coll])
+        return c->choice[a->coll];
     trl_choice ch;
-    return choose(c, a, &ch) ? ch.algo : NULL;
+    if (!choose(c, a, &ch))
+        return NULL;
+    if (fixed)
+        c->choice[a->coll] = ch.algo;
+    return ch.algo;
 }
 
 const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)

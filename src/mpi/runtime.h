@@ -34,6 +34,8 @@ typedef struct {
     /* Per-call working space of the v-variants: 6 arrays of size entries
      * (counts, displacements), allocated on first use. */
     size_t *vec;
+    /* trl_comm_choose's answers for collectives without a size. */
+    const trl_algo *choice[TRL_COLL_COUNT];
 } trl_comm;
 
 /* Called from MPI_Init/MPI_Init_thread after the MPI library started:

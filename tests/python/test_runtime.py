@@ -190,3 +190,32 @@ def test_unreadable_rules_file_is_reported(tmp_path):
     proc = trellis_run("-np", "2", "--rules", str(missing), str(PROGRAM))
     assert proc.returncode != 0
     assert f"trellis: {missing}" in proc.stderr or "cannot read" in proc.stderr, proc.stderr
+
+
+COLLECTIVES = [
+    "bcast", "reduce", "allreduce", "barrier", "gather", "gatherv", "scatter", "scatterv",
+    "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce_scatter",
+    "reduce_scatter_block", "scan", "exscan",
+]  # fmt: skip
+
+
+def test_unchanged_programs_using_every_collective_run_under_trellis():
+    """The MPI-tier checkers, which know nothing of Trellis, under `trellis run --verbose`
+    with the built-in rules: every check passes and Trellis reports running each of the
+    seventeen collectives with one of its own algorithms."""
+    said = ""
+    for program in ("coll_check", "coll_check_move", "coll_check_scan"):
+        proc = trellis_run(
+            "-np", "3", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1", "--verbose",
+            str(BUILD / "tests" / "mpi" / program), "--quick",
+            env={"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"},
+            timeout=300,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert re.search(r"checks, 0 failed$", proc.stdout, re.MULTILINE), proc.stdout
+        said += proc.stderr
+    for coll in COLLECTIVES:
+        ran = re.findall(rf"^trellis: {coll} ranks=3(?: bytes=\d+)?: (\w+) ", said, re.MULTILINE)
+        assert ran, f"Trellis never reported running {coll}"
+        assert "mpi" not in ran, f"{coll} went to the MPI library: {ran}"
+        assert set(ran) <= set(algorithms(coll)), ran
