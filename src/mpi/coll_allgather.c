@@ -39,13 +39,11 @@ static int allgather(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *send
         a.counts = recv.counts;
         a.displs = recv.displs;
     }
-    const trl_cache_entry *e = total ? trl_comm_lookup(c, &a) : NULL;
-    if (!e || !e->algo->build) {
+    if (total == 0) { /* the same on every rank */
         trl_move_abandon(&send, &recv);
-        *served = total == 0;
         return MPI_SUCCESS;
     }
-    return trl_move_run(e, c, comm, &send, &recv);
+    return trl_move_serve(c, comm, &a, &send, &recv, served);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -70,12 +68,10 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Comm comm)
 {
     trl_comm *c = trl_comm_get(comm);
-    if (!c || c->size == 1 || !recvcounts || !displs || recvtype == MPI_DATATYPE_NULL ||
+    if (!c || c->size == 1 || trl_bad_counts(recvcounts, displs, c->size) ||
+        recvtype == MPI_DATATYPE_NULL ||
         (sendbuf != MPI_IN_PLACE && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL)))
         goto mpi;
-    for (int i = 0; i < c->size; i++)
-        if (recvcounts[i] < 0)
-            goto mpi;
     trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks recv_b = {.n = c->size, .counts = recvcounts, .displs = displs, .type = recvtype};
     bool served;

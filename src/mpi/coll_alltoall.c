@@ -41,23 +41,7 @@ static int alltoall(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendb
         a.recv_counts = recv.counts;
         a.recv_displs = recv.displs;
     }
-    const trl_cache_entry *e = trl_comm_lookup(c, &a);
-    if (!e || !e->algo->build) {
-        trl_move_abandon(&send, &recv);
-        *served = false;
-        return MPI_SUCCESS;
-    }
-    return trl_move_run(e, c, comm, &send, &recv);
-}
-
-static bool bad_counts(const int *counts, const int *displs, int p)
-{
-    if (!counts || !displs)
-        return true;
-    for (int i = 0; i < p; i++)
-        if (counts[i] < 0)
-            return true;
-    return false;
+    return trl_move_serve(c, comm, &a, &send, &recv, served);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -83,9 +67,9 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 {
     trl_comm *c = trl_comm_get(comm);
     if (!c || c->size == 1 || recvtype == MPI_DATATYPE_NULL ||
-        bad_counts(recvcounts, rdispls, c->size) ||
+        trl_bad_counts(recvcounts, rdispls, c->size) ||
         (sendbuf != MPI_IN_PLACE &&
-         (sendtype == MPI_DATATYPE_NULL || bad_counts(sendcounts, sdispls, c->size))))
+         (sendtype == MPI_DATATYPE_NULL || trl_bad_counts(sendcounts, sdispls, c->size))))
         goto mpi;
     trl_blocks send_b = {.n = c->size, .counts = sendcounts, .displs = sdispls, .type = sendtype};
     trl_blocks recv_b = {.n = c->size, .counts = recvcounts, .displs = rdispls, .type = recvtype};
@@ -114,9 +98,9 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 {
     trl_comm *c = trl_comm_get(comm);
     if (!c || c->size == 1 || bad_types(recvtypes, c->size) ||
-        bad_counts(recvcounts, rdispls, c->size) ||
+        trl_bad_counts(recvcounts, rdispls, c->size) ||
         (sendbuf != MPI_IN_PLACE &&
-         (bad_types(sendtypes, c->size) || bad_counts(sendcounts, sdispls, c->size))))
+         (bad_types(sendtypes, c->size) || trl_bad_counts(sendcounts, sdispls, c->size))))
         goto mpi;
     trl_blocks send_b = {.n = c->size, .counts = sendcounts, .byte_disp_in = sdispls,
                          .types = sendtypes};

@@ -193,3 +193,25 @@ int trl_move_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, trl_move_
         rc = PMPI_Comm_call_errhandler(comm, pack_rc);
     return rc;
 }
+
+int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *send,
+                   trl_move_side *recv, bool *served)
+{
+    const trl_cache_entry *e = trl_comm_lookup(c, a);
+    *served = e && e->algo->build;
+    if (!*served) {
+        trl_move_abandon(send, recv);
+        return MPI_SUCCESS;
+    }
+    return trl_move_run(e, c, comm, send, recv);
+}
+
+bool trl_bad_counts(const int *counts, const int *displs, int p)
+{
+    if (!counts || !displs)
+        return true;
+    for (int i = 0; i < p; i++)
+        if (counts[i] < 0)
+            return true;
+    return false;
+}

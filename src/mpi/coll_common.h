@@ -104,4 +104,13 @@ int trl_move_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, trl_move_
 /* Close both sides without running (the MPI library serves the call). */
 void trl_move_abandon(trl_move_side *send, trl_move_side *recv);
 
+/* Look up the schedule of a and run it over the two opened sides, or close
+ * them and set *served false when the MPI library must serve the call. */
+int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *send,
+                   trl_move_side *recv, bool *served);
+
+/* v-variant arguments MPI would reject (missing arrays, a negative count):
+ * the MPI library reports them as it always does. */
+bool trl_bad_counts(const int *counts, const int *displs, int p);
+
 #endif

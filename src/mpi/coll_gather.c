@@ -67,13 +67,7 @@ static int run_rooted(rooted *r, bool vector, bool *served)
         trl_move_abandon(send, recv);
         return MPI_SUCCESS;
     }
-    const trl_cache_entry *e = trl_comm_lookup(r->c, &r->a);
-    if (!e || !e->algo->build) {
-        trl_move_abandon(send, recv);
-        *served = false;
-        return MPI_SUCCESS;
-    }
-    return trl_move_run(e, r->c, r->comm, send, recv);
+    return trl_move_serve(r->c, r->comm, &r->a, send, recv, served);
 }
 
 /* Open both sides of a rooted call. one_buf NULL: in place at the root. */
@@ -144,16 +138,6 @@ static bool bad_side(int count, MPI_Datatype type)
     return count < 0 || type == MPI_DATATYPE_NULL;
 }
 
-static bool bad_counts(const int *counts, const int *displs, int p)
-{
-    if (!counts || !displs)
-        return true;
-    for (int i = 0; i < p; i++)
-        if (counts[i] < 0)
-            return true;
-    return false;
-}
-
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -183,7 +167,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
         goto mpi;
     bool is_root = c->rank == root, in_place = is_root && sendbuf == MPI_IN_PLACE;
     if ((!in_place && bad_side(sendcount, sendtype)) ||
-        (is_root && (bad_side(0, recvtype) || bad_counts(recvcounts, displs, c->size))))
+        (is_root && (bad_side(0, recvtype) || trl_bad_counts(recvcounts, displs, c->size))))
         goto mpi;
     trl_blocks one_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks all_b = {.n = c->size, .counts = recvcounts, .displs = displs, .type = recvtype};
@@ -226,7 +210,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
         goto mpi;
     bool is_root = c->rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;
     if ((!in_place && bad_side(recvcount, recvtype)) ||
-        (is_root && (bad_side(0, sendtype) || bad_counts(sendcounts, displs, c->size))))
+        (is_root && (bad_side(0, sendtype) || trl_bad_counts(sendcounts, displs, c->size))))
         goto mpi;
     trl_blocks one_b = {.n = 1, .count = recvcount, .type = recvtype};
     trl_blocks all_b = {.n = c->size, .counts = sendcounts, .displs = displs, .type = sendtype};
