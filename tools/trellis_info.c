@@ -8,7 +8,7 @@
  *       The built-in rules, in the rules language.
  *   trellis-info explain <collective> --ranks N [--bytes B] [--root R]
  *                [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]
- *                [--rank R] [--steps | --goal | --json]
+ *                [--topology LAYOUT] [--rank R] [--steps | --goal | --json]
  *       Which algorithm the rules choose for that call and why, then every
  *       rank's schedule: GOAL text (LogGOPSim's format) by default, the
  *       steps spelled out with --steps, only the GOAL file with --goal, or
@@ -17,7 +17,9 @@
  * The rules are resolved exactly as the runtime resolves TRELLIS_RULES (a
  * file name, or rules inline): --rules sets that variable for this process
  * and the runtime's own loader reads it. Without --rules the environment's
- * TRELLIS_RULES applies, as it would in a run.
+ * TRELLIS_RULES applies, as it would in a run. --topology likewise sets
+ * TRELLIS_TOPOLOGY (docs/topology.md); without either, all ranks are on
+ * one host.
  *
  * Exit status: 0 success; 1 a schedule could not be built (or another
  * internal failure); 2 bad arguments or a rules error, reported on stderr
@@ -35,6 +37,7 @@
 #include "core/status.h"
 #include "sched/sched.h"
 #include "select/rules.h"
+#include "topo/topo.h"
 
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
@@ -48,7 +51,7 @@ static const char usage_text[] =
     "       trellis-info builtin-rules\n"
     "       trellis-info explain <collective> --ranks N [--bytes B] [--root R]\n"
     "                    [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]\n"
-    "                    [--rank R] [--steps | --goal | --json]\n";
+    "                    [--topology LAYOUT] [--rank R] [--steps | --goal | --json]\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -106,6 +109,14 @@ static const char *param_kind_name(trl_param_kind kind)
         return "size";
     case TRL_PARAM_ALGO:
         return "algorithm";
+    case TRL_PARAM_CHOICE:
+        return "choice";
+    case TRL_PARAM_LEVELS:
+        return "levels";
+    case TRL_PARAM_LEVEL:
+        return "level algorithm";
+    case TRL_PARAM_FILE:
+        return "file";
     }
     return "?";
 }
@@ -120,14 +131,18 @@ static void print_param_spec_json(const trl_param_spec *p, FILE *out)
     json_string(out, param_kind_name(p->kind));
     fputs(", \"default\": ", out);
     json_string(out, p->default_text);
-    if (p->kind == TRL_PARAM_ALGO)
-        fputs(", \"min\": null, \"max\": null", out);
-    else
+    if (p->kind == TRL_PARAM_INT || p->kind == TRL_PARAM_SIZE)
         fprintf(out, ", \"min\": %lld, \"max\": %lld", p->min, p->max);
+    else
+        fputs(", \"min\": null, \"max\": null", out);
     fputs(", \"help\": ", out);
     json_string(out, p->help);
     fputs(", \"of\": ", out);
-    json_string(out, p->kind == TRL_PARAM_ALGO ? trl_coll_name(p->of) : NULL);
+    bool names_algo = p->kind == TRL_PARAM_ALGO || p->kind == TRL_PARAM_LEVEL;
+    json_string(out, names_algo ? trl_coll_name(p->of) : NULL);
+    fputs(", \"choices\": ", out);
+    json_string(out, p->choices);
+    fprintf(out, ", \"required\": %s", p->flags & TRL_PARAM_REQUIRED ? "true" : "false");
     fputc('}', out);
 }
 
@@ -171,6 +186,7 @@ typedef struct {
     unsigned long long elem_size;
     bool commutative;
     const char *rules;
+    const char *topology; /* --topology, as TRELLIS_TOPOLOGY */
     long long only_rank; /* -1: every rank */
     enum { OUT_TEXT, OUT_STEPS, OUT_GOAL, OUT_JSON } mode;
 } explain_opts;
@@ -241,7 +257,8 @@ static int parse_explain_args(int argc, char **argv, explain_opts *o)
         }
         bool takes_value = !strcmp(name, "--ranks") || !strcmp(name, "--bytes") ||
                            !strcmp(name, "--root") || !strcmp(name, "--elem-size") ||
-                           !strcmp(name, "--rules") || !strcmp(name, "--rank");
+                           !strcmp(name, "--rules") || !strcmp(name, "--rank") ||
+                           !strcmp(name, "--topology");
         if (!takes_value)
             return usage_error("explain: unknown option '%s'", arg);
         if (!value) {
@@ -273,6 +290,8 @@ static int parse_explain_args(int argc, char **argv, explain_opts *o)
                                    value);
         } else if (!strcmp(name, "--rules")) {
             o->rules = value;
+        } else if (!strcmp(name, "--topology")) {
+            o->topology = value;
         } else if (!strcmp(name, "--rank")) {
             if (!parse_count(value, 0, MAX_RANKS - 1, &o->only_rank))
                 return usage_error("explain: --rank: expected a rank, got '%s'", value);
@@ -307,20 +326,6 @@ static int parse_explain_args(int argc, char **argv, explain_opts *o)
     return 0;
 }
 
-/* Sizes as a user writes them: 65536 -> 64K. */
-static void format_size(unsigned long long v, char *buf, size_t len)
-{
-    static const char suffix[] = "GMK";
-    for (int i = 0; i < 3; i++) {
-        int shift = 30 - 10 * i;
-        if (v && v % (1ULL << shift) == 0) {
-            snprintf(buf, len, "%llu%c", v >> shift, suffix[i]);
-            return;
-        }
-    }
-    snprintf(buf, len, "%llu", v);
-}
-
 static const trl_param_value *given_param(const trl_params *p, const trl_param_spec *spec)
 {
     for (int i = 0; p && i < p->n; i++)
@@ -335,15 +340,10 @@ static bool param_text(const trl_param_spec *spec, const trl_params *params, cha
 {
     const trl_param_value *v = given_param(params, spec);
     if (!v) {
-        snprintf(buf, len, "%s", spec->default_text);
+        snprintf(buf, len, "%s", spec->default_text ? spec->default_text : "(none)");
         return false;
     }
-    if (spec->kind == TRL_PARAM_ALGO)
-        snprintf(buf, len, "%s", v->algo ? v->algo->name : "?");
-    else if (spec->kind == TRL_PARAM_SIZE)
-        format_size((unsigned long long)v->value, buf, len);
-    else
-        snprintf(buf, len, "%lld", v->value);
+    trl_param_format(v, buf, len);
     return true;
 }
 
@@ -364,7 +364,7 @@ static void print_choice_text(const explain_opts *o, const trl_choice *ch, FILE 
     if (algo->params && algo->params->name) {
         fputs("parameters:", out);
         for (const trl_param_spec *p = algo->params; p->name; p++) {
-            char value[64];
+            char value[600];
             bool given = param_text(p, ch->params, value, sizeof value);
             fprintf(out, " %s=%s%s", p->name, value, given ? "" : " (default)");
         }
@@ -411,7 +411,7 @@ static void print_choice_json(const explain_opts *o, const trl_choice *ch, FILE 
     json_string(out, ch->algo->description);
     fputs(", \"params\": [", out);
     for (const trl_param_spec *p = ch->algo->params; p && p->name; p++) {
-        char value[64];
+        char value[600];
         bool given = param_text(p, ch->params, value, sizeof value);
         fprintf(out, "%s{\"name\": ", p == ch->algo->params ? "" : ", ");
         json_string(out, p->name);
@@ -550,6 +550,7 @@ static int cmd_explain(int argc, char **argv)
 
     trl_ruleset user = {0}, builtin = {0};
     trl_rules_error err = {0};
+    trl_topo topo = {0};
     char *text = NULL, msg[900];
     int status = EXIT_FAIL;
     vectors shape = {0};
@@ -577,6 +578,31 @@ static int cmd_explain(int argc, char **argv)
         fprintf(stderr, "trellis: out of memory\n");
         goto out;
     }
+    /* Where the ranks sit, as a run would see it: --topology, else
+     * TRELLIS_TOPOLOGY, else one host. */
+    if (o.topology && setenv("TRELLIS_TOPOLOGY", o.topology, 1)) {
+        fprintf(stderr, "trellis: cannot set TRELLIS_TOPOLOGY\n");
+        goto out;
+    }
+    bool described = false;
+    trl_topo_error terr = {0};
+    if (trl_topo_load_env(&topo, &described, &terr)) {
+        trl_topo_error_format(&terr, msg, sizeof msg);
+        fprintf(stderr, "trellis: %s\n", msg);
+        status = EXIT_USAGE;
+        goto out;
+    }
+    if (described && topo.size != o.ranks) {
+        fprintf(stderr, "trellis: the layout describes %d ranks; --ranks is %lld\n", topo.size,
+                o.ranks);
+        status = EXIT_USAGE;
+        goto out;
+    }
+    if (!described && trl_topo_single_host((int)o.ranks, &topo)) {
+        fprintf(stderr, "trellis: out of memory\n");
+        goto out;
+    }
+    a.topo = &topo;
     trl_choice ch = {0};
     if (trl_select(&user, &builtin, &a, trl_coll_rule_bytes(&a), &ch) || !ch.algo) {
         fprintf(stderr, "trellis: no rule chooses an algorithm for this %s\n",
@@ -584,10 +610,16 @@ static int cmd_explain(int argc, char **argv)
         goto out;
     }
 
-    if (o.mode == OUT_JSON)
+    char layout[1024];
+    trl_topo_format(&topo, layout, sizeof layout);
+    if (o.mode == OUT_JSON) {
         print_choice_json(&o, &ch, stdout);
-    else if (o.mode != OUT_GOAL)
+        fputs(", \"layout\": ", stdout);
+        json_string(stdout, layout);
+    } else if (o.mode != OUT_GOAL) {
         print_choice_text(&o, &ch, stdout);
+        printf("%s\n", layout);
+    }
 
     if (!ch.algo->build) {
         /* The MPI library's own collective: nothing of Trellis runs. */
@@ -613,6 +645,7 @@ static int cmd_explain(int argc, char **argv)
 
 out:
     free_shape(&shape);
+    trl_topo_free(&topo);
     free(text);
     trl_rules_free(&user);
     trl_rules_free(&builtin);

@@ -37,8 +37,12 @@ def algorithms(collective: str | None = None) -> list[dict[str, Any]]:
 
 
 def param_text(algo: dict[str, Any]) -> str:
-    """The parameters with their defaults, as a rule writes them: "radix=4 segment=64K"."""
-    return " ".join(f"{p['name']}={p['default']}" for p in algo["params"])
+    """The parameters with their defaults, as a rule writes them: "radix=4 segment=64K";
+    one with no default (a required file) shows its kind: "file=<file>"."""
+    return " ".join(
+        f"{p['name']}={p['default'] if p['default'] is not None else '<' + p['kind'] + '>'}"
+        for p in algo["params"]
+    )
 
 
 def format_table(table: list[dict[str, Any]]) -> str:

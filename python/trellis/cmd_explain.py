@@ -71,6 +71,13 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         metavar="RULES",
         help="rules inline (';' between rules) or a rules file, as in TRELLIS_RULES",
     )
+    parser.add_argument(
+        "--topology",
+        metavar="LAYOUT",
+        help="where the ranks sit, as in TRELLIS_TOPOLOGY (a layout such as 'hosts=4 "
+        "ranks_per_host=4', or a layout file; docs/topology.md); default: TRELLIS_TOPOLOGY, "
+        "else all ranks on one host",
+    )
     parser.add_argument("--rank", type=int, metavar="R", help="only this rank's schedule")
     form = parser.add_mutually_exclusive_group()
     form.add_argument("--steps", action="store_true", help="the steps spelled out, not GOAL")
@@ -88,6 +95,7 @@ def explain(  # noqa: PLR0913 -- one keyword per option of `trellis-info explain
     elem_size: int | None = None,
     noncommutative: bool = False,
     rules: str | None = None,
+    topology: str | None = None,
     rank: int | None = None,
     form: str | None = None,
 ) -> str:
@@ -99,6 +107,7 @@ def explain(  # noqa: PLR0913 -- one keyword per option of `trellis-info explain
         ("--root", root),
         ("--elem-size", elem_size),
         ("--rules", rules),
+        ("--topology", topology),
         ("--rank", rank),
     ):
         if value is not None:
@@ -132,6 +141,7 @@ def run(args: argparse.Namespace) -> str:
         elem_size=args.elem_size,
         noncommutative=args.noncommutative,
         rules=args.rules,
+        topology=args.topology,
         rank=args.rank,
         form=form,
     )

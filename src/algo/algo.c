@@ -1,7 +1,9 @@
 /* Lookups over the algorithm table and the parameters of rules. */
 #include "algo/algo.h"
+#include "algo/params_extra.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +95,16 @@ const trl_algo *trl_algo_find(trl_coll coll, const char *name, size_t len)
     return NULL;
 }
 
+bool trl_algo_nestable(const trl_algo *a)
+{
+    if (!a->build)
+        return false;
+    for (const trl_param_spec *p = a->params; p && p->name; p++)
+        if (p->flags & TRL_PARAM_REQUIRED)
+            return false;
+    return true;
+}
+
 const trl_param_spec *trl_algo_param(const trl_algo *a, const char *name, size_t len)
 {
     for (const trl_param_spec *p = a->params; p && p->name; p++)
@@ -105,6 +117,13 @@ const char *trl_algo_unusable(const trl_algo *algo, const trl_coll_args *a)
 {
     if ((algo->needs & TRL_NEEDS_COMMUTATIVE) && !a->commutative)
         return "it needs a commutative operation";
+    if (algo->unusable) {
+        trl_coll_args self = *a;
+        self.algo = algo;
+        const char *why = algo->unusable(&self);
+        if (why)
+            return why;
+    }
     /* Parameters are read as `algo` reads them; a nested algorithm takes
      * the same parameter list (that is how reduce_bcast passes radix on). */
     trl_coll_args self = *a;
@@ -148,12 +167,28 @@ size_t trl_parse_size(const char *text, size_t len, unsigned long long *out)
     return i;
 }
 
+void trl_format_size(unsigned long long v, char *buf, size_t len)
+{
+    static const char suffix[] = "GMK";
+    for (int i = 0; i < 3; i++) {
+        int shift = 30 - 10 * i;
+        if (v && v % (1ULL << shift) == 0) {
+            snprintf(buf, len, "%llu%c", v >> shift, suffix[i]);
+            return;
+        }
+    }
+    snprintf(buf, len, "%llu", v);
+}
+
 int trl_param_parse_value(const trl_param_spec *spec, const char *text, size_t len,
                           trl_param_value *out, const char **why)
 {
     out->spec = spec;
     out->value = 0;
     out->algo = NULL;
+    out->obj = NULL;
+    if (spec->kind > TRL_PARAM_ALGO)
+        return trl__param_parse_extra(spec, text, len, out, why);
     if (spec->kind == TRL_PARAM_ALGO) {
         out->algo = trl_algo_find(spec->of, text, len);
         if (!out->algo) {
@@ -162,6 +197,11 @@ int trl_param_parse_value(const trl_param_spec *spec, const char *text, size_t l
         }
         if (!out->algo->build) {
             *why = "the MPI library's own collective cannot be part of another algorithm";
+            out->algo = NULL;
+            return TRL_ERR_INVALID;
+        }
+        if (!trl_algo_nestable(out->algo)) {
+            *why = "it needs parameters of its own (a file), which it cannot get here";
             out->algo = NULL;
             return TRL_ERR_INVALID;
         }
@@ -198,7 +238,9 @@ static trl_param_value fallback(const trl_coll_args *a, const char *name)
     trl_param_value v = {0};
     const trl_param_spec *spec = a->algo ? trl_algo_param(a->algo, name, strlen(name)) : NULL;
     const char *why;
-    if (spec)
+    /* Defaults never allocate: no level's default has parameters, and a
+     * file has no default. */
+    if (spec && spec->default_text)
         trl_param_parse_value(spec, spec->default_text, strlen(spec->default_text), &v, &why);
     return v;
 }
@@ -215,11 +257,79 @@ const trl_algo *trl_param_algo(const trl_coll_args *a, const char *name)
     return v ? v->algo : fallback(a, name).algo;
 }
 
+const trl_algo *trl_param_level(const trl_coll_args *a, const char *name,
+                                const trl_params **params)
+{
+    static const trl_params none = {NULL, 0};
+    const trl_param_value *v = given(a, name);
+    *params = v && v->obj ? v->obj : &none;
+    return v ? v->algo : fallback(a, name).algo;
+}
+
+const void *trl_param_obj(const trl_coll_args *a, const char *name)
+{
+    const trl_param_value *v = given(a, name);
+    return v ? v->obj : NULL;
+}
+
+void trl_param_format(const trl_param_value *v, char *buf, size_t len)
+{
+    if (v->spec->kind == TRL_PARAM_ALGO)
+        snprintf(buf, len, "%s", v->algo ? v->algo->name : "?");
+    else if (v->spec->kind == TRL_PARAM_SIZE)
+        trl_format_size((unsigned long long)v->value, buf, len);
+    else if (v->spec->kind == TRL_PARAM_INT)
+        snprintf(buf, len, "%lld", v->value);
+    else
+        trl__param_format_extra(v, buf, len);
+}
+
 void trl_params_free(trl_params *p)
 {
+    for (int i = 0; i < p->n; i++)
+        trl__param_free_obj(&p->v[i]);
     free(p->v);
     p->v = NULL;
     p->n = 0;
+}
+
+/* Only the values sub declares, with the same kind. A value outside sub's
+ * range (radix=1 reaching a k-nomial tree, which needs 2) makes the call
+ * unsupported rather than silently changed. */
+int trl_params_view(const trl_params *given, const trl_algo *sub, trl_params *out)
+{
+    int n = given ? given->n : 0;
+    out->n = 0;
+    out->v = NULL;
+    if (n == 0)
+        return TRL_OK;
+    out->v = malloc((size_t)n * sizeof *out->v);
+    if (!out->v)
+        return TRL_ERR_NOMEM;
+    for (int i = 0; i < n; i++) {
+        const trl_param_value *g = &given->v[i];
+        const char *name = g->spec->name;
+        const trl_param_spec *spec = trl_algo_param(sub, name, strlen(name));
+        if (!spec || spec->kind != g->spec->kind)
+            continue;
+        bool numeric = spec->kind == TRL_PARAM_INT || spec->kind == TRL_PARAM_SIZE;
+        if (spec->kind == TRL_PARAM_ALGO ? !g->algo || g->algo->coll != spec->of
+                                         : numeric && (g->value < spec->min || g->value > spec->max)) {
+            trl_params_release(out);
+            return TRL_ERR_UNSUPPORTED;
+        }
+        out->v[out->n] = *g;
+        out->v[out->n].spec = spec;
+        out->n++;
+    }
+    return TRL_OK;
+}
+
+void trl_params_release(trl_params *view)
+{
+    free(view->v);
+    view->v = NULL;
+    view->n = 0;
 }
 
 int trl_params_from_string(const trl_algo *algo, const char *text, trl_params *out,

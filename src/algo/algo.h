@@ -48,27 +48,71 @@ bool trl_coll_is_vector(trl_coll c);    /* per-rank counts (the v and w variants
 int trl_coll_from_name(const char *name, size_t len); /* -1 if unknown */
 
 typedef enum {
-    TRL_PARAM_INT,  /* a plain integer */
-    TRL_PARAM_SIZE, /* bytes, with an optional K, M or G suffix */
-    TRL_PARAM_ALGO, /* the name of another algorithm of collective `of` */
+    TRL_PARAM_INT,    /* a plain integer */
+    TRL_PARAM_SIZE,   /* bytes, with an optional K, M or G suffix */
+    TRL_PARAM_ALGO,   /* the name of another algorithm of collective `of` */
+    TRL_PARAM_CHOICE, /* one of the words in `choices` ("file|arrival"): value is its index */
+    TRL_PARAM_LEVELS, /* the levels of a hierarchy, "socket,host,world": see trl_levels */
+    TRL_PARAM_LEVEL,  /* one level's algorithm of collective `of`, with its own
+                         parameters: "knomial" or "knomial(radix=4,segment=8K)" */
+    TRL_PARAM_FILE,   /* a tree or script file (docs/trees.md), loaded and
+                         checked when the rule is read */
 } trl_param_kind;
+
+enum {
+    TRL_PARAM_REQUIRED = 1 << 0,   /* no default: a rule must give it */
+    TRL_PARAM_ALSO_BCAST = 1 << 1, /* LEVEL: the name must be a bcast algorithm
+                                      too (allreduce reduces up a level and
+                                      broadcasts down it) */
+    TRL_PARAM_TREE_SHAPE = 1 << 2, /* LEVEL: a tree shape (linear, binomial,
+                                      knomial, kary, chain), for barriers */
+};
 
 typedef struct {
     const char *name;
     trl_param_kind kind;
-    const char *default_text; /* parsed like a value a user writes */
+    const char *default_text; /* parsed like a value a user writes; NULL if REQUIRED */
     long long min, max;       /* INT and SIZE */
-    trl_coll of;              /* ALGO */
+    trl_coll of;              /* ALGO and LEVEL */
     const char *help;
+    unsigned flags;           /* TRL_PARAM_REQUIRED, ... */
+    const char *choices;      /* CHOICE: the words, '|' between them */
 } trl_param_spec;
 
 struct trl_algo;
 
 typedef struct {
     const trl_param_spec *spec;
-    long long value;             /* INT and SIZE */
-    const struct trl_algo *algo; /* ALGO */
+    long long value;             /* INT, SIZE, CHOICE, LEVELS */
+    const struct trl_algo *algo; /* ALGO and LEVEL */
+    /* Owned by the value (freed by trl_params_free): LEVEL, the level
+     * algorithm's own parameters (a trl_params, NULL when none were given);
+     * FILE, the loaded trl_tree_file. */
+    void *obj;
 } trl_param_value;
+
+/* The levels of a hierarchy, lowest first; the last is always world.
+ * group:K cuts each host's ranks (those taking part at that level, in rank
+ * order) into runs of K. */
+typedef enum {
+    TRL_LEVEL_NUMA,
+    TRL_LEVEL_SOCKET,
+    TRL_LEVEL_GROUP,
+    TRL_LEVEL_HOST,
+    TRL_LEVEL_WORLD,
+    TRL_LEVEL_COUNT
+} trl_level_kind;
+
+typedef struct {
+    int n;
+    trl_level_kind kind[TRL_LEVEL_COUNT];
+    int group; /* K of group:K */
+} trl_levels;
+
+/* The name of a level in `levels=`, which is also the name of the
+ * parameter that gives its algorithm. */
+const char *trl_level_name(trl_level_kind k);
+void trl_levels_decode(long long value, trl_levels *out);
 
 /* The parameters a rule gave, in the order given; absent ones take the
  * spec's default when read. */
@@ -131,6 +175,10 @@ typedef struct {
     bool in_place;
     const trl_params *params;
     const struct trl_algo *algo; /* set by trl_algo_build, for defaults */
+    /* Where each rank of the communicator sits (host, socket, NUMA domain);
+     * NULL: unknown, all on one host. Read by the hierarchical algorithms
+     * and the tree files (which apply in MPI_COMM_WORLD's order only). */
+    const struct trl_topo *topo;
 } trl_coll_args;
 
 /* Whether every rank of a call knows the same "bytes" for the rules: not
@@ -166,6 +214,9 @@ typedef struct trl_algo {
     unsigned needs;   /* TRL_NEEDS_* */
     const trl_param_spec *params; /* terminated by a NULL name */
     trl_build_fn build;           /* NULL: the MPI library's own ("mpi") */
+    /* Why the algorithm cannot serve a call, beyond `needs` (a tree file
+     * written for another communicator), or NULL; may be NULL itself. */
+    const char *(*unusable)(const trl_coll_args *a);
 } trl_algo;
 
 /* The whole table, terminated by an entry with a NULL name. */
@@ -173,6 +224,9 @@ extern const trl_algo trl_algorithms[];
 
 const trl_algo *trl_algo_find(trl_coll coll, const char *name, size_t len);
 const trl_param_spec *trl_algo_param(const trl_algo *a, const char *name, size_t len);
+/* Whether another algorithm can run `a` inside it (reduce_bcast's reduce=,
+ * a hier level): built by Trellis, with no required parameter. */
+bool trl_algo_nestable(const trl_algo *a);
 
 /* Why `algo` cannot serve the call `a`, or NULL if it can. Follows the
  * algorithms named by ALGO parameters too. */
@@ -186,6 +240,16 @@ int trl_param_parse_value(const trl_param_spec *spec, const char *text, size_t l
 /* Read a parameter: the value the rule gave, or the spec's default. */
 long long trl_param_int(const trl_coll_args *a, const char *name);
 const trl_algo *trl_param_algo(const trl_coll_args *a, const char *name);
+/* LEVEL: the algorithm and, through *params, its own parameters (never
+ * NULL: an empty list when none were given). */
+const trl_algo *trl_param_level(const trl_coll_args *a, const char *name,
+                                const trl_params **params);
+/* FILE: the loaded file (a trl_tree_file), NULL when the rule gave none. */
+const void *trl_param_obj(const trl_coll_args *a, const char *name);
+
+/* A value as a user would write it ("64K", "knomial(radix=4)", the file's
+ * path), for tools. */
+void trl_param_format(const trl_param_value *v, char *buf, size_t len);
 
 /* Parse "k=v k=v" for algorithm `algo` into *out (for tests and tools;
  * the rules parser reports positions itself). Free with trl_params_free. */
@@ -193,10 +257,20 @@ int trl_params_from_string(const trl_algo *algo, const char *text, trl_params *o
                            const char **why);
 void trl_params_free(trl_params *p);
 
+/* The values of `given` that `sub` declares (same name and kind),
+ * re-pointed at sub's own specs: how a composed algorithm passes its
+ * parameters on. A value outside sub's range gives TRL_ERR_UNSUPPORTED.
+ * The view shares given's objects: release it with trl_params_release,
+ * never trl_params_free. */
+int trl_params_view(const trl_params *given, const trl_algo *sub, trl_params *out);
+void trl_params_release(trl_params *view);
+
 /* Size parsing shared with the rules language: digits with an optional
  * K, M or G suffix (powers of 1024). Returns the characters consumed, 0 on
  * error. */
 size_t trl_parse_size(const char *text, size_t len, unsigned long long *out);
+/* The other way: 65536 -> "64K". */
+void trl_format_size(unsigned long long v, char *buf, size_t len);
 
 /* Build rank a->rank's schedule and finish it. */
 int trl_algo_build(const trl_algo *algo, const trl_coll_args *a, trl_sched *s);

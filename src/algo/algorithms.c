@@ -2,6 +2,9 @@
  * declare it in builders.h, add one entry here. Where one builder serves
  * two collectives (gather and gatherv), each has its own entry. The selector, the runtime,
  * `trellis algorithms` and the test matrix all read this table. */
+/* Entries leave trailing fields out (flags, choices, unusable): zero. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 #include "algo/algo.h"
 #include "algo/builders.h"
 
@@ -32,6 +35,61 @@ static const trl_param_spec reduce_bcast_params[] = {
      "passed to the reduce and bcast algorithms; when absent each uses its own default"},
     {"segment", TRL_PARAM_SIZE, "64K", 1, NO_MAX, 0,
      "passed to the reduce and bcast algorithms; when absent each uses its own default"},
+    {0},
+};
+
+/* hier: levels= and one parameter per level naming its algorithm. */
+#define LEVELS_PARAM                                                                         \
+    {"levels", TRL_PARAM_LEVELS, "host,world", 0, 0, 0,                                      \
+     "the levels, smallest first, ending with world: numa, socket, group:K, host, world", 0, \
+     NULL}
+#define LEVEL_PARAM(level, of, def, flags, help) \
+    {level, TRL_PARAM_LEVEL, def, 0, 0, of, help, flags, NULL}
+#define LOWER_LEVELS(of, def, flags, what)                                                      \
+    LEVEL_PARAM("numa", of, def, flags, what " within each NUMA domain"),                      \
+    LEVEL_PARAM("socket", of, def, flags, what " within each socket"),                         \
+    LEVEL_PARAM("group", of, def, flags, what " within each group of K ranks of a host"),      \
+    LEVEL_PARAM("host", of, def, flags, what " within each host")
+
+static const trl_param_spec hier_bcast_params[] = {
+    LEVELS_PARAM,
+    LOWER_LEVELS(TRL_COLL_BCAST, "binomial", 0, "the bcast"),
+    LEVEL_PARAM("world", TRL_COLL_BCAST, "binomial", 0, "the bcast among the top leaders"),
+    {0},
+};
+static const trl_param_spec hier_reduce_params[] = {
+    LEVELS_PARAM,
+    LOWER_LEVELS(TRL_COLL_REDUCE, "binomial", 0, "the reduce"),
+    LEVEL_PARAM("world", TRL_COLL_REDUCE, "binomial", 0, "the reduce among the top leaders"),
+    {0},
+};
+static const trl_param_spec hier_allreduce_params[] = {
+    LEVELS_PARAM,
+    LOWER_LEVELS(TRL_COLL_REDUCE, "binomial", TRL_PARAM_ALSO_BCAST,
+                 "the reduce (up) and bcast (down)"),
+    LEVEL_PARAM("world", TRL_COLL_ALLREDUCE, "recursive_doubling", 0,
+                "the allreduce among the top leaders"),
+    {0},
+};
+static const trl_param_spec hier_barrier_params[] = {
+    LEVELS_PARAM,
+    LOWER_LEVELS(TRL_COLL_BCAST, "binomial", TRL_PARAM_TREE_SHAPE,
+                 "the tree of the fan-in and fan-out"),
+    LEVEL_PARAM("world", TRL_COLL_BARRIER, "dissemination", 0,
+                "the barrier among the top leaders"),
+    {0},
+};
+
+/* tree: a tree or script file (docs/trees.md). */
+#define TREE_FILE_PARAM                                                                  \
+    {"file", TRL_PARAM_FILE, NULL, 0, 0, 0, "the tree or script file (docs/trees.md)", \
+     TRL_PARAM_REQUIRED, NULL}
+static const trl_param_spec tree_bcast_params[] = {TREE_FILE_PARAM, {0}};
+static const trl_param_spec tree_reduce_params[] = {
+    TREE_FILE_PARAM,
+    {"order", TRL_PARAM_CHOICE, "file", 0, 0, 0,
+     "combine children in the file's order, or as they arrive (commutative operations only)", 0,
+     "file|arrival"},
     {0},
 };
 
@@ -68,6 +126,10 @@ const trl_algo trl_algorithms[] = {
      "(p-2+n/s)(a + sb)", 0, segment_only, trl_bcast_chain},
     {B, "scatter_allgather", "binomial scatter, then ring allgather (seed 001's SAG)",
      "(log2(p)+p-1)a + 2nb(p-1)/p", 0, NULL, trl_bcast_scatter_allgather},
+    {B, "hier", "a bcast per level of a hierarchy (hosts, sockets, ...), top level first",
+     "the levels' bcasts", 0, hier_bcast_params, trl_bcast_hier},
+    {B, "tree", "the bcast tree of a tree or script file", "depth x children x (a + nb)", 0,
+     tree_bcast_params, trl_bcast_tree_file, trl_bcast_tree_file_unusable},
 
     {R, "linear", "every rank sends to the root, which combines in rank order", "(p-1)(a + nb + ng)",
      0, NULL, trl_reduce_linear},
@@ -81,6 +143,10 @@ const trl_algo trl_algorithms[] = {
      "(p-2+n/s)(a + sb + sg)", 0, segment_only, trl_reduce_chain},
     {R, "rabenseifner", "reduce-scatter by recursive halving, then binomial gather",
      "2log2(p)a + 2nb(p-1)/p + ng(p-1)/p", COMM, NULL, trl_reduce_rabenseifner},
+    {R, "hier", "a reduce per level of a hierarchy (hosts, sockets, ...), lowest level first",
+     "the levels' reduces", COMM, hier_reduce_params, trl_reduce_hier},
+    {R, "tree", "the reduce tree of a tree or script file", "depth x children x (a + nb + ng)", 0,
+     tree_reduce_params, trl_reduce_tree_file, trl_reduce_tree_file_unusable},
 
     {AR, "reduce_bcast", "a reduce to rank 0, then a bcast from it (LAM-MPI's allreduce)",
      "reduce + bcast", 0, reduce_bcast_params, trl_allreduce_reduce_bcast},
@@ -92,6 +158,12 @@ const trl_algo trl_algorithms[] = {
      "2log2(p)a + 2nb(p-1)/p + ng(p-1)/p", COMM, NULL, trl_allreduce_rabenseifner},
     {AR, "knomial", "k-nomial reduce to rank 0, then k-nomial bcast",
      "2(radix-1)log_radix(p)(a + nb)", 0, radix_only, trl_allreduce_knomial},
+    {AR, "hier", "reduce up the levels of a hierarchy, allreduce at the top, bcast down",
+     "the levels' reduces and bcasts + the top's allreduce", COMM, hier_allreduce_params,
+     trl_allreduce_hier},
+    {AR, "tree", "the reduce tree of a tree or script file, then its bcast tree",
+     "reduce tree + bcast tree", 0, tree_reduce_params, trl_allreduce_tree_file,
+     trl_allreduce_tree_file_unusable},
 
     {BAR, "linear", "fan-in to rank 0, then fan-out", "2(p-1)a", 0, NULL, trl_barrier_linear},
     {BAR, "binomial", "binomial fan-in to rank 0, then binomial fan-out", "2log2(p)a", 0, NULL,
@@ -100,6 +172,8 @@ const trl_algo trl_algorithms[] = {
      NULL, trl_barrier_dissemination},
     {BAR, "recursive_doubling", "pairwise exchange at distance 1, 2, 4, ...", "log2(p)a", 0, NULL,
      trl_barrier_recursive_doubling},
+    {BAR, "hier", "fan-in up the levels of a hierarchy, a barrier at the top, fan-out down",
+     "2 x the levels' trees + the top's barrier", 0, hier_barrier_params, trl_barrier_hier},
 
     {G, "linear", "every rank sends its block straight to the root", "(p-1)a + (p-1)nb", 0, NULL,
      trl_gather_linear},

@@ -12,6 +12,8 @@ TRL_BUILDER(bcast, knomial)
 TRL_BUILDER(bcast, kary)
 TRL_BUILDER(bcast, chain)
 TRL_BUILDER(bcast, scatter_allgather)
+TRL_BUILDER(bcast, hier)
+TRL_BUILDER(bcast, tree_file)
 
 TRL_BUILDER(reduce, linear)
 TRL_BUILDER(reduce, binomial)
@@ -19,17 +21,22 @@ TRL_BUILDER(reduce, knomial)
 TRL_BUILDER(reduce, kary)
 TRL_BUILDER(reduce, chain)
 TRL_BUILDER(reduce, rabenseifner)
+TRL_BUILDER(reduce, hier)
+TRL_BUILDER(reduce, tree_file)
 
 TRL_BUILDER(allreduce, reduce_bcast)
 TRL_BUILDER(allreduce, recursive_doubling)
 TRL_BUILDER(allreduce, ring)
 TRL_BUILDER(allreduce, rabenseifner)
 TRL_BUILDER(allreduce, knomial)
+TRL_BUILDER(allreduce, hier)
+TRL_BUILDER(allreduce, tree_file)
 
 TRL_BUILDER(barrier, linear)
 TRL_BUILDER(barrier, binomial)
 TRL_BUILDER(barrier, dissemination)
 TRL_BUILDER(barrier, recursive_doubling)
+TRL_BUILDER(barrier, hier)
 
 /* gather serves gatherv and scatter serves scatterv: counts[] when
  * given, else count per rank. */
@@ -62,4 +69,9 @@ TRL_BUILDER(exscan, linear)
 TRL_BUILDER(exscan, recursive_doubling)
 
 #undef TRL_BUILDER
+
+/* The tree algorithms' checks of their file against a call. */
+const char *trl_bcast_tree_file_unusable(const trl_coll_args *a);
+const char *trl_reduce_tree_file_unusable(const trl_coll_args *a);
+const char *trl_allreduce_tree_file_unusable(const trl_coll_args *a);
 #endif

@@ -10,11 +10,13 @@
 
 #include "core/log.h"
 #include "core/status.h"
+#include "mpi/topo_mpi.h"
 
 static struct {
     bool ready;          /* rules loaded; Trellis serves collectives */
     trl_ruleset user;    /* from TRELLIS_RULES (may be empty) */
     trl_ruleset builtin; /* trl_builtin_rules_text */
+    trl_topo world;      /* MPI_COMM_WORLD's layout: described or discovered */
     int keyval;
     int cache_cap;
     pthread_mutex_t lock; /* the verbose "already said" set */
@@ -47,6 +49,7 @@ static void free_comm(trl_comm *c)
     }
     free(c->cache);
     free(c->vec);
+    trl_topo_free(&c->topo);
     trl_exec_mem_free(&c->mem);
     if (c->dup != MPI_COMM_NULL)
         PMPI_Comm_free(&c->dup);
@@ -68,6 +71,61 @@ static void stop_job(void)
     PMPI_Barrier(MPI_COMM_WORLD); /* let rank 0's message out first */
     PMPI_Finalize();
     exit(1);
+}
+
+/* WORLD's layout: TRELLIS_TOPOLOGY where set (checked on every rank, and
+ * the same on all), else discovered. Collective over WORLD. */
+static int load_topology(int rank, int warn)
+{
+    int size;
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    trl_topo_error err = {0};
+    bool set = false;
+    int rc = trl_topo_load_env(&rt.world, &set, &err);
+    if (rc == TRL_OK && set && rt.world.size != size) {
+        snprintf(err.source, sizeof err.source, "TRELLIS_TOPOLOGY");
+        err.line = err.column = 0;
+        snprintf(err.message, sizeof err.message,
+                 "the layout describes %d ranks; MPI_COMM_WORLD has %d", rt.world.size, size);
+        trl_topo_free(&rt.world);
+        rc = TRL_ERR_INVALID;
+    }
+    /* Every rank must see the same layout: compare a hash of the ranks'
+     * hosts, sockets and NUMA domains (set or not). */
+    uint64_t h = fnv1a(0xcbf29ce484222325ULL, &set, sizeof set);
+    if (rc == TRL_OK && set) {
+        h = fnv1a(h, rt.world.host, (size_t)size * sizeof(int));
+        h = fnv1a(h, rt.world.socket, (size_t)size * sizeof(int));
+        h = fnv1a(h, rt.world.numa, (size_t)size * sizeof(int));
+    }
+    uint64_t h0 = h;
+    PMPI_Bcast(&h0, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    int local[2] = {rc != TRL_OK ? rank : INT_MAX, h0 != h ? rank : INT_MAX}, first[2];
+    PMPI_Allreduce(local, first, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first[0] != INT_MAX) {
+        if (rank == first[0]) {
+            char msg[900];
+            trl_topo_error_format(&err, msg, sizeof msg);
+            trl_log("%s%s", msg, warn ? "; TRELLIS_ON_ERROR=warn: using the discovered topology"
+                                      : "; stopping (set TRELLIS_ON_ERROR=warn to go on with "
+                                        "the discovered topology)");
+        }
+        if (!warn)
+            stop_job();
+        trl_topo_free(&rt.world);
+        set = false;
+    } else if (first[1] != INT_MAX) {
+        if (rank == first[1])
+            trl_log("rank %d sees a different TRELLIS_TOPOLOGY from rank 0: every rank must see "
+                    "the same layout; stopping", rank);
+        stop_job();
+    }
+    if (set)
+        return TRL_OK;
+    rc = trl_topo_discover(MPI_COMM_WORLD, &rt.world);
+    if (rc != TRL_OK && rank == 0)
+        trl_log("could not discover the topology (%s); Trellis is off", trl_status_str(rc));
+    return rc;
 }
 
 void trl_runtime_init(void)
@@ -133,6 +191,8 @@ void trl_runtime_init(void)
                     "same rules (same variable, same file contents); stopping", rank);
         stop_job();
     }
+    if (load_topology(rank, all_warn) != TRL_OK)
+        return;
     if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &rt.keyval, NULL) != MPI_SUCCESS)
         return;
     rt.ready = true;
@@ -155,6 +215,7 @@ void trl_runtime_finalize(void)
     PMPI_Comm_free_keyval(&rt.keyval);
     trl_rules_free(&rt.user);
     trl_rules_free(&rt.builtin);
+    trl_topo_free(&rt.world);
     free(rt.said);
     rt.said = NULL;
     rt.ready = false;
@@ -193,6 +254,8 @@ trl_comm *trl_comm_get(MPI_Comm comm)
         int *ub, has_ub;
         PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &has_ub);
         c->tag_ub = has_ub && *ub > 0 ? *ub : 32767; /* MPI guarantees 32767 */
+        if (trl_topo_for_comm(&rt.world, comm, &c->topo) != TRL_OK)
+            trl_topo_single_host(c->size, &c->topo);
     }
     if (!all_ok || PMPI_Comm_set_attr(comm, rt.keyval, c) != MPI_SUCCESS) {
         /* The MPI library serves this call; the next one tries again. */
@@ -201,6 +264,11 @@ trl_comm *trl_comm_get(MPI_Comm comm)
         else if (dup != MPI_COMM_NULL)
             PMPI_Comm_free(&dup);
         return NULL;
+    }
+    if (trl_verbose_level() > 0 && c->rank == 0) {
+        char line[1024];
+        trl_topo_format(&c->topo, line, sizeof line);
+        trl_log("communicator of %d ranks: %s", c->size, line);
     }
     return c;
 }
@@ -296,6 +364,7 @@ static bool choose(trl_comm *c, trl_coll_args *a, trl_choice *ch)
 {
     a->rank = c->rank;
     a->size = c->size;
+    a->topo = c->topo.host ? &c->topo : NULL; /* NULL: out of memory earlier */
     size_t bytes = trl_coll_rule_bytes(a);
     if (trl_select(&rt.user, &rt.builtin, a, bytes, ch) != TRL_OK)
         return false;

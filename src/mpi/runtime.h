@@ -9,6 +9,7 @@
 #include "algo/algo.h"
 #include "exec/exec_mpi.h"
 #include "select/rules.h"
+#include "topo/topo.h"
 
 /* One cached choice and schedule. The key holds everything the schedule
  * depends on; datatypes and ops are passed at run time, so handles are not
@@ -36,6 +37,7 @@ typedef struct {
     size_t *vec;
     /* trl_comm_choose's answers for collectives without a size. */
     const trl_algo *choice[TRL_COLL_COUNT];
+    trl_topo topo; /* where each rank sits: from WORLD's, no communication */
 } trl_comm;
 
 /* Called from MPI_Init/MPI_Init_thread after the MPI library started:

@@ -2,6 +2,8 @@
  * k-ary and chain trees. See tree.h for the labellings. */
 #include "pattern/tree.h"
 
+#include <stddef.h>
+
 #include "core/status.h"
 
 /* ---- k-nomial (binomial is radix 2) -------------------------------------
@@ -121,6 +123,25 @@ static int kary_subtree(const trl_tree *t, int v)
     return (int)n;
 }
 
+/* ---- explicit ------------------------------------------------------------ */
+
+static int explicit_subtree(const trl_tree *t, int v)
+{
+    int n = 1;
+    for (int i = t->child_first[v]; i < t->child_first[v + 1]; i++)
+        n += explicit_subtree(t, t->child[i]);
+    return n;
+}
+
+int trl_tree_init_explicit(trl_tree *t, int size, int root, const int *parent,
+                           const int *child_first, const int *child)
+{
+    if (size < 1 || root < 0 || root >= size || !parent || !child_first || !child)
+        return TRL_ERR_INVALID;
+    *t = (trl_tree){TRL_TREE_EXPLICIT, 0, size, root, false, parent, child_first, child};
+    return TRL_OK;
+}
+
 /* ---- dispatch ------------------------------------------------------------ */
 
 static bool is_knomial(const trl_tree *t)
@@ -138,7 +159,7 @@ int trl_tree_init(trl_tree *t, trl_tree_kind kind, int radix, int size, int root
     if (size < 1 || root < 0 || root >= size || radix < min_radix ||
         kind < TRL_TREE_BINOMIAL || kind > TRL_TREE_CHAIN)
         return TRL_ERR_INVALID;
-    *t = (trl_tree){kind, radix, size, root, false};
+    *t = (trl_tree){kind, radix, size, root, false, NULL, NULL, NULL};
     return TRL_OK;
 }
 
@@ -152,11 +173,15 @@ int trl_tree_init_ordered(trl_tree *t, trl_tree_kind kind, int radix, int size)
 
 int trl_tree_vparent(const trl_tree *t, int v)
 {
+    if (t->kind == TRL_TREE_EXPLICIT)
+        return t->parent[v];
     return is_knomial(t) ? knomial_parent(t, v) : kary_parent(t, v);
 }
 
 int trl_tree_vnchildren(const trl_tree *t, int v)
 {
+    if (t->kind == TRL_TREE_EXPLICIT)
+        return t->child_first[v + 1] - t->child_first[v];
     return is_knomial(t) ? knomial_nchildren(t, v) : kary_nchildren(t, v);
 }
 
@@ -164,11 +189,15 @@ int trl_tree_vchild(const trl_tree *t, int v, int i)
 {
     if (i < 0)
         return -1;
+    if (t->kind == TRL_TREE_EXPLICIT)
+        return i < trl_tree_vnchildren(t, v) ? t->child[t->child_first[v] + i] : -1;
     return is_knomial(t) ? knomial_child(t, v, i) : kary_child(t, v, i);
 }
 
 int trl_tree_vsubtree(const trl_tree *t, int v)
 {
+    if (t->kind == TRL_TREE_EXPLICIT)
+        return explicit_subtree(t, v);
     return is_knomial(t) ? knomial_subtree(t, v) : kary_subtree(t, v);
 }
 
@@ -187,9 +216,11 @@ int trl_tree_vsubtree(const trl_tree *t, int v)
  * (see above), so both directions are the identity there.
  */
 
+/* Explicit trees: ranks are positions as given; an ordered one (the only
+ * kind a non-commutative reduction runs over) is numbered in pre-order. */
 static bool preorder_is_identity(const trl_tree *t)
 {
-    return is_knomial(t) || t->radix == 1;
+    return is_knomial(t) || t->radix == 1 || t->kind == TRL_TREE_EXPLICIT;
 }
 
 int trl_tree_preorder(const trl_tree *t, int v)
@@ -234,6 +265,8 @@ int trl_tree_at_preorder(const trl_tree *t, int pos)
 
 int trl_tree_vrank(const trl_tree *t, int rank)
 {
+    if (t->kind == TRL_TREE_EXPLICIT)
+        return rank;
     if (t->ordered)
         return trl_tree_at_preorder(t, rank);
     return (rank - t->root + t->size) % t->size;
@@ -241,8 +274,8 @@ int trl_tree_vrank(const trl_tree *t, int rank)
 
 int trl_tree_rank(const trl_tree *t, int v)
 {
-    if (v < 0)
-        return -1;
+    if (v < 0 || t->kind == TRL_TREE_EXPLICIT)
+        return v;
     if (t->ordered)
         return trl_tree_preorder(t, v);
     return (v + t->root) % t->size;

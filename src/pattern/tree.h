@@ -36,6 +36,7 @@ typedef enum {
     TRL_TREE_KNOMIAL,  /* children vrank + j*radix^i, j = 1..radix-1 */
     TRL_TREE_KARY,     /* children vrank*radix+1 .. vrank*radix+radix */
     TRL_TREE_CHAIN,    /* child vrank+1 */
+    TRL_TREE_EXPLICIT, /* given rank by rank (a tree file): vrank is rank */
 } trl_tree_kind;
 
 typedef struct {
@@ -44,6 +45,9 @@ typedef struct {
     int size;     /* ranks in the tree, >= 1 */
     int root;     /* the rank at vrank 0 */
     bool ordered; /* ranks are the vranks' pre-order positions (root is 0) */
+    /* explicit: rank r's parent (-1 at the root) and its children
+     * child[child_first[r] .. child_first[r+1]) in order; not owned. */
+    const int *parent, *child_first, *child;
 } trl_tree;
 
 /* A tree rooted at `root` with rotated labels. radix is ignored for
@@ -53,6 +57,11 @@ int trl_tree_init(trl_tree *t, trl_tree_kind kind, int radix, int size, int root
 /* A tree rooted at rank 0 whose subtrees cover contiguous rank ranges in
  * child order (see above). */
 int trl_tree_init_ordered(trl_tree *t, trl_tree_kind kind, int radix, int size);
+
+/* A tree given rank by rank (checked by its loader: every rank reaches
+ * root, parent and children agree). Ranks are not relabelled. */
+int trl_tree_init_explicit(trl_tree *t, int size, int root, const int *parent,
+                           const int *child_first, const int *child);
 
 /* ---- the shape, over vranks ---- */
 

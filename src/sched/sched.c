@@ -152,6 +152,52 @@ int trl_sched_fence(trl_sched *s)
     return id;
 }
 
+static trl_ref translate(trl_ref r, const trl_sched_map *m, size_t scratch)
+{
+    trl_ref base = r.buf == TRL_BUF_SEND   ? m->send
+                   : r.buf == TRL_BUF_RECV ? m->recv
+                                           : trl_ref_at(TRL_BUF_SCRATCH, scratch);
+    return trl_ref_at(base.buf, base.off + r.off);
+}
+
+int trl_sched_append(trl_sched *s, const trl_sched *sub, const trl_sched_map *m)
+{
+    if (sub->status != TRL_OK)
+        return fail(s, sub->status);
+    size_t scratch = trl_sched_scratch(s, sub->scratch);
+    int base = (int)s->nsteps;
+    int *deps = malloc((sub->ndeps ? sub->ndeps : 1) * sizeof *deps);
+    if (!deps)
+        return fail(s, TRL_ERR_NOMEM);
+    for (size_t i = 0; i < sub->nsteps && s->status == TRL_OK; i++) {
+        const trl_step *st = &sub->steps[i];
+        /* A sub step's own fence is among its listed dependencies. */
+        int n = 0;
+        for (uint32_t d = 0; d < st->ndeps; d++)
+            deps[n++] = base + sub->deps[st->dep_first + d];
+        trl_ref a = translate(st->a, m, scratch), b = translate(st->b, m, scratch);
+        switch (st->kind) {
+        case TRL_STEP_SEND:
+            trl_sched_send(s, m->ranks[st->peer], a, st->count, deps, n);
+            break;
+        case TRL_STEP_RECV:
+            trl_sched_recv(s, m->ranks[st->peer], b, st->count, deps, n);
+            break;
+        case TRL_STEP_COPY:
+            trl_sched_copy(s, a, b, st->count, deps, n);
+            break;
+        case TRL_STEP_REDUCE:
+            trl_sched_reduce(s, a, b, st->count, deps, n);
+            break;
+        case TRL_STEP_NOP:
+            add(s, (trl_step){.kind = TRL_STEP_NOP, .peer = -1}, deps, n);
+            break;
+        }
+    }
+    free(deps);
+    return s->status;
+}
+
 int trl_sched_finish(trl_sched *s)
 {
     free(s->send_seq);

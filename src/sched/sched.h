@@ -103,6 +103,20 @@ int trl_sched_reduce(trl_sched *s, trl_ref in, trl_ref inout, size_t count,
  * runs two algorithms one after the other (reduce then bcast). */
 int trl_sched_fence(trl_sched *s);
 
+/* Where a schedule built for a subgroup lands in a larger one: the
+ * subgroup's rank i is rank ranks[i] of s, and its SEND and RECV buffers
+ * are the given places of s (its scratch gets fresh scratch of s). */
+typedef struct {
+    const int *ranks;
+    trl_ref send, recv;
+} trl_sched_map;
+
+/* Append sub's steps to s, translated by m, in sub's order (so messages
+ * between two ranks keep their order and tags stay matched). Every
+ * appended step also waits for s's current fence, as added steps do. sub
+ * must not be finished. Returns s->status. */
+int trl_sched_append(trl_sched *s, const trl_sched *sub, const trl_sched_map *m);
+
 /* Dependency lists as compound literals: TRL_DEPS(a, b) or TRL_NODEPS. */
 #define TRL_DEPS(...) (const int[]){__VA_ARGS__}, \
     (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int))

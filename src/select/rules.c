@@ -100,11 +100,13 @@ static void list_add(char *buf, size_t len, const char *word)
 /* The algorithms of a collective, in table order. Those that run the MPI
  * library's own collective are left out where another algorithm must be
  * built from them. */
-static void list_algorithms(trl_coll coll, bool buildable_only, char *buf, size_t len)
+/* nested_only: the algorithms another can run inside it (built by
+ * Trellis, needing no parameter of their own such as a tree file). */
+static void list_algorithms(trl_coll coll, bool nested_only, char *buf, size_t len)
 {
     buf[0] = '\0';
     for (const trl_algo *a = trl_algorithms; a->name; a++)
-        if (a->coll == coll && (a->build || !buildable_only))
+        if (a->coll == coll && (!nested_only || trl_algo_nestable(a)))
             list_add(buf, len, a->name);
 }
 
@@ -282,11 +284,20 @@ static int unknown_param(parser *ps, const trl_rule *r, const token *t, const pa
 static int bad_value(parser *ps, const token *t, const pair *kv, const trl_param_spec *spec,
                      const char *why)
 {
+    if (spec->kind == TRL_PARAM_CHOICE)
+        return fail(ps, t->column, "%.*s: expected one of: %s", Q(t->p, t->len), spec->choices);
+    if (spec->kind > TRL_PARAM_ALGO) /* the message is the whole story (a file's own line) */
+        return fail(ps, t->column, "%.*s: %s", Q(t->p, t->len), why);
     if (spec->kind == TRL_PARAM_ALGO) {
         char names[160];
         list_algorithms(spec->of, true, names, sizeof names);
         /* The MPI library's own collective cannot be a step of a schedule. */
-        if (trl_algo_find(spec->of, kv->val, kv->vlen))
+        const trl_algo *named = trl_algo_find(spec->of, kv->val, kv->vlen);
+        if (named && named->build)
+            return fail(ps, t->column, "%.*s: %s %s needs a file of its own and cannot be part "
+                        "of another algorithm (expected one of: %s)", Q(t->p, t->len),
+                        trl_coll_name(spec->of), named->name, names);
+        if (named)
             return fail(ps, t->column,
                         "%.*s: the MPI library's own %s cannot be part of another algorithm "
                         "(expected one of: %s)",
@@ -303,6 +314,18 @@ static int bad_value(parser *ps, const token *t, const pair *kv, const trl_param
                     spec->min);
     return fail(ps, t->column, "%.*s: value out of range (%lld..%lld)", Q(t->p, t->len), spec->min,
                 spec->max);
+}
+
+/* A relative file= names a file next to the rules file that names it
+ * (rules inline, with no '/' in their source name, resolve from the current
+ * directory). */
+static void file_path(const char *source, const char *val, size_t vlen, char *out, size_t len)
+{
+    const char *slash = strrchr(source, '/');
+    if (val[0] == '/' || !slash)
+        snprintf(out, len, "%.*s", (int)vlen, val);
+    else
+        snprintf(out, len, "%.*s/%.*s", (int)(slash - source), source, (int)vlen, val);
 }
 
 static int parse_param(parser *ps, trl_rule *r, const token *t)
@@ -325,7 +348,15 @@ static int parse_param(parser *ps, trl_rule *r, const token *t)
 
     trl_param_value value;
     const char *why = NULL;
-    if (trl_param_parse_value(spec, kv.val, kv.vlen, &value, &why))
+    int rc;
+    if (spec->kind == TRL_PARAM_FILE) {
+        char path[4096];
+        file_path(ps->source, kv.val, kv.vlen, path, sizeof path);
+        rc = trl_param_parse_value(spec, path, strlen(path), &value, &why);
+    } else {
+        rc = trl_param_parse_value(spec, kv.val, kv.vlen, &value, &why);
+    }
+    if (rc)
         return bad_value(ps, t, &kv, spec, why);
 
     trl_param_value *v = realloc(r->params.v, (size_t)(r->params.n + 1) * sizeof *v);
@@ -384,6 +415,14 @@ static int parse_rule(parser *ps, trl_rule *r, const token *first)
     token t;
     while (rc == TRL_OK && next_token(ps, &t))
         rc = parse_param(ps, r, &t);
+    for (const trl_param_spec *p = rc ? NULL : r->algo->params; p && p->name; p++) {
+        bool given = false;
+        for (int i = 0; i < r->params.n; i++)
+            given = given || r->params.v[i].spec == p;
+        if ((p->flags & TRL_PARAM_REQUIRED) && !given)
+            return fail(ps, (int)(ps->end - ps->col_base) + 1, "%s %s needs %s=",
+                        trl_coll_name(r->coll), r->algo->name, p->name);
+    }
     return rc;
 }
 

@@ -16,7 +16,7 @@ COLLECTIVES = {
     "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
 }  # fmt: skip
 ENTRY_KEYS = {"collective", "name", "description", "cost", "restrictions", "params", "mpi"}
-PARAM_KEYS = {"name", "kind", "default", "min", "max", "help", "of"}
+PARAM_KEYS = {"name", "kind", "default", "min", "max", "help", "of", "choices", "required"}
 
 
 def source_table() -> set[tuple[str, str]]:
@@ -61,9 +61,15 @@ def test_json_entries_are_complete_and_consistent(run_trellis) -> None:
         for param in algo["params"]:
             assert set(param) == PARAM_KEYS, where
             assert param["help"], where
-            if param["kind"] == "algorithm":
+            assert param["required"] == (param["default"] is None), where
+            if param["kind"] in {"algorithm", "level algorithm"}:
                 assert param["of"] in collectives, where
                 assert (param["of"], param["default"]) in names, where
+            elif param["kind"] == "choice":
+                assert param["default"] in param["choices"].split("|"), where
+            elif param["kind"] in {"levels", "file"}:
+                assert param["of"] is None, where
+                assert param["min"] is None, where
             else:
                 assert param["kind"] in {"int", "size"}, where
                 assert param["of"] is None, where
@@ -104,7 +110,8 @@ def test_table_has_a_row_per_algorithm(run_trellis) -> None:
         assert algo["description"] in row
         assert algo["cost"] in row
         for param in algo["params"]:
-            assert f"{param['name']}={param['default']}" in row
+            default = param["default"] if not param["required"] else f"<{param['kind']}>"
+            assert f"{param['name']}={default}" in row
         if algo["restrictions"]:
             assert "commutative" in row
 

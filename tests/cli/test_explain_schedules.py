@@ -33,7 +33,10 @@ from trellis import native
 from trellis.cmd_explain import explain
 
 TABLE: list[dict[str, Any]] = json.loads(native.info("algorithms"))
-ALGORITHMS = [a for a in TABLE if not a["mpi"]]
+# `tree` runs a file written for one size: the threads tier (tests/unit/check_layouts.c)
+# and tests/python/test_topology_runs.py check it on generated and planned files.
+ALGORITHMS = [a for a in TABLE if not a["mpi"] and a["name"] != "tree"]
+TREES = [a for a in TABLE if a["name"] == "tree"]
 
 RANKS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16]
 COUNTS = [0, 1, 7, 1000]  # elements of ELEM_SIZE bytes
@@ -49,6 +52,16 @@ def variant_params(algo: dict[str, Any]) -> str:
             value = str(min(max(3, p["min"]), p["max"]))
         elif p["kind"] == "size":
             value = "1K"
+        elif p["kind"] == "levels":
+            value = "socket,host,world"
+        elif p["kind"] == "choice":
+            value = next(c for c in p["choices"].split("|") if c != p["default"])
+        elif p["kind"] == "level algorithm":
+            # linear serves every lower level (reduce and bcast at once, or a barrier's
+            # tree); otherwise the table's last other algorithm a level can run.
+            names = [a["name"] for a in ALGORITHMS if a["collective"] == p["of"]]
+            others = [n for n in names if n not in {p["default"], "hier"}]
+            value = "linear" if "linear" in others else others[-1]
         else:  # another algorithm of p["of"]: the last one of the table, not the default
             others = [
                 a["name"]
@@ -204,6 +217,13 @@ def needs_commutative(algo: dict[str, Any], params: str) -> bool:
     return "commutative" in algo["restrictions"]
 
 
+def layout_for(algo: dict[str, Any], size: int) -> str | None:
+    """hier: two hosts of two sockets each (one rank: no layout, one host)."""
+    if algo["name"] != "hier" or size < 2:
+        return None
+    return f"hosts=2 ranks_per_host={(size + 1) // 2},{size // 2} sockets_per_host=2"
+
+
 def explain_json(  # noqa: PLR0913 -- one keyword per option of explain
     algo: dict[str, Any],
     params: str,
@@ -224,6 +244,7 @@ def explain_json(  # noqa: PLR0913 -- one keyword per option of explain
             root=root,
             noncommutative=noncommutative,
             rules=rule,
+            topology=layout_for(algo, size),
             form="json",
         )
     )
@@ -284,5 +305,5 @@ def test_every_algorithm_is_covered() -> None:
     assert len(covered) == len(ALGORITHMS)
     assert {a["collective"] for a in ALGORITHMS} == COLLECTIVES
     # Every collective has an "mpi" entry besides, which has no schedule to check.
-    assert len(covered) == len(TABLE) - len(COLLECTIVES)
+    assert len(covered) == len(TABLE) - len(COLLECTIVES) - len(TREES)
     assert {a["collective"] for a in TABLE if a["mpi"]} == COLLECTIVES

@@ -4,7 +4,7 @@
 # really ran the forced algorithm (TRELLIS_VERBOSE=1 names the rule that
 # chose it), so a silent fall-back to the MPI library cannot pass.
 #
-#   run_forced.sh <nprocs> <libtrellis.so|none|linked> <program> "<rule>"
+#   run_forced.sh <nprocs> <libtrellis.so|none|linked> <program> "<rule>"|<rules file>
 #                 [expected-algorithm] [-- program-arguments...]
 #
 # "linked": the program is linked against libtrellis.so; nothing is preloaded.
@@ -24,6 +24,8 @@ if [ "$lib" = linked ]; then
 elif [ "$lib" != none ]; then
   args+=(-x LD_PRELOAD="$lib" -x TRELLIS_VERBOSE=1 -x TRELLIS_RULES="$rule")
 fi
+# A described layout (the hierarchy tests) reaches every rank.
+if [ -n "${TRELLIS_TOPOLOGY:-}" ]; then args+=(-x TRELLIS_TOPOLOGY); fi
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
 mpirun "${args[@]}" "$prog" ${prog_args[@]+"${prog_args[@]}"} >"$out" 2>"$err"
@@ -36,14 +38,16 @@ if [ $rc -ne 0 ]; then
   exit 1
 fi
 grep -q ", 0 failed$" "$out" || { echo "FAILED: no clean summary line" >&2; exit 1; }
+# The last rule's collective (of a rules file, its last line).
+if [ -f "$rule" ]; then last=$(tail -n 1 "$rule"); else last=${rule##*;}; fi
+coll=${last%% *}
 if [ -n "$expect" ] && [ "$np" -gt 1 ]; then
-  coll=${rule%% *}
   # No bytes= where ranks do not share a size (the v and w variants).
-  if ! grep -q "^trellis: $coll ranks=[0-9]*\( bytes=[0-9]*\)\?: $expect (TRELLIS_RULES:1:" "$err"; then
+  if ! grep -q "^trellis: $coll ranks=[0-9]*\( bytes=[0-9]*\)\?: $expect (" "$err"; then
     echo "FAILED: Trellis never reported running $coll $expect from the rule; it said:" >&2
     grep '^trellis: ' "$err" | head -20 >&2
     exit 1
   fi
 fi
-[ -n "$expect" ] && echo "verified: ${rule%% *} $expect ran from TRELLIS_RULES:1 on $np ranks"
+[ -n "$expect" ] && echo "verified: $coll $expect ran from the rules on $np ranks"
 exit 0

@@ -147,16 +147,17 @@ void check_fail(tally *t, const check_case *c, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "FAIL %s %s [%s] type=%s ranks=%d count=%zu root=%d%s: %s\n",
-            trl_coll_name(c->algo->coll), c->algo->name, c->params_text, c->ty->name, c->p,
-            c->count, c->root, c->in_place ? " in-place" : "", what);
+    fprintf(stderr, "FAIL %s %s [%s]%s%s type=%s ranks=%d count=%zu root=%d%s: %s\n",
+            trl_coll_name(c->algo->coll), c->algo->name, c->params_text,
+            c->layout_text ? " layout: " : "", c->layout_text ? c->layout_text : "", c->ty->name,
+            c->p, c->count, c->root, c->in_place ? " in-place" : "", what);
 }
 
 trl_coll_args check_args(const check_case *c)
 {
     trl_coll_args a = {.coll = c->algo->coll, .size = c->p, .root = c->root, .count = c->count,
                        .elem_size = c->ty->size, .commutative = c->ty->commutative,
-                       .params = c->params};
+                       .params = c->params, .topo = c->topo};
     return a;
 }
 

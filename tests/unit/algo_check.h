@@ -45,6 +45,8 @@ typedef struct {
     int root;
     bool in_place;
     unsigned seed;
+    const char *layout_text; /* the described layout, or NULL (one host) */
+    const struct trl_topo *topo;
 } check_case;
 
 /* Record a failure of case c (printed for the first 20). */

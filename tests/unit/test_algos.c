@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "algo_check.h"
+#include "check_layouts.h"
+#include "core/status.h"
 
 static const int all_sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16};
 static const size_t all_counts[] = {0, 1, 7, 1000, 100003};
@@ -118,6 +120,76 @@ static int check_list(int argc, char **argv)
     return missing ? 1 : 0;
 }
 
+void sweep_size(sweep *w, const char *text, const trl_params *params, size_t max_count,
+                       int p, const char *layout, const trl_topo *topo)
+{
+    trl_coll coll = w->algo->coll;
+    bool rooted = trl_coll_is_rooted(coll);
+    /* Data-movement collectives move bytes whatever the type: one type
+     * (values unique per rank and index) is enough. */
+    bool reduction = trl_coll_is_reduction(coll);
+    for (size_t ci = 0; ci < sizeof all_counts / sizeof *all_counts; ci++) {
+        size_t count = all_counts[ci];
+        if (coll == TRL_COLL_BARRIER && count > 0)
+            continue;
+        if (count > max_count || (w->t.quick && count > 1000))
+            continue;
+        /* The big count once per variant and size, not per root and type. */
+        bool big = count > 1000;
+        int roots[4] = {0, p - 1, p / 2, 1 % p}, nroots = rooted ? 4 : 1;
+        for (int ri = 0; ri < nroots; ri++) {
+            int root = roots[ri];
+            bool dup = false;
+            for (int k = 0; k < ri; k++)
+                dup |= roots[k] == root;
+            if (dup || (big && ri > 1))
+                continue;
+            size_t ntypes = coll == TRL_COLL_BARRIER || !reduction ? 1 : check_ntypes;
+            for (size_t ti = 0; ti < ntypes; ti++) {
+                const elem_type *ty = &check_types[ti];
+                trl_coll_args probe = {.coll = coll, .size = p, .root = root,
+                                       .commutative = ty->commutative, .params = params,
+                                       .algo = w->algo, .topo = topo};
+                if (trl_algo_unusable(w->algo, &probe))
+                    continue;
+                if (big && ti == 1)
+                    continue;
+                for (int ip = 0; ip <= (has_in_place(coll) ? 1 : 0); ip++) {
+                    check_case c = {w->algo, text, params, ty, p, count, root, ip != 0,
+                                    w->seed++, layout, topo};
+                    w->t.cases++;
+                    w->run_case(&w->t, &c);
+                }
+            }
+        }
+    }
+}
+
+bool with_params(const trl_algo *algo, const char *text, trl_params *params)
+{
+    const char *why;
+    if (trl_params_from_string(algo, text, params, &why) == TRL_OK)
+        return true;
+    fprintf(stderr, "bad test parameters '%s': %s\n", text, why);
+    return false;
+}
+
+/* Every algorithm but hier and tree: the parameter variants on every size. */
+static int sweep_plain(sweep *w)
+{
+    variant vars[64];
+    int nvars = variants_for(w->algo, vars);
+    for (int v = 0; v < nvars; v++) {
+        trl_params params;
+        if (!with_params(w->algo, vars[v].params, &params))
+            return 2;
+        for (size_t si = 0; si < sizeof all_sizes / sizeof *all_sizes; si++)
+            sweep_size(w, vars[v].params, &params, vars[v].max_count, all_sizes[si], NULL, NULL);
+        trl_params_free(&params);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "--check-list") == 0)
@@ -132,63 +204,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "no such algorithm: %s %s\n", argv[1], argv[2]);
         return 2;
     }
-    tally t = {0};
-    t.quick = argc > 3 && strcmp(argv[3], "--quick") == 0;
-    check_case_fn run_case = case_fn((trl_coll)coll);
-    bool rooted = trl_coll_is_rooted((trl_coll)coll);
-    /* Data-movement collectives move bytes whatever the type: one type
-     * (values unique per rank and index) is enough. */
-    bool reduction = trl_coll_is_reduction((trl_coll)coll);
-
-    variant vars[64];
-    int nvars = variants_for(algo, vars);
-    unsigned seed = 1;
-    for (int v = 0; v < nvars; v++) {
-        trl_params params;
-        const char *why;
-        if (trl_params_from_string(algo, vars[v].params, &params, &why)) {
-            fprintf(stderr, "bad test parameters '%s': %s\n", vars[v].params, why);
-            return 2;
-        }
-        for (size_t si = 0; si < sizeof all_sizes / sizeof *all_sizes; si++) {
-            int p = all_sizes[si];
-            for (size_t ci = 0; ci < sizeof all_counts / sizeof *all_counts; ci++) {
-                size_t count = all_counts[ci];
-                if (coll == TRL_COLL_BARRIER && count > 0)
-                    continue;
-                if (count > vars[v].max_count || (t.quick && count > 1000))
-                    continue;
-                /* The big count once per variant and size, not per root and type. */
-                bool big = count > 1000;
-                int roots[4] = {0, p - 1, p / 2, 1 % p}, nroots = rooted ? 4 : 1;
-                for (int ri = 0; ri < nroots; ri++) {
-                    int root = roots[ri];
-                    bool dup = false;
-                    for (int k = 0; k < ri; k++)
-                        dup |= roots[k] == root;
-                    if (dup || (big && ri > 1))
-                        continue;
-                    size_t ntypes = coll == TRL_COLL_BARRIER || !reduction ? 1 : check_ntypes;
-                    for (size_t ti = 0; ti < ntypes; ti++) {
-                        const elem_type *ty = &check_types[ti];
-                        trl_coll_args probe = {.coll = (trl_coll)coll, .commutative = ty->commutative,
-                                               .params = &params, .algo = algo};
-                        if (trl_algo_unusable(algo, &probe))
-                            continue;
-                        if (big && ti == 1)
-                            continue;
-                        for (int ip = 0; ip <= (has_in_place((trl_coll)coll) ? 1 : 0); ip++) {
-                            check_case c = {algo, vars[v].params, &params, ty, p, count, root,
-                                            ip != 0, seed++};
-                            t.cases++;
-                            run_case(&t, &c);
-                        }
-                    }
-                }
-            }
-        }
-        trl_params_free(&params);
-    }
-    printf("%s %s: %d cases, %d failed\n", argv[1], argv[2], t.cases, t.failures);
-    return t.failures ? 1 : 0;
+    sweep w = {.algo = algo, .run_case = case_fn((trl_coll)coll), .seed = 1};
+    w.t.quick = argc > 3 && strcmp(argv[3], "--quick") == 0;
+    int rc = !strcmp(algo->name, "hier")   ? sweep_hier(&w)
+             : !strcmp(algo->name, "tree") ? sweep_tree(&w)
+                                           : sweep_plain(&w);
+    if (rc)
+        return rc;
+    printf("%s %s: %d cases, %d failed\n", argv[1], argv[2], w.t.cases, w.t.failures);
+    return w.t.failures ? 1 : 0;
 }

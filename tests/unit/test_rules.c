@@ -19,46 +19,7 @@
 #include "core/status.h"
 #include "select/rules.h"
 
-/* ---- a tiny harness ------------------------------------------------------ */
-
-static int passed, failed;
-static bool case_ok;
-static const char *case_name;
-
-static void __attribute__((format(printf, 2, 3))) check_at(int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL %s (test_rules.c:%d): ", case_name, line);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    case_ok = false;
-}
-
-#define CHECK(cond, ...)                    \
-    do {                                    \
-        if (!(cond))                        \
-            check_at(__LINE__, __VA_ARGS__); \
-    } while (0)
-
-#define CHECK_STR(got, want)                                                               \
-    do {                                                                                   \
-        const char *g_ = (got), *w_ = (want);                                              \
-        if (!g_ || strcmp(g_, w_) != 0)                                                    \
-            check_at(__LINE__, "%s is \"%s\", want \"%s\"", #got, g_ ? g_ : "(null)", w_); \
-    } while (0)
-
-#define RUN(fn)                \
-    do {                       \
-        case_name = #fn;       \
-        case_ok = true;        \
-        fn();                  \
-        if (case_ok)           \
-            passed++;          \
-        else                   \
-            failed++;          \
-    } while (0)
+#include "unit_harness.h"
 
 static const trl_algo *algo(trl_coll c, const char *name)
 {
@@ -305,16 +266,16 @@ static const error_case error_cases[] = {
     /* The algorithm. */
     {"allreduce ringg", false,
      "test.rules:1:11: unknown algorithm 'ringg' for allreduce (expected one of: reduce_bcast, "
-     "recursive_doubling, ring, rabenseifner, knomial, mpi)"},
+     "recursive_doubling, ring, rabenseifner, knomial, hier, tree, mpi)"},
     {"barrier bintree", false,
      "test.rules:1:9: unknown algorithm 'bintree' for barrier (expected one of: linear, binomial, "
-     "dissemination, recursive_doubling, mpi)"},
+     "dissemination, recursive_doubling, hier, mpi)"},
     {"allreduce bytes=4K-", false,
      "test.rules:1:20: missing algorithm after filters (expected one of: reduce_bcast, "
-     "recursive_doubling, ring, rabenseifner, knomial, mpi)"},
+     "recursive_doubling, ring, rabenseifner, knomial, hier, tree, mpi)"},
     {"bcast   # no algorithm", false,
      "test.rules:1:6: missing algorithm after bcast (expected one of: linear, binomial, knomial, kary, "
-     "chain, scatter_allgather, mpi)"},
+     "chain, scatter_allgather, hier, tree, mpi)"},
     /* Parameters. */
     {"allreduce recursive_doubling ring", false,
      "test.rules:1:30: unexpected 'ring' after algorithm recursive_doubling (parameters are name=value)"},
@@ -341,23 +302,61 @@ static const error_case error_cases[] = {
      "test.rules:1:13: segment=4Q: expected a size such as 4096, 64K or 1M"},
     {"allreduce reduce_bcast reduce=ringg", false,
      "test.rules:1:24: reduce=ringg: unknown reduce algorithm 'ringg' (expected one of: linear, "
-     "binomial, knomial, kary, chain, rabenseifner)"},
+     "binomial, knomial, kary, chain, rabenseifner, hier)"},
     {"allreduce reduce_bcast bcast=mpi", false,
      "test.rules:1:24: bcast=mpi: the MPI library's own bcast cannot be part of another algorithm "
-     "(expected one of: linear, binomial, knomial, kary, chain, scatter_allgather)"},
+     "(expected one of: linear, binomial, knomial, kary, chain, scatter_allgather, hier)"},
+    {"allreduce reduce_bcast reduce=tree", false,
+     "test.rules:1:24: reduce=tree: reduce tree needs a file of its own and cannot be part of "
+     "another algorithm (expected one of: linear, binomial, knomial, kary, chain, rabenseifner, "
+     "hier)"},
+    /* Hierarchies and files. */
+    {"allreduce hier levels=host", false,
+     "test.rules:1:16: levels=host: the last level must be world"},
+    {"allreduce hier levels=world,host", false,
+     "test.rules:1:16: levels=world,host: levels go from the smallest to world, each once: numa, "
+     "socket, group:K, host, world"},
+    {"allreduce hier levels=host,rack,world", false,
+     "test.rules:1:16: levels=host,rack,world: expected levels from numa, socket, group:K, host, "
+     "world, separated by ','"},
+    {"allreduce hier levels=group:0,world", false,
+     "test.rules:1:16: levels=group:0,world: group:K needs a number of ranks K from 1 to 1048576"},
+    {"allreduce hier host=rabenseifner", false,
+     "test.rules:1:16: host=rabenseifner: a level below the top reduces up and broadcasts down: it "
+     "needs a name that is both a reduce and a bcast algorithm (linear, binomial, knomial, kary, "
+     "chain)"},
+    {"allreduce hier world=binomial", false,
+     "test.rules:1:16: world=binomial: not an algorithm of that collective that a level can run "
+     "(the MPI library's own and tree cannot)"},
+    {"allreduce hier host=knomial(radix=1)", false,
+     "test.rules:1:16: host=knomial(radix=1): value out of range"},
+    {"allreduce hier host=knomial(radix=3", false,
+     "test.rules:1:16: host=knomial(radix=3: expected name(key=value,...) with the ')' last"},
+    {"allreduce hier host=knomial(sgment=3)", false,
+     "test.rules:1:16: host=knomial(sgment=3): unknown parameter"},
+    {"barrier hier host=scatter_allgather", false,
+     "test.rules:1:14: host=scatter_allgather: a barrier's lower levels are trees: linear, "
+     "binomial, knomial, kary or chain"},
+    {"reduce tree order=file", false, "test.rules:1:23: reduce tree needs file="},
+    {"reduce tree file=/nonexistent/x.tree", false,
+     "test.rules:1:13: file=/nonexistent/x.tree: /nonexistent/x.tree: cannot read the tree file: "
+     "No such file or directory"},
+    {"reduce tree file=/dev/null order=last", false,
+     "test.rules:1:13: file=/dev/null: /dev/null:1: empty file: expected 'trellis tree' or "
+     "'trellis script'"},
     /* Positions: the first error stops parsing; CRLF and tabs; ';' in a file. */
     {"bcast binomial\r\nreduce binomial\r\n\tallreduce\tring radix=2\r\n", false,
      "test.rules:3:17: parameter 'radix' is not known to allreduce ring (it takes: segment)"},
     {"bcast binomial; reduce binomal # x; y\n", false,
      "test.rules:1:24: unknown algorithm 'binomal' for reduce (expected one of: linear, binomial, "
-     "knomial, kary, chain, rabenseifner, mpi)"},
+     "knomial, kary, chain, rabenseifner, hier, tree, mpi)"},
     {"bcast ringg\nbcast alsobad", false,
      "test.rules:1:7: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, knomial, "
-     "kary, chain, scatter_allgather, mpi)"},
+     "kary, chain, scatter_allgather, hier, tree, mpi)"},
     /* Inline: every ';' or newline separated part is a line. */
     {"allreduce ring; bcast ringg", true,
      "TRELLIS_RULES:2:8: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, "
-     "knomial, kary, chain, scatter_allgather, mpi)"},
+     "knomial, kary, chain, scatter_allgather, hier, tree, mpi)"},
     {"bcast binomial # a; ; reduce binomial\nbarrier ranks=9-3 linear", true,
      "TRELLIS_RULES:4:9: range '9-3' is empty"},
 };

@@ -24,43 +24,12 @@
 #include "algo/builders.h"
 #include "core/status.h"
 
-/* The parameters of a that sub declares, re-pointed at sub's own specs.
- * A value outside sub's range (radix=1 reaches a k-nomial tree, which
- * needs 2) makes the call unsupported rather than silently changed. */
-static int sub_params(const trl_coll_args *a, const trl_algo *sub, trl_params *out)
-{
-    int n = a->params ? a->params->n : 0;
-    out->n = 0;
-    out->v = NULL;
-    if (n == 0)
-        return TRL_OK;
-    out->v = malloc((size_t)n * sizeof *out->v);
-    if (!out->v)
-        return TRL_ERR_NOMEM;
-    for (int i = 0; i < n; i++) {
-        const trl_param_value *given = &a->params->v[i];
-        const char *name = given->spec->name;
-        const trl_param_spec *spec = trl_algo_param(sub, name, strlen(name));
-        if (!spec || spec->kind != given->spec->kind)
-            continue;
-        if (spec->kind == TRL_PARAM_ALGO ? !given->algo || given->algo->coll != spec->of
-                                         : given->value < spec->min || given->value > spec->max) {
-            trl_params_free(out);
-            return TRL_ERR_UNSUPPORTED;
-        }
-        out->v[out->n] = *given;
-        out->v[out->n].spec = spec;
-        out->n++;
-    }
-    return TRL_OK;
-}
-
 static int run_sub(const trl_coll_args *a, trl_sched *s, const trl_algo *sub, trl_coll coll)
 {
     if (!sub || !sub->build || sub->coll != coll)
         return TRL_ERR_UNSUPPORTED;
     trl_params params;
-    int rc = sub_params(a, sub, &params);
+    int rc = trl_params_view(a->params, sub, &params);
     if (rc)
         return rc;
     trl_coll_args args = *a;
@@ -69,7 +38,7 @@ static int run_sub(const trl_coll_args *a, trl_sched *s, const trl_algo *sub, tr
     args.algo = sub;
     args.params = &params;
     rc = trl_algo_unusable(sub, &args) ? TRL_ERR_UNSUPPORTED : sub->build(&args, s);
-    trl_params_free(&params);
+    trl_params_release(&params);
     return rc;
 }
 

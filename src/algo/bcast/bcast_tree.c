@@ -14,6 +14,11 @@ int *trl__tree_serving_order(const trl_tree *t, int rank, int n)
     int *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
     if (!order)
         return NULL;
+    /* An explicit tree is served in the order its file gives. */
+    if (t->kind == TRL_TREE_EXPLICIT) {
+        trl_tree_children(t, rank, order, n);
+        return order;
+    }
     for (int i = 0; i < n; i++) {
         int c = trl_tree_child(t, rank, n - 1 - i), size = trl_tree_subtree_size(t, c), j = i;
         for (; j > 0 && trl_tree_subtree_size(t, order[j - 1]) < size; j--)
@@ -62,4 +67,19 @@ int trl__bcast_tree(const trl_coll_args *a, trl_sched *s, const trl_tree *t, siz
     free(order);
     free(back);
     return s->status;
+}
+
+int trl__bcast_explicit(const trl_coll_args *a, trl_sched *s, const trl_tree *t)
+{
+    if (a->root != t->root) {
+        /* One hop to the tree's top; the root later receives its own data
+         * back through the tree, after its send is done (a fence). */
+        trl_ref all = trl_ref_at(TRL_BUF_RECV, 0);
+        if (a->rank == a->root)
+            trl_sched_send(s, t->root, all, a->count, TRL_NODEPS);
+        else if (a->rank == t->root)
+            trl_sched_recv(s, a->root, all, a->count, TRL_NODEPS);
+        trl_sched_fence(s);
+    }
+    return trl__bcast_tree(a, s, t, a->count > 0 ? a->count : 1);
 }

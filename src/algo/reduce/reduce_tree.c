@@ -68,6 +68,8 @@ typedef struct {
     size_t seg;    /* elements a segment (slot size) */
     int window;    /* slots per child: min(WINDOW, segments) */
     int first;     /* commutative: the child that lands in the accumulator */
+    bool chained;  /* commutative: combine children one after another in
+                      tree order instead of as they arrive */
     int direct;    /* the child received straight into RECV (no slot), or -1 */
     size_t slots;  /* scratch: slot w of child i at slots + (i'*window + w)*seg,
                       i' = i less one past `direct` */
@@ -99,10 +101,13 @@ static void segment_any_order(reduce_ctx *c, size_t off, size_t len, int w)
     trl_ref own = trl_ref_at(TRL_BUF_SEND, off);
     bool at_top = a->rank == c->top;
     if (c->n == 0) {
-        if (at_top) /* alone: a self-copy with MPI_IN_PLACE, which executors skip */
+        if (at_top) { /* alone: a self-copy with MPI_IN_PLACE, which executors skip */
             trl_sched_copy(s, own, trl_ref_at(TRL_BUF_RECV, off), len, TRL_NODEPS);
-        else
-            trl_sched_send(s, c->parent, own, len, TRL_NODEPS);
+            return;
+        }
+        int sent = trl_sched_send(s, c->parent, own, len, TRL_NODEPS);
+        if (a->rank == a->root) /* a leaf root of an explicit tree */
+            trl_sched_recv(s, c->top, trl_ref_at(TRL_BUF_RECV, off), len, TRL_DEPS(sent));
         return;
     }
     int first = c->first, got_first = -1, njoins = 0;
@@ -122,12 +127,18 @@ static void segment_any_order(reduce_ctx *c, size_t off, size_t len, int w)
             continue;
         int *slot_free = &c->free_at[i * c->window + w];
         int got = trl_sched_recv(s, c->kids[i], slot(c, i, w), len, TRL_DEPS(*slot_free));
-        *slot_free = trl_sched_reduce(s, slot(c, i, w), acc, len, TRL_DEPS(got_first, got));
+        int prev = c->chained && njoins > 0 ? c->joins[njoins - 1] : -1;
+        *slot_free = trl_sched_reduce(s, slot(c, i, w), acc, len, TRL_DEPS(got_first, got, prev));
         c->joins[njoins++] = *slot_free;
     }
-    if (!at_top)
-        c->free_at[first * c->window + w] =
-            trl_sched_send(s, c->parent, acc, len, c->joins, njoins);
+    /* Where the tree's top is not the root (explicit trees), the result
+     * takes one more message. */
+    int up = at_top ? (a->root != c->top ? a->root : -1) : c->parent;
+    if (up >= 0)
+        c->free_at[first * c->window + w] = trl_sched_send(s, up, acc, len, c->joins, njoins);
+    if (a->rank == a->root && !at_top) /* after the send: RECV may alias SEND */
+        trl_sched_recv(s, c->top, trl_ref_at(TRL_BUF_RECV, off), len,
+                       TRL_DEPS(c->free_at[first * c->window + w]));
 }
 
 /* Rank order: own op c_1 op ... op c_k, right to left, in the last
@@ -167,21 +178,18 @@ static void segment_in_order(reduce_ctx *c, size_t off, size_t len, int w)
         *acc_free = done;
 }
 
-/* Reduce over a tree of the given kind, in segments of `segment` elements
- * (segment >= count: the plain tree reduce). */
-int trl__reduce_tree(const trl_coll_args *a, trl_sched *s, trl_tree_kind kind, int radix,
-                     size_t segment)
+/* Reduce over tree t whose result forms at `top`, in segments of `segment`
+ * elements (segment >= count: the plain tree reduce). */
+static int reduce_over(const trl_coll_args *a, trl_sched *s, const trl_tree *tree, int top,
+                       bool chained, size_t segment)
 {
-    trl_tree t;
-    int rc = a->commutative ? trl_tree_init(&t, kind, radix, a->size, a->root)
-                            : trl_tree_init_ordered(&t, kind, radix, a->size);
-    if (rc)
-        return rc;
+    const trl_tree t = *tree;
+    int rc;
     if (segment > a->count && a->count > 0)
         segment = a->count; /* slots no bigger than the message */
     size_t nseg = (a->count + segment - 1) / segment;
-    reduce_ctx c = {.a = a, .s = s, .top = a->commutative ? a->root : 0, .seg = segment,
-                    .first = 0, .direct = -1};
+    reduce_ctx c = {.a = a, .s = s, .top = top, .seg = segment, .first = 0, .chained = chained,
+                    .direct = -1};
     c.window = nseg < WINDOW ? (int)nseg : WINDOW;
     c.parent = trl_tree_parent(&t, a->rank);
     c.n = trl_tree_nchildren(&t, a->rank);
@@ -197,7 +205,7 @@ int trl__reduce_tree(const trl_coll_args *a, trl_sched *s, trl_tree_kind kind, i
     trl_tree_children(&t, a->rank, c.kids, c.n);
     /* The child expected first: the one with the smallest subtree (the
      * nearest in a binomial or k-nomial tree, the last in a k-ary one). */
-    for (int i = 1; i < c.n; i++)
+    for (int i = 1; i < c.n && !chained; i++)
         if (trl_tree_subtree_size(&t, c.kids[i]) < trl_tree_subtree_size(&t, c.kids[c.first]))
             c.first = i;
     /* At the root, unless own data already sits in RECV (MPI_IN_PLACE),
@@ -219,4 +227,23 @@ out:
     free(c.joins);
     free(c.free_at);
     return rc;
+}
+
+int trl__reduce_tree(const trl_coll_args *a, trl_sched *s, trl_tree_kind kind, int radix,
+                     size_t segment)
+{
+    trl_tree t;
+    int rc = a->commutative ? trl_tree_init(&t, kind, radix, a->size, a->root)
+                            : trl_tree_init_ordered(&t, kind, radix, a->size);
+    if (rc)
+        return rc;
+    return reduce_over(a, s, &t, a->commutative ? a->root : 0, false, segment);
+}
+
+int trl__reduce_explicit(const trl_coll_args *a, trl_sched *s, const trl_tree *t,
+                         bool in_file_order)
+{
+    if (!a->commutative && (!in_file_order || t->root != 0))
+        return TRL_ERR_UNSUPPORTED;
+    return reduce_over(a, s, t, t->root, in_file_order, a->count > 0 ? a->count : 1);
 }
