@@ -9,6 +9,9 @@
  *   trellis-info explain <collective> --ranks N [--bytes B] [--root R]
  *                [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]
  *                [--topology LAYOUT] [--rank R] [--steps | --goal | --json]
+ *   trellis-info layout --ranks N [--topology LAYOUT]
+ *       Where the ranks sit, as JSON: {"ranks", "described", "nhosts",
+ *       "host": [...], "socket": [...], "numa": [...], "text"}.
  *       Which algorithm the rules choose for that call and why, then every
  *       rank's schedule: GOAL text (LogGOPSim's format) by default, the
  *       steps spelled out with --steps, only the GOAL file with --goal, or
@@ -51,7 +54,8 @@ static const char usage_text[] =
     "       trellis-info builtin-rules\n"
     "       trellis-info explain <collective> --ranks N [--bytes B] [--root R]\n"
     "                    [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]\n"
-    "                    [--topology LAYOUT] [--rank R] [--steps | --goal | --json]\n";
+    "                    [--topology LAYOUT] [--rank R] [--steps | --goal | --json]\n"
+    "       trellis-info layout --ranks N [--topology LAYOUT]\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -652,6 +656,67 @@ out:
     return status;
 }
 
+/* ---- trellis-info layout ------------------------------------------------ */
+
+static void json_ints(const char *name, const int *v, int n, FILE *out)
+{
+    fprintf(out, ", \"%s\": [", name);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%s%d", i ? ", " : "", v[i]);
+    fputc(']', out);
+}
+
+/* The layout a run of N ranks would see: --topology, else
+ * TRELLIS_TOPOLOGY, else one host. */
+static int cmd_layout(int argc, char **argv)
+{
+    long long ranks = 0;
+    for (int i = 0; i < argc; i++) {
+        bool has_value = i + 1 < argc;
+        if (!strcmp(argv[i], "--ranks") && has_value) {
+            if (!parse_count(argv[++i], 1, MAX_RANKS, &ranks))
+                return usage_error("layout: --ranks: expected a number of ranks from 1 to %d",
+                                   MAX_RANKS);
+        } else if (!strcmp(argv[i], "--topology") && has_value) {
+            if (setenv("TRELLIS_TOPOLOGY", argv[++i], 1))
+                return usage_error("layout: cannot set TRELLIS_TOPOLOGY");
+        } else {
+            return usage_error("layout: unknown or incomplete option '%s'", argv[i]);
+        }
+    }
+    if (ranks == 0)
+        return usage_error("layout: --ranks N is required");
+    trl_topo topo;
+    trl_topo_error err;
+    bool described;
+    if (trl_topo_load_env(&topo, &described, &err)) {
+        char msg[900];
+        trl_topo_error_format(&err, msg, sizeof msg);
+        fprintf(stderr, "trellis: %s\n", msg);
+        return EXIT_USAGE;
+    }
+    if (described && topo.size != ranks) {
+        fprintf(stderr, "trellis: the layout describes %d ranks; --ranks is %lld\n", topo.size,
+                ranks);
+        trl_topo_free(&topo);
+        return EXIT_USAGE;
+    }
+    if (!described && trl_topo_single_host((int)ranks, &topo))
+        return EXIT_FAIL;
+    char text[4096];
+    trl_topo_format(&topo, text, sizeof text);
+    printf("{\"ranks\": %d, \"described\": %s, \"nhosts\": %d", topo.size,
+           described ? "true" : "false", topo.nhosts);
+    json_ints("host", topo.host, topo.size, stdout);
+    json_ints("socket", topo.socket, topo.size, stdout);
+    json_ints("numa", topo.numa, topo.size, stdout);
+    fputs(", \"text\": ", stdout);
+    json_string(stdout, text);
+    fputs("}\n", stdout);
+    trl_topo_free(&topo);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -674,5 +739,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "explain"))
         return cmd_explain(argc - 2, argv + 2);
+    if (!strcmp(cmd, "layout"))
+        return cmd_layout(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", cmd);
 }

@@ -9,7 +9,14 @@ import os
 import sys
 from collections.abc import Sequence
 
-from trellis import __version__, cmd_algorithms, cmd_explain, cmd_run
+from trellis import (
+    __version__,
+    cmd_algorithms,
+    cmd_explain,
+    cmd_plan,
+    cmd_run,
+    cmd_show,
+)
 from trellis.native import TrellisError
 
 
@@ -22,6 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="command")
     cmd_algorithms.add_parser(subparsers)
     cmd_explain.add_parser(subparsers)
+    cmd_plan.add_parser(subparsers)
+    cmd_show.add_parser(subparsers)
     # `run` passes mpirun's options through untouched, which argparse cannot do: it is
     # listed here for --help, and its command line is split by cmd_run itself.
     subparsers.add_parser(

@@ -6,8 +6,8 @@ What it adds to the mpirun command line:
 
 - `-x LD_PRELOAD=<absolute path of build/libtrellis.so>`, so every rank loads Trellis
   (an LD_PRELOAD already in the environment is kept after it);
-- `-x NAME` for every TRELLIS_* variable of the environment (after --rules and
-  --verbose are applied; TRELLIS_BUILD, which only says where the build is, aside), so
+- `-x NAME` for every TRELLIS_* variable of the environment (after --rules, --topology
+  and --verbose are applied; TRELLIS_BUILD, which only says where the build is, aside), so
   every rank sees the same configuration;
 - `--oversubscribe`, unless an --oversubscribe or --nooversubscribe option is given;
 - `--mca mpi_yield_when_idle 1` when -np asks for more ranks than this machine has
@@ -22,6 +22,8 @@ takes one (a `--` there also ends the options, and is dropped). trellis' own opt
 stand anywhere among the options:
 
     --rules RULES   set TRELLIS_RULES (rules inline, or a rules file: made absolute)
+    --topology L    set TRELLIS_TOPOLOGY (a layout inline, or a layout file: made
+                    absolute; docs/topology.md)
     --verbose       set TRELLIS_VERBOSE=1 (mpirun's own verbose flag is -v)
     --dry-run       print the mpirun command instead of running it
     -h, --help      this help
@@ -46,7 +48,10 @@ from pathlib import Path
 from trellis import native
 from trellis.native import TrellisError
 
-USAGE = "usage: trellis run [--rules RULES] [--verbose] [--dry-run] [mpirun options] program [args]"
+USAGE = (
+    "usage: trellis run [--rules RULES] [--topology LAYOUT] [--verbose] [--dry-run] "
+    "[mpirun options] program [args]"
+)
 
 # mpirun (Open MPI 4.1) options that take one value, named without their dashes.
 VALUE_OPTIONS = frozenset(
@@ -80,7 +85,7 @@ TWO_VALUE_OPTIONS = frozenset({"mca", "gmca"})
 NP_OPTIONS = frozenset({"np", "n", "c"})
 
 TRELLIS_FLAGS = frozenset({"--verbose", "--dry-run", "-h", "--help"})
-TRELLIS_VALUE_OPTIONS = frozenset({"--rules"})
+TRELLIS_VALUE_OPTIONS = frozenset({"--rules", "--topology"})
 
 YIELD_PARAM = "mpi_yield_when_idle"
 # TRELLIS_* variables for this command, not for the library in the ranks.
@@ -92,6 +97,7 @@ class Split:
     """A `trellis run` command line, split into its three parts."""
 
     rules: str | None = None
+    topology: str | None = None
     verbose: bool = False
     dry_run: bool = False
     help: bool = False
@@ -138,7 +144,10 @@ def _split(argv: Sequence[str], *, options_only: bool) -> tuple[Split, bool]:
                     raise TrellisError(f"trellis run: {name} needs a value\n{USAGE}", 2)
                 i += 1
                 inline = argv[i]
-            split.rules = inline
+            if name == "--rules":
+                split.rules = inline
+            else:
+                split.topology = inline
             i += 1
             continue
         # mpirun's: the option and the values it takes, untouched.
@@ -211,9 +220,10 @@ def plan(  # noqa: PLR0913 -- the inputs are explicit so that tests can vary the
         for name in ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"):
             if environ.get(name) != "1":
                 env[name] = "1"
-    if split.rules is not None:
-        rules_file = (cwd or Path.cwd()) / split.rules
-        env["TRELLIS_RULES"] = str(rules_file.resolve()) if rules_file.is_file() else split.rules
+    for name, value in (("TRELLIS_RULES", split.rules), ("TRELLIS_TOPOLOGY", split.topology)):
+        if value is not None:  # a file is made absolute: ranks may start elsewhere
+            file = (cwd or Path.cwd()) / value
+            env[name] = str(file.resolve()) if file.is_file() else value
     if split.verbose:
         env["TRELLIS_VERBOSE"] = "1"
 

@@ -1,0 +1,183 @@
+"""`trellis show`: a tree or a schedule drawn onto the hosts, with seed 000's factors.
+
+    trellis show plans/lam.tree --out lam              # lam-reduce.svg/.png, lam-bcast...
+    trellis show --rules "allreduce hier" --collective allreduce --ranks 16 \\
+                 --layout "hosts=4 ranks_per_host=4" --out hier
+
+A tree or script file is drawn per direction, ranks by depth; a schedule (whatever the
+rules choose, as `trellis explain` builds it) as the messages between ranks. Both print
+the children per node (maximum, and per level for trees), the depth (for a schedule:
+the longest chain of messages each waiting for the one before) and the arcs that cross
+hosts."""
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+from trellis import cmd_explain, draw, native, trees
+from trellis.native import TrellisError
+
+STEP = re.compile(r"^\s+l(\d+): (\w+)\s+(.*?)(?: after ((?:l\d+(?:, )?)+))?$")
+
+
+def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = subparsers.add_parser(
+        "show",
+        help="draw a tree or a schedule mapped onto hosts (SVG and PNG)",
+        description="Draw a tree or script file (each direction), or the schedule that rules "
+        "choose for a call, with ranks in a box per host and the arcs that cross hosts "
+        "dashed in red; print children per node, depth and crossing arcs (seed 000's three "
+        "factors). Where ranks sit: --layout, else a file named 'layout' next to the tree "
+        "file (as `trellis plan` writes), else TRELLIS_TOPOLOGY, else one host.",
+    )
+    parser.add_argument("file", nargs="?", type=Path, help="a tree or script file")
+    parser.add_argument("--direction", choices=["reduce", "bcast"], help="only this direction")
+    parser.add_argument("--rules", help="draw the schedule these rules choose (inline or a file)")
+    parser.add_argument("--collective", default="allreduce", help="with --rules (allreduce)")
+    parser.add_argument("--ranks", type=int, help="with --rules: communicator size")
+    parser.add_argument(
+        "--bytes", type=cmd_explain.size_argument, default=4, help="with --rules (4)"
+    )
+    parser.add_argument("--root", type=int, help="with --rules: root of a rooted collective")
+    parser.add_argument("--layout", help="TRELLIS_TOPOLOGY text or a layout file")
+    parser.add_argument("--out", required=True, metavar="PREFIX", help="PREFIX.svg and PREFIX.png")
+    parser.set_defaults(func=run)
+
+
+def host_of(ranks: int, layout: str | None) -> list[int]:
+    argv = ["layout", "--ranks", str(ranks)] + (["--topology", layout] if layout else [])
+    return json.loads(native.info(*argv))["host"]
+
+
+def write(pic: draw.Picture, prefix: str) -> list[str]:
+    Path(prefix).parent.mkdir(parents=True, exist_ok=True)
+    Path(f"{prefix}.svg").write_text(draw.svg(pic))
+    width, height = draw.png(pic, Path(f"{prefix}.png"))
+    return [f"wrote {prefix}.svg and {prefix}.png ({width}x{height})"]
+
+
+def show_file(args: argparse.Namespace) -> str:
+    path: Path = args.file
+    if not path.is_file():
+        raise TrellisError(f"trellis show: no such file: {path}", 2)
+    sections = trees.read_file(path)
+    layout = args.layout
+    if layout is None and (path.parent / "layout").is_file():
+        layout = str(path.parent / "layout")
+    any_tree = next(iter(sections.values()))
+    hosts = host_of(any_tree.size, layout)
+    out = []
+    wanted = [args.direction] if args.direction else sorted(sections, reverse=True)
+    for direction in wanted:
+        if direction not in sections:
+            raise TrellisError(f"trellis show: {path} has no {direction} tree", 2)
+        tree = sections[direction]
+        pic = draw.Picture(
+            f"{path.name}: {direction}",
+            hosts,
+            [tree.depth_of(r) for r in range(tree.size)],
+            [(r, p) for r, p in enumerate(tree.parent) if p is not None],
+        )
+        prefix = args.out if len(wanted) == 1 else f"{args.out}-{direction}"
+        out += write(pic, prefix)
+        out.append(f"{direction}: {trees.factors(tree, hosts).text()}")
+    return "\n".join(out) + "\n"
+
+
+def parse_steps(text: str) -> list[dict]:
+    steps = []
+    for line in text.splitlines()[1:]:
+        m = STEP.match(line)
+        if not m:
+            continue
+        step = {
+            "kind": m.group(2),
+            "deps": [int(d) - 1 for d in re.findall(r"l(\d+)", m.group(4) or "")],
+        }
+        peer = re.search(r" (?:to|from) (\d+) .*tag (\d+)", m.group(3))
+        if peer:
+            step["peer"], step["tag"] = int(peer.group(1)), int(peer.group(2))
+        steps.append(step)
+    return steps
+
+
+def message_depths(schedules: list[list[dict]]) -> tuple[int, list[int]]:
+    """The longest chain of messages, each sent only after the one before arrived; and
+    each rank's row in the drawing: the messages before its first send (a tree's leaves
+    send first, its root last)."""
+    sends = {}
+    for rank, steps in enumerate(schedules):
+        for i, s in enumerate(steps):
+            if s["kind"] == "send":
+                sends[(rank, s["peer"], s["tag"])] = i
+    memo: dict[tuple[int, int], int] = {}
+
+    def depth(rank: int, i: int) -> int:  # messages on the longest chain ending here
+        if (rank, i) in memo:
+            return memo[(rank, i)]
+        s = schedules[rank][i]
+        d = max((depth(rank, j) for j in s["deps"]), default=0)
+        if s["kind"] == "recv":
+            j = sends[(s["peer"], rank, s["tag"])]
+            d = max(
+                d,
+                1 + max((depth(s["peer"], k) for k in schedules[s["peer"]][j]["deps"]), default=0),
+            )
+        memo[(rank, i)] = d
+        return d
+
+    longest = max(
+        (depth(r, i) for r, steps in enumerate(schedules) for i in range(len(steps))), default=0
+    )
+    rows = []
+    for r, steps in enumerate(schedules):
+        first = next((i for i, s in enumerate(steps) if s["kind"] == "send"), len(steps) - 1)
+        rows.append(depth(r, first) if steps else 0)
+    top = max(rows, default=0)
+    return longest, [top - row for row in rows]  # the last to send at the top
+
+
+def show_schedule(args: argparse.Namespace) -> str:
+    if args.ranks is None:
+        raise TrellisError("trellis show: --rules needs --ranks N", 2)
+    data = json.loads(
+        cmd_explain.explain(
+            args.collective,
+            ranks=args.ranks,
+            nbytes=None if args.collective == "barrier" else args.bytes,
+            root=args.root,
+            rules=args.rules,
+            topology=args.layout,
+            form="json",
+        )
+    )
+    if not data["schedules"]:
+        raise TrellisError(
+            f"trellis show: the MPI library's own {args.collective} runs: no schedule", 2
+        )
+    schedules = [parse_steps(s["steps"]) for s in data["schedules"]]
+    hosts = host_of(args.ranks, args.layout)
+    arcs = sorted(
+        {(r, s["peer"]) for r, steps in enumerate(schedules) for s in steps if s["kind"] == "send"}
+    )
+    senders = [{s["peer"] for s in steps if s["kind"] == "recv"} for steps in schedules]
+    depth, rows = message_depths(schedules)
+    pic = draw.Picture(
+        f"{args.collective} {data['algorithm']} on {args.ranks} ranks", hosts, rows, arcs
+    )
+    crossing = sum(1 for a in arcs if hosts[a[0]] != hosts[a[1]])
+    messages = sum(1 for steps in schedules for s in steps if s["kind"] == "send")
+    out = write(pic, args.out)
+    out.append(
+        f"{data['algorithm']}: children per node: max {max(map(len, senders))} (ranks one rank "
+        f"receives from); depth: {depth} messages; arcs crossing hosts: "
+        f"{crossing} of {len(arcs)} ({messages} messages)"
+    )
+    return "\n".join(out) + "\n"
+
+
+def run(args: argparse.Namespace) -> str:
+    if (args.file is None) == (args.rules is None):
+        raise TrellisError("trellis show: give a tree or script file, or --rules (not both)", 2)
+    return show_file(args) if args.file else show_schedule(args)
