@@ -11,7 +11,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 LOGDIR="$ROOT/build/logs"
 PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev hwloc libhwloc-dev
-          python3 python3-venv python3-pip)
+          python3 python3-venv python3-pip iproute2 util-linux)
 
 step() { printf 'setup: %s\n' "$*"; }
 fail() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }

@@ -12,10 +12,12 @@ from collections.abc import Sequence
 from trellis import (
     __version__,
     cmd_algorithms,
+    cmd_bench,
     cmd_explain,
     cmd_plan,
     cmd_run,
     cmd_show,
+    cmd_testbed,
 )
 from trellis.native import TrellisError
 
@@ -28,9 +30,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"trellis {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="command")
     cmd_algorithms.add_parser(subparsers)
+    cmd_bench.add_parser(subparsers)
     cmd_explain.add_parser(subparsers)
     cmd_plan.add_parser(subparsers)
     cmd_show.add_parser(subparsers)
+    cmd_testbed.add_parser(subparsers)
     # `run` passes mpirun's options through untouched, which argparse cannot do: it is
     # listed here for --help, and its command line is split by cmd_run itself.
     subparsers.add_parser(

@@ -24,6 +24,9 @@ stand anywhere among the options:
     --rules RULES   set TRELLIS_RULES (rules inline, or a rules file: made absolute)
     --topology L    set TRELLIS_TOPOLOGY (a layout inline, or a layout file: made
                     absolute; docs/topology.md)
+    --testbed[=DIR] run across the emulated cluster `trellis testbed up` made (its
+                    hostfile, launch agent and private subnet; docs/testbed.md); DIR
+                    is the testbed's directory (default /run/trellis-testbed)
     --verbose       set TRELLIS_VERBOSE=1 (mpirun's own verbose flag is -v)
     --dry-run       print the mpirun command instead of running it
     -h, --help      this help
@@ -45,11 +48,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trellis import native
+from trellis import native, testbed
 from trellis.native import TrellisError
 
 USAGE = (
-    "usage: trellis run [--rules RULES] [--topology LAYOUT] [--verbose] [--dry-run] "
+    "usage: trellis run [--rules RULES] [--topology LAYOUT] [--testbed[=DIR]] [--verbose] "
+    "[--dry-run] "
     "[mpirun options] program [args]"
 )
 
@@ -98,6 +102,7 @@ class Split:
 
     rules: str | None = None
     topology: str | None = None
+    testbed: str | None = None  # the testbed's directory; "" for the default
     verbose: bool = False
     dry_run: bool = False
     help: bool = False
@@ -119,6 +124,31 @@ def option_name(arg: str) -> str:
     return arg.lstrip("-").split("=", 1)[0]
 
 
+def _trellis_option(split: Split, argv: Sequence[str], i: int) -> int:
+    """Apply argv[i] if it is one of trellis' own options; the arguments it took (0: it
+    is mpirun's)."""
+    name, has_value, inline = argv[i].partition("=")
+    if name == "--testbed":  # a flag, or --testbed=DIR
+        split.testbed = inline if has_value else ""
+        return 1
+    if name in TRELLIS_FLAGS and not has_value:
+        split.verbose |= name == "--verbose"
+        split.dry_run |= name == "--dry-run"
+        split.help |= name in {"-h", "--help"}
+        return 1
+    if name not in TRELLIS_VALUE_OPTIONS:
+        return 0
+    if not has_value:
+        if i + 1 >= len(argv):
+            raise TrellisError(f"trellis run: {name} needs a value\n{USAGE}", 2)
+        inline = argv[i + 1]
+    if name == "--rules":
+        split.rules = inline
+    else:
+        split.topology = inline
+    return 1 if has_value else 2
+
+
 def _split(argv: Sequence[str], *, options_only: bool) -> tuple[Split, bool]:
     """One pass over the options. With options_only every argument is an option or a
     value; otherwise the first argument that cannot be either starts the program.
@@ -131,24 +161,10 @@ def _split(argv: Sequence[str], *, options_only: bool) -> tuple[Split, bool]:
         if not options_only and (arg == "--" or not arg.startswith("-") or arg == "-"):
             split.program = list(argv[i + 1 :] if arg == "--" else argv[i:])
             break
-        name, has_value, inline = arg.partition("=")
-        if name in TRELLIS_FLAGS and not has_value:
-            split.verbose |= name == "--verbose"
-            split.dry_run |= name == "--dry-run"
-            split.help |= name in {"-h", "--help"}
-            i += 1
-            continue
-        if name in TRELLIS_VALUE_OPTIONS:
-            if not has_value:
-                if i + 1 >= len(argv):
-                    raise TrellisError(f"trellis run: {name} needs a value\n{USAGE}", 2)
-                i += 1
-                inline = argv[i]
-            if name == "--rules":
-                split.rules = inline
-            else:
-                split.topology = inline
-            i += 1
+        has_value = "=" in arg
+        taken = _trellis_option(split, argv, i)
+        if taken:
+            i += taken
             continue
         # mpirun's: the option and the values it takes, untouched.
         key = option_name(arg)
@@ -229,11 +245,16 @@ def plan(  # noqa: PLR0913 -- the inputs are explicit so that tests can vary the
 
     options = list(split.mpirun)
     added: list[str] = []
+    if split.testbed is not None:
+        directory = Path(split.testbed) if split.testbed else testbed.DEFAULT_DIR
+        added += testbed.mpirun_options(directory)
     names = {option_name(arg) for arg in options}
     if not names & {"oversubscribe", "nooversubscribe"}:
         added.append("--oversubscribe")
     ranks = ranks_requested(options)
-    if ranks is not None and ranks > cpus and not sets_mca(options, YIELD_PARAM):
+    # Across emulated hosts busy-polling ranks starve the kernel's network work too.
+    crowded = ranks is not None and ranks > cpus
+    if (crowded or split.testbed is not None) and not sets_mca(options, YIELD_PARAM):
         added += ["--mca", YIELD_PARAM, "1"]
 
     preload = str(library)

@@ -1,0 +1,189 @@
+"""`trellis bench`: configurations side by side over collectives x sizes x process
+counts, interleaved and repeated (docs/bench.md).
+
+    trellis bench --colls allreduce --sizes 4 --np 2,4,8,16 --reps 5 \\
+        --config ompi --config han --config 'hier:rules=allreduce hier' --out results/
+
+Each repetition runs every (process count, size) once per configuration, the
+configurations in a rotating order, so drift hits all alike. A cell's time is the
+median over repetitions of each run's median (bench/latency: per iteration the slowest
+rank, median over iterations; every result checked); its spread the fastest and slowest
+repetition; its ratio the cell's median over the baseline configuration's."""
+
+import argparse
+import csv
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from trellis import bench_matrix, cmd_run, native
+from trellis.native import TrellisError
+
+RAW_FIELDS = ["rep", "config", "ranks", "hosts", "collective", "bytes", "median_us", "p10_us",
+              "p90_us"]  # fmt: skip
+SUMMARY_FIELDS = ["collective", "bytes", "ranks", "hosts", "config", "median_us", "min_us",
+                  "max_us", "reps", "ratio_to_baseline"]  # fmt: skip
+
+
+def counts(text: str) -> list[int]:
+    """ "2,4,8" or "1-16" (every count) or a mix."""
+    out: list[int] = []
+    for part in text.split(","):
+        lo, dash, hi = part.partition("-")
+        try:
+            out += list(range(int(lo), int(hi) + 1)) if dash else [int(lo)]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected counts such as 2,4,8 or 1-16: {text}"
+            ) from None
+    if not out or min(out) < 1:
+        raise argparse.ArgumentTypeError(f"process counts must be at least 1: {text}")
+    return sorted(set(out))
+
+
+def sizes(text: str) -> list[int]:
+    try:
+        return [native.parse_size(s) for s in text.split(",")]
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = subparsers.add_parser(
+        "bench",
+        help="compare configurations (Open MPI, han, Trellis rules) side by side",
+        description="Run collectives x sizes x process counts under each configuration, "
+        "interleaved and repeated; print a table, write CSVs and a plot (time against "
+        "process count, a line per configuration). Configurations: ompi (the MPI library's "
+        "own), han (Open MPI's han forced on), or NAME:rules=RULES;topology=LAYOUT (Trellis; "
+        "each a file or the text itself).",
+    )
+    parser.add_argument("--colls", default="allreduce", help="collectives (allreduce)")
+    parser.add_argument("--sizes", type=sizes, default=[4], help="bytes per call, e.g. 4,64K")
+    parser.add_argument("--np", type=counts, default=[2], help="process counts: 2,4,8 or 1-16")
+    parser.add_argument("--reps", type=int, default=5, help="repetitions (5)")
+    parser.add_argument("--iters", type=int, default=1000, help="timed iterations a run (1000)")
+    parser.add_argument(
+        "--config", action="append", default=[], metavar="CONFIG",
+        help="a configuration (repeat); default: ompi and Trellis' built-in rules",
+    )  # fmt: skip
+    parser.add_argument("--baseline", default="ompi", help="configuration the ratios divide by")
+    parser.add_argument("--testbed", nargs="?", const="", metavar="DIR",
+                        help="run across the emulated cluster (trellis testbed up)")  # fmt: skip
+    parser.add_argument("--map-by", help="mpirun's --map-by (node: round-robin over hosts)")
+    parser.add_argument("--out", type=Path, default=Path("bench-results"), metavar="DIR")
+    parser.set_defaults(func=run)
+
+
+def progress(done: int, total: int, what: str) -> None:
+    width = 30
+    filled = width * done // total
+    bar = "#" * filled + "." * (width - filled)
+    sys.stderr.write(f"\r[{bar}] {done}/{total} {what:<50.50}")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def summarize(raw: list[dict], baseline: str) -> list[dict]:
+    cells: dict[tuple, list[dict]] = defaultdict(list)
+    for row in raw:
+        cells[(row["collective"], row["bytes"], row["ranks"], row["config"])].append(row)
+    medians = {k: statistics.median(r["median_us"] for r in v) for k, v in cells.items()}
+    out = []
+    for key, rows in sorted(cells.items()):
+        coll, nbytes, ranks, config = key
+        base = medians.get((coll, nbytes, ranks, baseline))
+        out.append({
+            "collective": coll, "bytes": nbytes, "ranks": ranks, "hosts": rows[0]["hosts"],
+            "config": config, "median_us": round(medians[key], 4),
+            "min_us": min(r["median_us"] for r in rows),
+            "max_us": max(r["median_us"] for r in rows), "reps": len(rows),
+            "ratio_to_baseline": round(medians[key] / base, 4) if base else "",
+        })  # fmt: skip
+    return out
+
+
+def table(summary: list[dict], baseline: str) -> str:
+    head = (f"{'collective':<12} {'bytes':>8} {'ranks':>5} {'config':<16} {'median_us':>10} "
+            f"{'min_us':>9} {'max_us':>9} {'ratio/' + baseline:>12}")  # fmt: skip
+    lines = [head]
+    for s in summary:
+        ratio = f"{s['ratio_to_baseline']:.3f}" if s["ratio_to_baseline"] != "" else "-"
+        lines.append(f"{s['collective']:<12} {s['bytes']:>8} {s['ranks']:>5} {s['config']:<16} "
+                     f"{s['median_us']:>10.2f} {s['min_us']:>9.2f} {s['max_us']:>9.2f} "
+                     f"{ratio:>12}")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def plot(summary: list[dict], path: Path) -> None:
+    """Seed 000's Figures 5-8: time against process count, a line per configuration
+    (error bars: fastest and slowest repetition), a panel per collective and size."""
+    import matplotlib  # noqa: PLC0415 -- only when plotting
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt  # noqa: PLC0415
+
+    panels = sorted({(s["collective"], s["bytes"]) for s in summary})
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7, 4 * len(panels)), squeeze=False)
+    for ax, (coll, nbytes) in zip(axes[:, 0], panels, strict=True):
+        rows = [s for s in summary if (s["collective"], s["bytes"]) == (coll, nbytes)]
+        for config in dict.fromkeys(s["config"] for s in rows):
+            mine = sorted((s for s in rows if s["config"] == config), key=lambda s: s["ranks"])
+            x = [s["ranks"] for s in mine]
+            y = [s["median_us"] for s in mine]
+            err = [[m - s["min_us"] for m, s in zip(y, mine, strict=True)],
+                   [s["max_us"] - m for m, s in zip(y, mine, strict=True)]]  # fmt: skip
+            ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=config)
+        ax.set_title(f"{coll}, {nbytes} bytes")
+        ax.set_xlabel("processes")
+        ax.set_ylabel("time per call (us, median)")
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def run(args: argparse.Namespace) -> str:
+    configs = [bench_matrix.parse_config(c) for c in (args.config or ["ompi", "trellis:"])]
+    names = [c.name for c in configs]
+    if len(set(names)) != len(names):
+        raise TrellisError(f"trellis bench: configuration names repeat: {names}", 2)
+    if args.baseline not in names:
+        raise TrellisError(f"trellis bench: --baseline {args.baseline} is not among {names}", 2)
+    if args.reps < 1 or args.iters < 1:
+        raise TrellisError("trellis bench: --reps and --iters must be at least 1", 2)
+    testbed_dir = None if args.testbed is None else Path(args.testbed or "/run/trellis-testbed")
+    matrix = bench_matrix.Run(args.colls.split(","), args.iters, testbed_dir, args.map_by)
+    cpus = cmd_run.available_cpus()
+    if max(args.np) > cpus:
+        sys.stderr.write(f"trellis bench: warning: up to {max(args.np)} ranks on {cpus} cores: "
+                         "oversubscribed timings mislead\n")  # fmt: skip
+    raw: list[dict] = []
+    total = args.reps * len(args.np) * len(args.sizes) * len(configs)
+    done = 0
+    for rep in range(args.reps):
+        for ranks in args.np:
+            for nbytes in args.sizes:
+                shift = (rep + ranks + nbytes) % len(configs)  # rotate who goes first
+                for config in configs[shift:] + configs[:shift]:
+                    progress(done, total, f"rep {rep + 1} np={ranks} {nbytes} B {config.name}")
+                    for row in bench_matrix.measure(config, ranks, nbytes, matrix):
+                        raw.append({"rep": rep + 1, "config": config.name, "ranks": ranks, **row})
+                    done += 1
+    progress(total, total, "done")
+    summary = summarize(raw, args.baseline)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    for name, rows, fields in (("raw.csv", raw, RAW_FIELDS), ("summary.csv", summary,
+                                                                SUMMARY_FIELDS)):  # fmt: skip
+        with (out / name).open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+            writer.writeheader()
+            writer.writerows(rows)
+    plot(summary, out / "plot.png")
+    return table(summary, args.baseline) + (
+        f"wrote {out / 'summary.csv'}, {out / 'raw.csv'} and {out / 'plot.png'}\n"
+    )

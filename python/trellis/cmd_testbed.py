@@ -1,0 +1,40 @@
+"""`trellis testbed up|down|status`: an emulated cluster of hosts on this machine
+(network namespaces on a private bridge; python/trellis/testbed.py, docs/testbed.md).
+Programs run across it with `trellis run --testbed`."""
+
+import argparse
+from pathlib import Path
+
+from trellis import testbed
+
+
+def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = subparsers.add_parser(
+        "testbed",
+        help="bring an emulated cluster up or down (root; docs/testbed.md)",
+        description="An emulated cluster on this machine: one network namespace per host, "
+        "with its own hostname, on a private bridge, optionally with a bandwidth cap per "
+        "host link. `trellis run --testbed` runs programs across it. Needs root.",
+    )
+    parser.add_argument("action", choices=["up", "down", "status"])
+    parser.add_argument("--hosts", type=int, default=2, metavar="N", help="hosts (2)")
+    parser.add_argument(
+        "--slots", type=int, default=1, metavar="K",
+        help="ranks per host mpirun places before the next host (1); -np N*K fills them in "
+        "blocks, --map-by node deals round-robin",
+    )  # fmt: skip
+    parser.add_argument("--bandwidth", metavar="RATE", help="cap each host link, e.g. 100mbit")
+    parser.add_argument("--subnet", default=testbed.DEFAULT_SUBNET, help="private subnet to use")
+    parser.add_argument(
+        "--dir", type=Path, default=testbed.DEFAULT_DIR,
+        help=f"where the testbed keeps its state, hostfile and agent ({testbed.DEFAULT_DIR})",
+    )  # fmt: skip
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> str:
+    if args.action == "up":
+        return testbed.up(args.dir, args.hosts, args.slots, args.bandwidth, args.subnet)
+    if args.action == "down":
+        return testbed.down(args.dir)
+    return testbed.status(args.dir)
