@@ -30,7 +30,8 @@ class Config:
 
 
 def parse_config(text: str) -> Config:
-    """`ompi`, `han`, or `NAME:rules=RULES;topology=LAYOUT` (a file or text each)."""
+    """`ompi`, `han`, or `NAME:rules=RULES;topology=LAYOUT` (a file or text each), with
+    any other TRELLIS_* variable as `TRELLIS_NAME=value`."""
     if text in {"ompi", "han"}:
         return Config(text, text)
     name, sep, rest = text.partition(":")
@@ -43,9 +44,14 @@ def parse_config(text: str) -> Config:
     for item in filter(None, rest.split(";")):
         key, eq, value = item.partition("=")
         key = key.strip()
+        if eq and key.startswith("TRELLIS_"):  # any other setting of the library
+            env[key] = value
+            continue
         if not eq or key not in CONFIG_KEYS:
             raise TrellisError(
-                f"trellis bench: --config {name}: unknown setting {item!r} (rules=, topology=)", 2
+                f"trellis bench: --config {name}: unknown setting {item!r} (rules=, topology=, "
+                "TRELLIS_*=)",
+                2,
             )
         path = Path(value)
         env[f"TRELLIS_{key.upper()}"] = str(path.resolve()) if path.is_file() else value
