@@ -46,7 +46,8 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 def host_of(ranks: int, layout: str | None) -> list[int]:
-    argv = ["layout", "--ranks", str(ranks)] + (["--topology", layout] if layout else [])
+    argv = ["layout", "--json", "--ranks", str(ranks)]
+    argv += ["--topology", layout] if layout else []
     return json.loads(native.info(*argv))["host"]
 
 

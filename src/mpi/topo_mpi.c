@@ -1,5 +1,7 @@
-/* Discovery: which ranks share a host (shared memory), and with hwloc the
- * socket (package) and NUMA node the rank is bound within. */
+/* Discovery (docs/topology.md): which ranks share a host (shared memory),
+ * and with hwloc the socket (package) and NUMA node each rank is bound
+ * within; and a communicator's view of MPI_COMM_WORLD's layout. PMPI only:
+ * these run inside the library's own MPI_Init and communicator set-up. */
 #include "mpi/topo_mpi.h"
 
 #include <stdlib.h>
@@ -9,38 +11,36 @@
 #ifdef TRELLIS_HAVE_HWLOC
 #include <hwloc.h>
 
-/* The logical index of the object of `type` holding every PU this process
- * is bound to, or -1 (not bound within one, or hwloc failed). */
+/* The logical index of the first object of `type` whose cpuset holds every
+ * PU of `bound`, or -1. */
+static int object_holding(hwloc_topology_t topo, hwloc_obj_type_t type, hwloc_const_bitmap_t bound)
+{
+    hwloc_obj_t obj = NULL;
+    while ((obj = hwloc_get_next_obj_by_type(topo, type, obj)))
+        if (obj->cpuset && hwloc_bitmap_isincluded(bound, obj->cpuset))
+            return (int)obj->logical_index;
+    return -1;
+}
+
+/* This process's package and NUMA node (logical indexes on this host), -1
+ * where its binding is not within one (an unbound process's spans them
+ * all, on a machine with several) or hwloc failed. */
 static void bound_within(int *socket, int *numa)
 {
     *socket = *numa = -1;
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo))
         return;
-    hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    if (set && !hwloc_topology_load(topo) && !hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) &&
-        !hwloc_bitmap_iszero(set)) {
-        /* Bound to the whole machine means not bound. */
-        hwloc_const_bitmap_t all = hwloc_topology_get_topology_cpuset(topo);
-        if (!hwloc_bitmap_isequal(set, all)) {
-            hwloc_obj_t pkg = hwloc_get_obj_covering_cpuset(topo, set);
-            while (pkg && pkg->type != HWLOC_OBJ_PACKAGE)
-                pkg = pkg->parent;
-            if (pkg)
-                *socket = (int)pkg->logical_index;
-            hwloc_obj_t obj = hwloc_get_obj_covering_cpuset(topo, set);
-            for (; obj; obj = obj->parent)
-                if (obj->memory_arity > 0) { /* its NUMA node children hold its memory */
-                    hwloc_obj_t node = obj->memory_first_child;
-                    while (node && node->type != HWLOC_OBJ_NUMANODE)
-                        node = node->memory_first_child;
-                    if (node && obj->memory_arity == 1)
-                        *numa = (int)node->logical_index;
-                    break;
-                }
-        }
+    hwloc_bitmap_t bound = hwloc_bitmap_alloc();
+    bool ok = bound && !hwloc_topology_load(topo) &&
+              (!hwloc_get_cpubind(topo, bound, HWLOC_CPUBIND_PROCESS) ||
+               !hwloc_get_cpubind(topo, bound, HWLOC_CPUBIND_THREAD)) &&
+              !hwloc_bitmap_iszero(bound);
+    if (ok) {
+        *socket = object_holding(topo, HWLOC_OBJ_PACKAGE, bound);
+        *numa = object_holding(topo, HWLOC_OBJ_NUMANODE, bound);
     }
-    hwloc_bitmap_free(set);
+    hwloc_bitmap_free(bound);
     hwloc_topology_destroy(topo);
 }
 #else
@@ -50,71 +50,115 @@ static void bound_within(int *socket, int *numa)
 }
 #endif
 
+/* Ids unique across hosts: (host, local index) pairs numbered 0, 1, ... in
+ * the order of their first rank; -1 stays unknown. local[r] < nlocal. */
+static int number_by_host(const int *host, int nhosts, const int *local, int nlocal, int size,
+                          int *out)
+{
+    int *id = malloc((size_t)nhosts * (size_t)nlocal * sizeof *id);
+    if (!id)
+        return TRL_ERR_NOMEM;
+    for (size_t i = 0; i < (size_t)nhosts * (size_t)nlocal; i++)
+        id[i] = -1;
+    int next = 0;
+    for (int r = 0; r < size; r++) {
+        if (local[r] < 0) {
+            out[r] = -1;
+            continue;
+        }
+        int *slot = &id[(size_t)host[r] * (size_t)nlocal + (size_t)local[r]];
+        if (*slot < 0)
+            *slot = next++;
+        out[r] = *slot;
+    }
+    free(id);
+    return TRL_OK;
+}
+
+/* From every rank's {lowest world rank on its host, package, NUMA node}. */
+static int place(const int *mine, int size, trl_topo *out)
+{
+    int rc = trl_topo_single_host(size, out);
+    int *local = rc ? NULL : malloc(2 * (size_t)size * sizeof *local);
+    if (!local) {
+        trl_topo_free(out);
+        return rc ? rc : TRL_ERR_NOMEM;
+    }
+    /* Hosts numbered by their lowest rank, which comes first. */
+    int nsocket = 1, nnuma = 1;
+    out->nhosts = 0;
+    for (int r = 0; r < size; r++) {
+        int lowest = mine[3 * r];
+        out->host[r] = lowest == r ? out->nhosts++ : out->host[lowest];
+        local[r] = mine[3 * r + 1];
+        local[size + r] = mine[3 * r + 2];
+        nsocket = local[r] >= nsocket ? local[r] + 1 : nsocket;
+        nnuma = local[size + r] >= nnuma ? local[size + r] + 1 : nnuma;
+    }
+    rc = number_by_host(out->host, out->nhosts, local, nsocket, size, out->socket);
+    if (rc == TRL_OK)
+        rc = number_by_host(out->host, out->nhosts, local + size, nnuma, size, out->numa);
+    free(local);
+    if (rc)
+        trl_topo_free(out);
+    return rc;
+}
+
 int trl_topo_discover(MPI_Comm world, trl_topo *out)
 {
     int rank, size;
     PMPI_Comm_rank(world, &rank);
     PMPI_Comm_size(world, &size);
-    /* A host is named by its lowest world rank. */
     MPI_Comm node;
-    if (PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    if (PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) !=
+        MPI_SUCCESS)
         return TRL_ERR_MPI;
-    int lowest = rank;
-    PMPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, node);
+    int mine[3] = {rank, -1, -1};
+    PMPI_Allreduce(MPI_IN_PLACE, &mine[0], 1, MPI_INT, MPI_MIN, node);
     PMPI_Comm_free(&node);
-    int mine[3] = {lowest, -1, -1};
     bound_within(&mine[1], &mine[2]);
+
     int *all = malloc(3 * (size_t)size * sizeof *all);
-    int rc = trl_topo_single_host(size, out);
-    /* Collective whatever happened locally, so no rank is left waiting. */
-    int ok = all && rc == TRL_OK, all_ok;
+    /* Collective whatever happened here, so no rank is left waiting. */
+    int ok = all != NULL, all_ok;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, world);
     if (!all_ok) {
         free(all);
-        trl_topo_free(out);
         return TRL_ERR_NOMEM;
     }
     PMPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, world);
-    /* Hosts numbered by first appearance; socket and NUMA ids made unique
-     * across hosts (host * 4096 + local index). */
-    out->nhosts = 0;
-    for (int r = 0; r < size; r++) {
-        int first = all[3 * r];
-        out->host[r] = first == r ? out->nhosts++ : out->host[first];
-        out->socket[r] = all[3 * r + 1] >= 0 ? out->host[r] * 4096 + all[3 * r + 1] : -1;
-        out->numa[r] = all[3 * r + 2] >= 0 ? out->host[r] * 4096 + all[3 * r + 2] : -1;
-    }
+    int rc = place(all, size, out);
     free(all);
-    out->described = false;
-    out->world_order = true;
-    return TRL_OK;
+    if (rc == TRL_OK)
+        out->described = false;
+    return rc;
 }
 
 int trl_topo_for_comm(const trl_topo *world, MPI_Comm comm, trl_topo *out)
 {
-    MPI_Group g, wg;
     int n;
     PMPI_Comm_size(comm, &n);
-    int *mine = malloc((size_t)n * sizeof *mine), *theirs = malloc((size_t)n * sizeof *theirs);
-    if (!mine || !theirs) {
-        free(mine);
-        free(theirs);
+    int *ranks = malloc((size_t)n * sizeof *ranks), *in_world = malloc((size_t)n * sizeof *in_world);
+    if (!ranks || !in_world) {
+        free(ranks);
+        free(in_world);
         return TRL_ERR_NOMEM;
     }
     for (int i = 0; i < n; i++)
-        mine[i] = i;
-    PMPI_Comm_group(comm, &g);
-    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-    PMPI_Group_translate_ranks(g, n, mine, wg, theirs);
-    PMPI_Group_free(&g);
-    PMPI_Group_free(&wg);
+        ranks[i] = i;
+    MPI_Group group, world_group;
+    PMPI_Comm_group(comm, &group);
+    PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    PMPI_Group_translate_ranks(group, n, ranks, world_group, in_world);
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world_group);
     int rc = TRL_OK;
     for (int i = 0; i < n && rc == TRL_OK; i++)
-        if (theirs[i] == MPI_UNDEFINED) /* a rank from another world (spawned) */
+        if (in_world[i] == MPI_UNDEFINED) /* a process from another world (spawned) */
             rc = TRL_ERR_UNSUPPORTED;
     if (rc == TRL_OK)
-        rc = trl_topo_subset(world, theirs, n, out);
-    free(mine);
-    free(theirs);
+        rc = trl_topo_subset(world, in_world, n, out);
+    free(ranks);
+    free(in_world);
     return rc;
 }

@@ -1,5 +1,5 @@
 /* The topology of MPI_COMM_WORLD found at start-up, and a communicator's
- * view of it (docs/topology.md). */
+ * view of it (docs/topology.md). PMPI calls only. */
 #ifndef TRL_TOPO_MPI_H
 #define TRL_TOPO_MPI_H
 
@@ -7,12 +7,16 @@
 
 #include "topo/topo.h"
 
-/* Collective over world: hosts from MPI_Comm_split_type(SHARED), sockets
- * and NUMA domains from hwloc (unknown where a rank is not bound within
- * one). */
+/* Collective over world. Hosts from MPI_Comm_split_type(SHARED), numbered
+ * in the order of their lowest rank; sockets and NUMA domains from hwloc:
+ * the package and NUMA node holding every PU the process is bound to,
+ * unknown (-1) where it is not bound within one, and numbered 0, 1, ...
+ * across all hosts in the order of their first rank. */
 int trl_topo_discover(MPI_Comm world, trl_topo *out);
 
-/* comm's ranks placed by world's layout: no communication. */
+/* comm's ranks placed by MPI_COMM_WORLD's layout `world`, with no
+ * communication. TRL_ERR_UNSUPPORTED if comm holds a process outside
+ * MPI_COMM_WORLD (spawned). */
 int trl_topo_for_comm(const trl_topo *world, MPI_Comm comm, trl_topo *out);
 
 #endif

@@ -1,11 +1,14 @@
 /* Where the ranks of a communicator sit: host, socket, NUMA domain
  * (docs/topology.md). Discovered at start-up (src/mpi/topo_mpi.c) or
- * described by TRELLIS_TOPOLOGY, parsed here. Pure C, no MPI. */
+ * described by TRELLIS_TOPOLOGY (src/topo/layout_parse.c). Pure C, no MPI. */
 #ifndef TRL_TOPO_H
 #define TRL_TOPO_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* The most ranks a described layout may hold. */
+#define TRL_TOPO_MAX_RANKS (1 << 20)
 
 typedef struct trl_topo {
     int size; /* ranks */
@@ -14,39 +17,53 @@ typedef struct trl_topo {
     int *socket; /* per rank: socket id, unique across hosts, or -1 unknown */
     int *numa;   /* per rank: NUMA id, unique across hosts, or -1 unknown */
     bool described;   /* from TRELLIS_TOPOLOGY rather than discovered */
-    bool world_order; /* rank i of this communicator is MPI_COMM_WORLD rank i */
+    bool world_order; /* this is all of MPI_COMM_WORLD, rank i being WORLD rank i */
 } trl_topo;
 
 typedef struct {
-    char source[256];
-    int line, column; /* 1-based; 0: no position */
+    char source[256]; /* a file name, or "TRELLIS_TOPOLOGY" for the layout inline */
+    int line, column; /* 1-based; 0 where there is none (files give lines only) */
     char message[512];
 } trl_topo_error;
 
-/* A described layout (docs/topology.md). inline_text: the variable's own
- * text (positions are columns of line 1... as written); else a file's. */
+/* A described layout (docs/topology.md); out->size is the number of ranks
+ * it describes. inline_text: the variable's own text, whose errors give
+ * line and column; a file's give the line. On error returns a negative
+ * status (TRL_ERR_INVALID), fills *err and leaves *out empty.
+ *
+ * Ids: hosts are numbered in the order written (host= lists) or 0..N-1
+ * (hosts=N); socket= and numa= lists in the order written; sockets made by
+ * sockets_per_host= host by host, NUMA domains by numa_per_socket= socket
+ * by socket. Every id in 0..k-1 has at least one rank. */
 int trl_topo_parse(const char *text, const char *source, bool inline_text, trl_topo *out,
                    trl_topo_error *err);
 
-/* TRELLIS_TOPOLOGY: a file name or the layout itself, told apart as
- * TRELLIS_RULES is. *set is false (and *out empty) when it is unset or
- * blank. */
+/* TRELLIS_TOPOLOGY: a file name or the layout itself. The value is a file
+ * name if it names an existing file, or if (blanks at either end aside) it
+ * has neither a blank nor '=' (every layout has a key=value word). *set is
+ * false and *out empty when the variable is unset or blank; a file that
+ * cannot be read is an error with no position. */
 int trl_topo_load_env(trl_topo *out, bool *set, trl_topo_error *err);
 
-/* Every rank on one host, sockets and NUMA domains unknown. */
+/* Every rank on one host, sockets and NUMA domains unknown; not described,
+ * in world order. */
 int trl_topo_single_host(int size, trl_topo *out);
 
 /* A communicator's view: its rank i is world rank world_ranks[i]. Hosts
- * are renumbered by first appearance. */
+ * are renumbered by first appearance; socket and NUMA ids are kept (still
+ * unique). world_order is set when world_ranks is 0..n-1 and n is
+ * world->size. TRL_ERR_INVALID if a world rank is out of range. */
 int trl_topo_subset(const trl_topo *world, const int *world_ranks, int n, trl_topo *out);
 
 void trl_topo_free(trl_topo *t);
 
-/* "layout: 16 ranks on 4 hosts (described): host 0: 0-3 | host 1: 4-7 ..."
- * with sockets as "host 0: [0-1] [2-3]"; cut with "..." to fit. */
+/* One line, no newline:
+ *   "layout: 16 ranks on 4 hosts (described): host 0: 0-3 | host 1: 4-7 ..."
+ * with sockets as "host 0: [0-1] [2-3]". Cut with "..." to fit len. */
 void trl_topo_format(const trl_topo *t, char *buf, size_t len);
 
-/* "source:line:column: message" (fewer parts where there is no position). */
+/* "source:line:column: message", "source:line: message" or
+ * "source: message", as the error has a position. */
 void trl_topo_error_format(const trl_topo_error *err, char *buf, size_t len);
 
 #endif

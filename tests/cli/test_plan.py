@@ -116,7 +116,7 @@ def test_hier_schemes(run_trellis, tmp_path, cluster, scheme, group):
     layout = (tmp_path / "layout").read_text()
     for ranks in hosts:
         assert any(line.startswith("host=") for line in layout.splitlines())
-        got = json.loads(native.info("layout", "--ranks", str(sum(map(len, hosts))),
+        got = json.loads(native.info("layout", "--json", "--ranks", str(sum(map(len, hosts))),
                                      "--topology", str(tmp_path / "layout")))["host"]  # fmt: skip
         assert len({got[r] for r in ranks}) == 1
     hier_rules = (tmp_path / f"{scheme}-hier.rules").read_text()
