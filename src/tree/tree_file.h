@@ -16,7 +16,7 @@ typedef struct {
 } trl_tree_links;
 
 typedef struct {
-    char *path; /* as given to load, or the source name */
+    char *path;  /* as given to load, or the source name */
     bool script; /* written as a script */
     int size, root;
     bool has_reduce, has_bcast;
@@ -25,25 +25,33 @@ typedef struct {
 
 typedef struct {
     char source[256];
-    int line; /* 0: no line (a file that cannot be read) */
+    int line; /* 0: no line (a file that cannot be read, no memory) */
     char message[512];
 } trl_file_error;
 
+/* Reads and checks a whole file's text; source names it in messages and
+ * becomes out->path. Returns TRL_OK, or TRL_ERR_PARSE (a bad file) or
+ * TRL_ERR_NOMEM with err filled in; on failure out holds nothing (freeing
+ * it is harmless). Files of up to 1<<20 ranks. */
 int trl_tree_file_parse(const char *text, const char *source, trl_tree_file *out,
                         trl_file_error *err);
-/* Reads the file; "cannot read x: <reason>" with line 0. */
+/* Reads the file, then as parse. A file that cannot be read gives
+ * TRL_ERR_IO and "cannot read the tree file: <reason>" with line 0; one
+ * holding a NUL byte, TRL_ERR_PARSE. */
 int trl_tree_file_load(const char *path, trl_tree_file *out, trl_file_error *err);
 void trl_tree_file_free(trl_tree_file *f);
 /* "source:line: message" (no ":line" when line is 0). */
 void trl_file_error_format(const trl_file_error *err, char *buf, size_t len);
 
+/* The functions below take links of a loaded (so checked) file. */
+
 /* Whether a non-commutative reduction over these links combines in exact
  * rank order: every subtree is a contiguous run of ranks starting at its
  * own top, the children's runs following one another in child order (so
- * the root must be rank 0). */
+ * the root must be rank 0). False also when out of memory. */
 bool trl_tree_links_ordered(const trl_tree_links *l, int size, int root);
-/* Edges from the root to the deepest rank, and the most children of one
- * rank: two of seed 000's three factors. */
+/* Edges from the root to the deepest rank (-1 when out of memory), and
+ * the most children of one rank: two of seed 000's three factors. */
 int trl_tree_links_depth(const trl_tree_links *l, int size, int root);
 int trl_tree_links_max_children(const trl_tree_links *l, int size);
 

@@ -1,0 +1,65 @@
+/* Properties of one direction of a checked tree. No recursion: a file may
+ * hold a chain of 1<<20 ranks. */
+#include <stdlib.h>
+
+#include "tree/tree_file.h"
+
+/* In rank order exactly when a pre-order walk (children in file order)
+ * meets ranks 0, 1, 2, ... in turn: a subtree's ranks then follow its top
+ * without a gap, and each child's run follows its elder sibling's. */
+bool trl_tree_links_ordered(const trl_tree_links *l, int size, int root)
+{
+    if (root != 0)
+        return false;
+    int *stack = malloc((size_t)size * sizeof *stack);
+    if (!stack)
+        return false; /* cannot tell: the caller then does not rely on order */
+    int top = 0, next = 0;
+    bool ok = true;
+    stack[top++] = root;
+    while (ok && top > 0) {
+        int v = stack[--top];
+        ok = v == next++;
+        for (int i = l->child_first[v + 1] - 1; ok && i >= l->child_first[v]; i--) {
+            ok = top < size; /* only a tree that is not one could overflow */
+            if (ok)
+                stack[top++] = l->child[i];
+        }
+    }
+    free(stack);
+    return ok && next == size;
+}
+
+/* Levels from the root down: each rank's depth is its parent's plus one. */
+int trl_tree_links_depth(const trl_tree_links *l, int size, int root)
+{
+    int *queue = malloc((size_t)size * sizeof *queue);
+    int *depth = malloc((size_t)size * sizeof *depth);
+    int deepest = -1;
+    if (queue && depth) {
+        int head = 0, tail = 0;
+        queue[tail++] = root;
+        depth[root] = 0;
+        while (head < tail) {
+            int v = queue[head++];
+            deepest = depth[v];
+            for (int i = l->child_first[v]; i < l->child_first[v + 1] && tail < size; i++) {
+                depth[l->child[i]] = depth[v] + 1;
+                queue[tail++] = l->child[i];
+            }
+        }
+    }
+    free(queue);
+    free(depth);
+    return deepest;
+}
+
+int trl_tree_links_max_children(const trl_tree_links *l, int size)
+{
+    int most = 0;
+    for (int r = 0; r < size; r++) {
+        int n = l->child_first[r + 1] - l->child_first[r];
+        most = n > most ? n : most;
+    }
+    return most;
+}
