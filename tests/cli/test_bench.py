@@ -57,7 +57,10 @@ def test_tiny_matrix(run_trellis, tmp_path):
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ("x:rulez=allreduce ring", "unknown setting 'rulez=allreduce ring' (rules=, topology=, TRELLIS_*=)"),
+        (
+            "x:rulez=allreduce ring",
+            "unknown setting 'rulez=allreduce ring' (rules=, topology=, TRELLIS_*=)",
+        ),
         ("nameless", "expected ompi, han or NAME:rules=...;topology=..."),
     ],
 )
