@@ -104,6 +104,9 @@ def test_plan_trees_serve_every_collective_that_takes_one(tmp_path, scheme):
         chosen = {algo for algo, _ in said(proc.stderr, collective)}
         # Non-commutative cases fall back where the tree is not in rank order.
         assert "tree" in chosen, (collective, proc.stderr)
+    # The checker's WORLD-sized communicator in reversed order does not get WORLD's tree.
+    assert re.search(r"fell back from tree \(.*\) because .* is written for "
+                     r"MPI_COMM_WORLD's rank order", proc.stderr), proc.stderr  # fmt: skip
 
 
 def test_tree_file_falls_back_on_a_communicator_of_another_size(tmp_path):
