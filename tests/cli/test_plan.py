@@ -123,6 +123,17 @@ def test_hier_schemes(run_trellis, tmp_path, cluster, scheme, group):
     assert "allreduce hier levels=" in hier_rules
 
 
+def test_hier_bcast_serves_other_hosts_first(run_trellis, tmp_path):
+    plan(run_trellis, tmp_path, "--hosts", "4", "--ranks-per-host", "4", "--scheme",
+         "hier-split", "--group", "2")  # fmt: skip
+    for name in ("hier-split.tree", "hier-split.script"):
+        _, up = read_section(tmp_path / name, "reduce")
+        _, down = read_section(tmp_path / name, "bcast")
+        assert up[0] == [1, 2, 4, 6, 8, 10, 12, 14], name  # combined in rank order
+        assert down[0] == [4, 6, 8, 10, 12, 14, 2, 1], name  # remote, then larger subtree
+        assert up[4] == down[4] == [5], name
+
+
 def test_knomial_hier(run_trellis, tmp_path):
     plan(run_trellis, tmp_path, "--hosts", "4", "--ranks-per-host", "4", "--scheme",
          "knomial-hier", "--radix", "2")  # fmt: skip
