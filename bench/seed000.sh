@@ -5,7 +5,7 @@
 # split-host scheme and the best configuration found; the 16-process bar; 8 x 2 and
 # 2 x 8; and the scaling of section 5.4 (1..8 hosts of 2 ranks).
 #
-#   bash bench/seed000.sh [OUT] [REPS]      (as root; some 1000 mpirun jobs)
+#   bash bench/seed000.sh [OUT] [REPS]      (as root; REPS=1 took 14m39s here, REPS=3 about three times that)
 #
 # Needs the build and .venv (scripts/setup.sh). Brings testbeds up and down itself.
 set -euo pipefail
