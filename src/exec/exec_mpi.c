@@ -1,5 +1,9 @@
+#define _GNU_SOURCE
 #include "exec/exec_mpi.h"
 
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +43,10 @@ static int grow(trl_exec_mem *m, const trl_sched *s, size_t scratch_bytes)
         uint32_t *c = realloc(m->ready, n * sizeof *c);
         if (c)
             m->ready = c;
-        if (!r || !a || !b || !c)
+        uint32_t *d = realloc(m->shm_waiting, n * sizeof *d);
+        if (d)
+            m->shm_waiting = d;
+        if (!r || !a || !b || !c || !d)
             return MPI_ERR_NO_MEM;
         m->cap_steps = n;
     }
@@ -53,6 +60,7 @@ void trl_exec_mem_free(trl_exec_mem *m)
     free(m->req_step);
     free(m->waiting);
     free(m->ready);
+    free(m->shm_waiting);
     memset(m, 0, sizeof *m);
 }
 
@@ -75,6 +83,17 @@ static int copy(const trl_exec_call *c, const void *src, void *dst, size_t count
     PMPI_Comm_rank(c->comm, &self);
     return PMPI_Sendrecv(src, (int)count, c->dtype, self, 0, dst, (int)count, c->dtype, self, 0,
                          c->comm, MPI_STATUS_IGNORE);
+}
+
+/* A send or receive through shared memory; *done false: not yet. */
+static int shm_step(const trl_exec_call *c, const frame *f, const trl_step *st, bool *done)
+{
+    int tag = st->tag % c->tag_limit;
+    if (st->kind == TRL_STEP_SEND)
+        return trl_shm_send(c->shm, st->peer, tag, at(f, st->a), (int)st->count, c->dtype,
+                            c->comm, done);
+    return trl_shm_recv(c->shm, st->peer, tag, at(f, st->b), (int)st->count, c->dtype, c->comm,
+                        done);
 }
 
 int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
@@ -109,7 +128,7 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
      * so a peer's message finds its receive waiting instead of arriving
      * unexpected (an extra copy, and for mid-size messages a slower
      * protocol). */
-    size_t n = s->nsteps, nready = 0, nrecv = 0, nactive = 0, done = 0;
+    size_t n = s->nsteps, nready = 0, nrecv = 0, nactive = 0, done = 0, nshm = 0;
     for (size_t i = 0; i < n; i++)
         m->waiting[i] = s->steps[i].ndeps;
 #define PUSH_READY(i)                                  \
@@ -124,6 +143,14 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
      * linear bcast serves root+1 first). */
     for (size_t i = s->nroots; i-- > 0;)
         PUSH_READY(s->roots[i]);
+#define COMPLETE(i)                                                          \
+    do {                                                                     \
+        done++;                                                              \
+        for (uint32_t k = s->succ_first[i]; k < s->succ_first[(i) + 1]; k++) \
+            if (--m->waiting[s->succ[k]] == 0)                               \
+                PUSH_READY(s->succ[k]);                                      \
+    } while (0)
+    int idle = 0;
 
     while (done < n) {
         /* Start everything that is ready; local steps finish at once and
@@ -131,6 +158,18 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
         while (nready + nrecv > 0) {
             uint32_t i = nrecv ? m->ready[n - nrecv--] : m->ready[--nready];
             const trl_step *st = &s->steps[i];
+            if ((st->kind == TRL_STEP_SEND || st->kind == TRL_STEP_RECV) &&
+                trl_shm_carries(c->shm, st->peer, st->count * (size_t)type_size)) {
+                bool sent;
+                rc = shm_step(c, &f, st, &sent);
+                if (rc != MPI_SUCCESS)
+                    goto fail;
+                if (sent)
+                    COMPLETE(i);
+                else
+                    m->shm_waiting[nshm++] = i;
+                continue;
+            }
             switch (st->kind) {
             case TRL_STEP_SEND:
                 rc = PMPI_Isend(at(&f, st->a), (int)st->count, c->dtype, st->peer,
@@ -157,18 +196,54 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
             }
             if (rc != MPI_SUCCESS)
                 goto fail;
-            if (st->kind != TRL_STEP_SEND && st->kind != TRL_STEP_RECV) {
-                done++;
-                for (uint32_t k = s->succ_first[i]; k < s->succ_first[i + 1]; k++)
-                    if (--m->waiting[s->succ[k]] == 0)
-                        PUSH_READY(s->succ[k]);
-            }
+            if (st->kind != TRL_STEP_SEND && st->kind != TRL_STEP_RECV)
+                COMPLETE(i);
         }
         if (done == n)
             break;
 
-        int idx;
-        rc = PMPI_Waitany((int)nactive, m->reqs, &idx, MPI_STATUS_IGNORE);
+        int idx, flag = 1;
+        if (nshm > 0) {
+            /* Read the doorbell before looking, so a message that lands
+             * after the look still ends the sleep below. */
+            uint32_t bell = trl_shm_doorbell(c->shm);
+            bool moved = false;
+            for (size_t k = 0; k < nshm;) {
+                uint32_t i = m->shm_waiting[k];
+                bool finished;
+                rc = shm_step(c, &f, &s->steps[i], &finished);
+                if (rc != MPI_SUCCESS)
+                    goto fail;
+                if (!finished) {
+                    k++;
+                    continue;
+                }
+                m->shm_waiting[k] = m->shm_waiting[--nshm];
+                moved = true;
+                COMPLETE(i);
+            }
+            if (moved) {
+                idle = 0;
+                continue;
+            }
+            if (nactive == 0) {
+                /* Only shared memory to wait for: poll a while, then sleep
+                 * until a sender rings. */
+                if (idle++ < c->shm->spin) {
+                    if (c->shm->yield)
+                        sched_yield();
+                } else {
+                    trl_shm_sleep(c->shm, bell);
+                }
+                continue;
+            }
+            /* Both kinds pending: one look at MPI's (which progresses it). */
+            rc = PMPI_Testany((int)nactive, m->reqs, &idx, &flag, MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS && (!flag || idx == MPI_UNDEFINED))
+                continue;
+        } else {
+            rc = PMPI_Waitany((int)nactive, m->reqs, &idx, MPI_STATUS_IGNORE);
+        }
         if (rc != MPI_SUCCESS || idx == MPI_UNDEFINED) {
             rc = rc != MPI_SUCCESS ? rc : MPI_ERR_INTERN;
             goto fail;
@@ -178,11 +253,9 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
         nactive--;
         m->reqs[idx] = m->reqs[nactive];
         m->req_step[idx] = m->req_step[nactive];
-        done++;
-        for (uint32_t k = s->succ_first[i]; k < s->succ_first[i + 1]; k++)
-            if (--m->waiting[s->succ[k]] == 0)
-                PUSH_READY(s->succ[k]);
+        COMPLETE(i);
     }
+#undef COMPLETE
 #undef PUSH_READY
     return MPI_SUCCESS;
 

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include "exec/shm.h"
 #include "sched/sched.h"
 
 /* Working memory an executor keeps between calls, so the hot path does not
@@ -16,6 +17,7 @@ typedef struct {
     uint32_t *req_step; /* which step each active request belongs to */
     uint32_t *waiting;  /* dependencies left per step */
     uint32_t *ready;
+    uint32_t *shm_waiting; /* steps waiting on shared memory */
     size_t cap_steps;
 } trl_exec_mem;
 
@@ -26,6 +28,7 @@ typedef struct {
     MPI_Op op;
     MPI_Comm comm; /* the private duplicate */
     int tag_limit; /* MPI_TAG_UB: schedule tags wrap around below it */
+    trl_shm *shm;  /* small messages within the node; NULL: all through MPI */
 } trl_exec_call;
 
 /* Returns an MPI error code (MPI_SUCCESS on success). */

@@ -51,6 +51,7 @@ static void free_comm(trl_comm *c)
     free(c->vec);
     trl_topo_free(&c->topo);
     trl_exec_mem_free(&c->mem);
+    trl_shm_detach(&c->shm);
     if (c->dup != MPI_COMM_NULL)
         PMPI_Comm_free(&c->dup);
     free(c);
@@ -245,6 +246,8 @@ trl_comm *trl_comm_get(MPI_Comm comm)
         ok = 0;
     int all_ok;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (all_ok)
+        trl_shm_attach(&c->shm, dup); /* collective over dup */
     if (c) {
         c->dup = dup;
         c->cache_cap = rt.cache_cap;
@@ -268,7 +271,11 @@ trl_comm *trl_comm_get(MPI_Comm comm)
     if (trl_verbose_level() > 0 && c->rank == 0) {
         char line[1024];
         trl_topo_format(&c->topo, line, sizeof line);
-        trl_log("communicator of %d ranks: %s", c->size, line);
+        char shm[96] = "; shared memory: off";
+        if (c->shm.n > 0)
+            snprintf(shm, sizeof shm, "; shared memory: %d ranks on rank 0's node, up to %d bytes",
+                     c->shm.n, TRL_SHM_BYTES);
+        trl_log("communicator of %d ranks: %s%s", c->size, line, shm);
     }
     return c;
 }

@@ -32,6 +32,7 @@ typedef struct {
     trl_cache_entry *cache;
     int cache_cap, cache_next, last_hit;
     trl_exec_mem mem;
+    trl_shm shm; /* small messages among this node's ranks */
     /* Per-call working space of the v-variants: 6 arrays of size entries
      * (counts, displacements), allocated on first use. */
     size_t *vec;

@@ -26,6 +26,10 @@ elif [ "$lib" != none ]; then
 fi
 # A described layout (the hierarchy tests) reaches every rank.
 if [ -n "${TRELLIS_TOPOLOGY:-}" ]; then args+=(-x TRELLIS_TOPOLOGY); fi
+# So do the shared-memory transport's settings (the tests that vary them).
+for v in TRELLIS_SHM TRELLIS_SHM_SPIN; do
+  if [ -n "${!v:-}" ]; then args+=(-x "$v"); fi
+done
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
 mpirun "${args[@]}" "$prog" ${prog_args[@]+"${prog_args[@]}"} >"$out" 2>"$err"

@@ -98,6 +98,20 @@ def test_figure4_program_with_each_algorithm_forced(algorithm, params, ranks):
     assert said == [(str(ranks), algorithm, "TRELLIS_RULES", "1", rule)], proc.stderr
 
 
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [({}, "shared memory: 3 ranks on rank 0's node, up to 256 bytes"),
+     ({"TRELLIS_SHM": "0"}, "shared memory: off")],
+)  # fmt: skip
+def test_verbose_says_whether_small_messages_go_through_shared_memory(env, said):
+    proc = trellis_run("-np", "3", "--rules", "allreduce ring", "--verbose", str(PROGRAM),
+                       env=env)  # fmt: skip
+    global_reduction_ok(proc, 3)
+    line = re.search(r"^trellis: communicator of 3 ranks: .*$", proc.stderr, re.M)
+    assert line, proc.stderr
+    assert line.group(0).endswith(said), proc.stderr
+
+
 def test_mpi_algorithm_hands_the_call_to_the_library():
     proc = trellis_run("-np", "2", "--rules", "allreduce mpi", "--verbose", str(PROGRAM))
     global_reduction_ok(proc, 2)

@@ -1,0 +1,276 @@
+#define _GNU_SOURCE
+#include "exec/shm.h"
+
+#include <limits.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
+
+/* The segment: a header per node rank, then a channel per ordered pair
+ * (src * n + dst). Every field another process writes is atomic; a slot's
+ * seq is written last by the sender and acked last by the receiver. */
+typedef struct {
+    _Atomic uint32_t door;     /* bumped for every event this rank may wait for */
+    _Atomic uint32_t sleeping; /* set while it sleeps on door */
+    char pad[56];
+} header;
+
+typedef struct {
+    _Atomic uint32_t seq; /* message number + 1 once written */
+    uint32_t tag, bytes, pad;
+    char data[TRL_SHM_BYTES];
+} slot;
+
+typedef struct {
+    _Atomic uint32_t acked; /* messages the receiver has taken */
+    char pad[60];
+    slot slots[TRL_SHM_SLOTS];
+} channel;
+
+struct trl_shm_stashed {
+    trl_shm_stashed *next;
+    int peer, tag;
+    uint32_t bytes;
+    char data[TRL_SHM_BYTES];
+};
+
+static header *head_of(const trl_shm *s, int node)
+{
+    return (header *)(s->base + (size_t)node * sizeof(header));
+}
+
+static channel *chan(const trl_shm *s, int src, int dst)
+{
+    char *first = s->base + (size_t)s->n * sizeof(header);
+    return (channel *)(first + ((size_t)src * (size_t)s->n + (size_t)dst) * sizeof(channel));
+}
+
+static void ring(trl_shm *s, int node)
+{
+    header *h = head_of(s, node);
+    atomic_fetch_add(&h->door, 1);
+    if (atomic_load(&h->sleeping)) {
+#ifdef __linux__
+        syscall(SYS_futex, &h->door, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+#endif
+    }
+}
+
+uint32_t trl_shm_doorbell(const trl_shm *s)
+{
+    return atomic_load(&head_of(s, s->me)->door);
+}
+
+void trl_shm_sleep(trl_shm *s, uint32_t seen)
+{
+    header *h = head_of(s, s->me);
+#ifdef __linux__
+    atomic_store(&h->sleeping, 1);
+    /* Returns at once if the doorbell moved since `seen`: no lost wake-up. */
+    syscall(SYS_futex, &h->door, FUTEX_WAIT, seen, NULL, NULL, 0);
+    atomic_store(&h->sleeping, 0);
+#else
+    (void)h;
+    (void)seen;
+    sched_yield();
+#endif
+}
+
+static int pack(const void *buf, int count, MPI_Datatype dtype, void *out, MPI_Comm comm,
+                uint32_t *bytes)
+{
+    int pos = 0;
+    int rc = PMPI_Pack(buf, count, dtype, out, TRL_SHM_BYTES, &pos, comm);
+    *bytes = (uint32_t)pos;
+    return rc;
+}
+
+static int unpack(const void *in, uint32_t bytes, void *buf, int count, MPI_Datatype dtype,
+                  MPI_Comm comm)
+{
+    int size;
+    PMPI_Type_size(dtype, &size);
+    if ((size_t)size * (size_t)count != bytes)
+        return MPI_ERR_TRUNCATE; /* the schedules of the two ends disagree */
+    int pos = 0;
+    return PMPI_Unpack(in, (int)bytes, &pos, buf, count, dtype, comm);
+}
+
+int trl_shm_send(trl_shm *s, int peer, int tag, const void *buf, int count, MPI_Datatype dtype,
+                 MPI_Comm comm, bool *done)
+{
+    int to = s->node_of[peer];
+    channel *c = chan(s, s->me, to);
+    uint32_t k = s->sent[to];
+    *done = false;
+    if (k - atomic_load_explicit(&c->acked, memory_order_acquire) >= TRL_SHM_SLOTS)
+        return MPI_SUCCESS;
+    slot *sl = &c->slots[k % TRL_SHM_SLOTS];
+    int rc = pack(buf, count, dtype, sl->data, comm, &sl->bytes);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    sl->tag = (uint32_t)tag;
+    atomic_store_explicit(&sl->seq, k + 1, memory_order_release);
+    s->sent[to] = k + 1;
+    ring(s, to);
+    *done = true;
+    return MPI_SUCCESS;
+}
+
+/* The oldest stashed message (peer, tag), unlinked; NULL if none. */
+static trl_shm_stashed *unstash(trl_shm *s, int peer, int tag)
+{
+    trl_shm_stashed *prev = NULL;
+    for (trl_shm_stashed *m = s->stash; m; prev = m, m = m->next) {
+        if (m->peer != peer || m->tag != tag)
+            continue;
+        if (prev)
+            prev->next = m->next;
+        else
+            s->stash = m->next;
+        if (s->stash_tail == m)
+            s->stash_tail = prev;
+        return m;
+    }
+    return NULL;
+}
+
+int trl_shm_recv(trl_shm *s, int peer, int tag, void *buf, int count, MPI_Datatype dtype,
+                 MPI_Comm comm, bool *done)
+{
+    trl_shm_stashed *m = unstash(s, peer, tag);
+    *done = m != NULL;
+    if (m) {
+        int rc = unpack(m->data, m->bytes, buf, count, dtype, comm);
+        free(m);
+        return rc;
+    }
+    int from = s->node_of[peer];
+    channel *c = chan(s, from, s->me);
+    for (;;) {
+        uint32_t k = s->taken[from];
+        slot *sl = &c->slots[k % TRL_SHM_SLOTS];
+        if (atomic_load_explicit(&sl->seq, memory_order_acquire) != k + 1)
+            return MPI_SUCCESS;
+        int rc = MPI_SUCCESS;
+        bool found = sl->tag == (uint32_t)tag;
+        if (found) {
+            rc = unpack(sl->data, sl->bytes, buf, count, dtype, comm);
+        } else {
+            /* Another receive's message, maybe of a later call: keep it. */
+            m = malloc(sizeof *m);
+            if (!m)
+                return MPI_ERR_NO_MEM;
+            *m = (trl_shm_stashed){NULL, peer, (int)sl->tag, sl->bytes, {0}};
+            memcpy(m->data, sl->data, sl->bytes);
+            if (s->stash_tail)
+                s->stash_tail->next = m;
+            else
+                s->stash = m;
+            s->stash_tail = m;
+        }
+        s->taken[from] = k + 1;
+        atomic_store_explicit(&c->acked, k + 1, memory_order_release);
+        ring(s, from); /* its sender may wait for this slot */
+        if (found) {
+            *done = true;
+            return rc;
+        }
+    }
+}
+
+/* Polls before a waiting rank sleeps. Measured on the emulated cluster
+ * (docs/results.md): sleeping at once was slower than polling, even with
+ * more ranks than cores, since every wake-up crosses to another core; so
+ * poll long, and sleep only a rank that waits long (a late peer). */
+static int spin_polls(void)
+{
+    const char *env = getenv("TRELLIS_SHM_SPIN");
+    if (env && *env)
+        return atoi(env) < 0 ? 0 : atoi(env);
+    return 1 << 16;
+}
+
+void trl_shm_attach(trl_shm *s, MPI_Comm comm)
+{
+    memset(s, 0, sizeof *s);
+    const char *env = getenv("TRELLIS_SHM");
+    int want = !(env && strcmp(env, "0") == 0);
+    MPI_Comm node;
+    if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return;
+    PMPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
+    int n, me, size;
+    PMPI_Comm_size(node, &n);
+    PMPI_Comm_rank(node, &me);
+    PMPI_Comm_size(comm, &size);
+    want = want && n >= 2 && n <= TRL_SHM_MAX_RANKS;
+    s->node_of = malloc((size_t)size * sizeof *s->node_of);
+    s->sent = calloc((size_t)n, sizeof *s->sent);
+    s->taken = calloc((size_t)n, sizeof *s->taken);
+    int *all = malloc((size_t)size * sizeof *all);
+    want = want && s->node_of && s->sent && s->taken && all;
+    int agreed = 0;
+    PMPI_Allreduce(&want, &agreed, 1, MPI_INT, MPI_MIN, node);
+    size_t bytes = (size_t)n * sizeof(header) + (size_t)n * (size_t)n * sizeof(channel);
+    void *mine = NULL;
+    int ok = agreed && PMPI_Win_allocate_shared(me == 0 ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL,
+                                                node, &mine, &s->win) == MPI_SUCCESS;
+    s->has_win = ok;
+    if (ok) {
+        MPI_Aint got;
+        int unit;
+        ok = PMPI_Win_shared_query(s->win, 0, &got, &unit, &s->base) == MPI_SUCCESS &&
+             (size_t)got >= bytes;
+        if (ok && me == 0)
+            memset(s->base, 0, bytes);
+    }
+    /* All of the node succeed or none uses the segment. */
+    int all_ok = 0;
+    if (agreed)
+        PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, node);
+    if (all_ok) {
+        MPI_Group g_comm, g_node;
+        PMPI_Comm_group(comm, &g_comm);
+        PMPI_Comm_group(node, &g_node);
+        for (int i = 0; i < size; i++)
+            all[i] = i;
+        PMPI_Group_translate_ranks(g_comm, size, all, g_node, s->node_of);
+        for (int i = 0; i < size; i++)
+            if (s->node_of[i] == MPI_UNDEFINED)
+                s->node_of[i] = -1;
+        PMPI_Group_free(&g_comm);
+        PMPI_Group_free(&g_node);
+        s->n = n;
+        s->me = me;
+        s->spin = spin_polls();
+        /* More ranks than cores: each poll gives the core away. */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        s->yield = cores > 0 && n > cores;
+    }
+    free(all);
+    PMPI_Comm_free(&node);
+    if (!all_ok)
+        trl_shm_detach(s);
+}
+
+void trl_shm_detach(trl_shm *s)
+{
+    if (s->has_win)
+        PMPI_Win_free(&s->win);
+    while (s->stash) {
+        trl_shm_stashed *m = s->stash;
+        s->stash = m->next;
+        free(m);
+    }
+    free(s->node_of);
+    free(s->sent);
+    free(s->taken);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,78 @@
+/* Small messages between ranks that share memory, without the MPI library.
+ *
+ * Why: a collective's small messages within a host cost little on the wire
+ * but a lot in waiting. Through MPI, a rank waiting for one must keep
+ * polling; with more ranks than cores, the pollers take the cores the
+ * senders need. Here a rank with nothing but shared-memory messages to wait
+ * for sleeps on a futex, and the sender wakes it.
+ *
+ * One segment per communicator, among the ranks of one node (found with
+ * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), allocated with
+ * MPI_Win_allocate_shared). Every ordered pair of those ranks has a FIFO
+ * ring of TRL_SHM_SLOTS slots of at most TRL_SHM_BYTES bytes. A message
+ * carries its schedule tag; the receiver matches by (sender, tag), keeping
+ * messages that arrive before their receive is ready in a stash, in arrival
+ * order (a later call's message from a fast sender may wait there too: the
+ * ring is FIFO, so it cannot overtake one of the current call).
+ *
+ * Which messages go here depends only on the peer and the byte count, which
+ * both ends of a message know alike.
+ */
+#ifndef TRL_SHM_H
+#define TRL_SHM_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    TRL_SHM_BYTES = 256, /* largest message sent this way */
+    TRL_SHM_SLOTS = 4,   /* messages in flight per ordered pair */
+    TRL_SHM_MAX_RANKS = 32, /* per node: the segment grows with the square */
+};
+
+typedef struct trl_shm_stashed trl_shm_stashed;
+
+typedef struct {
+    int n;          /* ranks of this node in the communicator; 0: off */
+    int me;         /* this rank's index among them */
+    int *node_of;   /* communicator rank -> index on this node, or -1 */
+    char *base;     /* the segment */
+    MPI_Win win;
+    bool has_win;   /* win must be freed (collective over the node) */
+    uint32_t *sent, *taken; /* per node index: messages sent to, taken from */
+    int spin;       /* polls before sleeping (TRELLIS_SHM_SPIN) */
+    bool yield;     /* more ranks than cores: yield the core between polls */
+    trl_shm_stashed *stash, *stash_tail; /* arrived before their receive */
+} trl_shm;
+
+/* Collective over comm. Leaves s->n == 0 (off) when TRELLIS_SHM=0, when
+ * this node has one rank of comm or more than TRL_SHM_MAX_RANKS, or when
+ * the segment cannot be made; the ranks of one node always agree. */
+void trl_shm_attach(trl_shm *s, MPI_Comm comm);
+void trl_shm_detach(trl_shm *s);
+
+static inline bool trl_shm_carries(const trl_shm *s, int peer, size_t bytes)
+{
+    return s && s->n > 0 && bytes <= TRL_SHM_BYTES && s->node_of[peer] >= 0;
+}
+
+/* Send count elements of dtype at buf (packed) to peer. *done is false
+ * when the pair's ring is full: try again later. Returns an MPI error
+ * code (MPI_SUCCESS). */
+int trl_shm_send(trl_shm *s, int peer, int tag, const void *buf, int count, MPI_Datatype dtype,
+                 MPI_Comm comm, bool *done);
+
+/* Receive the message (peer, tag) into count elements of dtype at buf.
+ * *done is false when it has not arrived yet. Returns an MPI error code;
+ * MPI_ERR_TRUNCATE when its size is not count elements of dtype. */
+int trl_shm_recv(trl_shm *s, int peer, int tag, void *buf, int count, MPI_Datatype dtype,
+                 MPI_Comm comm, bool *done);
+
+/* Sleeping: read the doorbell, look for work, and if there was none, sleep
+ * until the doorbell moves (any message to this rank, or a slot freed). */
+uint32_t trl_shm_doorbell(const trl_shm *s);
+void trl_shm_sleep(trl_shm *s, uint32_t seen);
+
+#endif
