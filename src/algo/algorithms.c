@@ -158,6 +158,8 @@ const trl_algo trl_algorithms[] = {
      "2log2(p)a + 2nb(p-1)/p + ng(p-1)/p", COMM, NULL, trl_allreduce_rabenseifner},
     {AR, "knomial", "k-nomial reduce to rank 0, then k-nomial bcast",
      "2(radix-1)log_radix(p)(a + nb)", 0, radix_only, trl_allreduce_knomial},
+    {AR, "direct", "every rank sends its vector to every other and combines all p itself",
+     "(p-1)(a + nb + ng), one message deep", 0, NULL, trl_allreduce_direct},
     {AR, "hier", "reduce up the levels of a hierarchy, allreduce at the top, bcast down",
      "the levels' reduces and bcasts + the top's allreduce", COMM, hier_allreduce_params,
      trl_allreduce_hier},

@@ -29,6 +29,7 @@ TRL_BUILDER(allreduce, recursive_doubling)
 TRL_BUILDER(allreduce, ring)
 TRL_BUILDER(allreduce, rabenseifner)
 TRL_BUILDER(allreduce, knomial)
+TRL_BUILDER(allreduce, direct)
 TRL_BUILDER(allreduce, hier)
 TRL_BUILDER(allreduce, tree_file)
 

@@ -64,7 +64,8 @@ def global_reduction_ok(proc, ranks: int) -> None:
 
 
 ALLREDUCE_VARIANTS = (
-    [(name, "") for name in ("recursive_doubling", "ring", "rabenseifner", "knomial", "hier")]
+    [(name, "") for name in
+     ("recursive_doubling", "ring", "rabenseifner", "knomial", "direct", "hier")]
     + [("knomial", "radix=3"), ("ring", "segment=8")]
     + [("reduce_bcast", f"reduce={r}") for r in
        ("linear", "binomial", "knomial", "kary", "chain", "rabenseifner", "hier")]

@@ -266,13 +266,13 @@ static const error_case error_cases[] = {
     /* The algorithm. */
     {"allreduce ringg", false,
      "test.rules:1:11: unknown algorithm 'ringg' for allreduce (expected one of: reduce_bcast, "
-     "recursive_doubling, ring, rabenseifner, knomial, hier, tree, mpi)"},
+     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, tree, mpi)"},
     {"barrier bintree", false,
      "test.rules:1:9: unknown algorithm 'bintree' for barrier (expected one of: linear, binomial, "
      "dissemination, recursive_doubling, hier, mpi)"},
     {"allreduce bytes=4K-", false,
      "test.rules:1:20: missing algorithm after filters (expected one of: reduce_bcast, "
-     "recursive_doubling, ring, rabenseifner, knomial, hier, tree, mpi)"},
+     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, tree, mpi)"},
     {"bcast   # no algorithm", false,
      "test.rules:1:6: missing algorithm after bcast (expected one of: linear, binomial, knomial, kary, "
      "chain, scatter_allgather, hier, tree, mpi)"},
