@@ -28,8 +28,10 @@
  *   - the timed iterations alternate in blocks (by default 10 of one
  *     variant, then 10 of the other, the order swapped every block), so
  *     drift in the machine's state hits both variants alike;
- *   - every timed iteration starts with PMPI_Barrier to align the ranks and
- *     is timed with MPI_Wtime on every rank around the one call;
+ *   - every timed iteration starts with PMPI_Barrier to align the ranks (or,
+ *     with --sync p2p, the harness's own barrier over point-to-point, so
+ *     runs of different MPI components align alike) and is timed with
+ *     MPI_Wtime on every rank around the one call;
  *   - after the timed loop, one PMPI_Allreduce(MPI_MAX) over all the
  *     per-iteration times gives, for each iteration, the time of the slowest
  *     rank (never inside the loop, so it cannot disturb the timing);
@@ -79,6 +81,7 @@ typedef struct {
     int use_float;
     int root;
     int abort_on_error;
+    int sync_p2p;
     const char *csv;
 } options;
 
@@ -176,6 +179,11 @@ static void usage(FILE *f, const char *prog)
             "  --root R          root of bcast, reduce, gather(v) and scatter(v) (default 0)\n"
             "  --csv FILE        also write the results as CSV\n"
             "  --abort-on-error  MPI_Abort at the first wrong result\n"
+            "  --sync mpi|p2p    what aligns the ranks before each timed call: PMPI_Barrier\n"
+            "                    (default), or the harness's own dissemination barrier over\n"
+            "                    PMPI point-to-point, the same code whatever collectives the\n"
+            "                    MPI library chose (compare runs of different libraries or\n"
+            "                    components with p2p)\n"
             "  --help\n",
             prog);
 }
@@ -281,7 +289,7 @@ static int parse_options(int argc, char **argv, int rank, options *o)
     }
     enum {
         OPT_COLLS = 256, OPT_MIN, OPT_MAX, OPT_STEP, OPT_ITERS, OPT_MIN_ITERS, OPT_SCALE,
-        OPT_BLOCK, OPT_WARMUP, OPT_CHECK, OPT_ROW_SECONDS, OPT_DTYPE, OPT_ROOT, OPT_CSV, OPT_ABORT, OPT_HELP
+        OPT_BLOCK, OPT_WARMUP, OPT_CHECK, OPT_ROW_SECONDS, OPT_DTYPE, OPT_ROOT, OPT_CSV, OPT_ABORT, OPT_SYNC, OPT_HELP
     };
     static const struct option longopts[] = {
         {"colls", required_argument, NULL, OPT_COLLS},
@@ -299,6 +307,7 @@ static int parse_options(int argc, char **argv, int rank, options *o)
         {"root", required_argument, NULL, OPT_ROOT},
         {"csv", required_argument, NULL, OPT_CSV},
         {"abort-on-error", no_argument, NULL, OPT_ABORT},
+        {"sync", required_argument, NULL, OPT_SYNC},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -365,6 +374,10 @@ static int parse_options(int argc, char **argv, int rank, options *o)
         case OPT_ABORT:
             o->abort_on_error = 1;
             break;
+        case OPT_SYNC:
+            o->sync_p2p = strcmp(optarg, "p2p") == 0;
+            bad = !o->sync_p2p && strcmp(optarg, "mpi") != 0;
+            break;
         case OPT_HELP:
         case 'h':
             if (rank == 0) {
@@ -404,6 +417,61 @@ static int parse_options(int argc, char **argv, int rank, options *o)
 
 /* Timing ------------------------------------------------------------------ */
 
+/* With --sync p2p: the harness's own barrier, on private communicators:
+ * the ranks of this rank's node, and (node leaders only) one rank per node. */
+static MPI_Comm sync_node = MPI_COMM_NULL, sync_leaders = MPI_COMM_NULL;
+
+static void sync_setup(MPI_Comm comm)
+{
+    int rank, local;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &sync_node);
+    PMPI_Comm_rank(sync_node, &local);
+    PMPI_Comm_split(comm, local == 0 ? 0 : MPI_UNDEFINED, rank, &sync_leaders);
+}
+
+static void sync_free(void)
+{
+    if (sync_node != MPI_COMM_NULL)
+        PMPI_Comm_free(&sync_node);
+    if (sync_leaders != MPI_COMM_NULL)
+        PMPI_Comm_free(&sync_leaders);
+}
+
+/* Align the ranks before a timed call. A rank that leaves the barrier early
+ * starts its clock early, so how a barrier releases the ranks shows in the
+ * time of the call after it; runs that compare different MPI libraries or
+ * components therefore need the same barrier code (--sync p2p): a fan-in to
+ * each node's first rank, a dissemination barrier among those, a fan-out. */
+static void align(bench *b)
+{
+    if (sync_node == MPI_COMM_NULL) {
+        PMPI_Barrier(b->comm);
+        return;
+    }
+    char token = 0;
+    int local, n;
+    PMPI_Comm_rank(sync_node, &local);
+    PMPI_Comm_size(sync_node, &n);
+    if (local > 0) {
+        PMPI_Send(&token, 1, MPI_CHAR, 0, 0, sync_node);
+        PMPI_Recv(&token, 1, MPI_CHAR, 0, 1, sync_node, MPI_STATUS_IGNORE);
+        return;
+    }
+    for (int i = 1; i < n; i++)
+        PMPI_Recv(&token, 1, MPI_CHAR, MPI_ANY_SOURCE, 0, sync_node, MPI_STATUS_IGNORE);
+    int me, p;
+    PMPI_Comm_rank(sync_leaders, &me);
+    PMPI_Comm_size(sync_leaders, &p);
+    for (int d = 1; d < p; d <<= 1) {
+        char got;
+        PMPI_Sendrecv(&token, 1, MPI_CHAR, (me + d) % p, 0, &got, 1, MPI_CHAR, (me - d + p) % p, 0,
+                      sync_leaders, MPI_STATUS_IGNORE);
+    }
+    for (int i = 1; i < n; i++)
+        PMPI_Send(&token, 1, MPI_CHAR, i, 1, sync_node);
+}
+
 /* One iteration: align the ranks, time the one call on this rank, and check
  * the result when asked to. Returns this rank's time in seconds. */
 static double one_iteration(bench *b, enum coll c, enum variant v, int count, int check,
@@ -414,7 +482,7 @@ static double one_iteration(bench *b, enum coll c, enum variant v, int count, in
         call = b->call_id++;
         coll_prepare(b, c, count, call);
     }
-    PMPI_Barrier(b->comm);
+    align(b);
     double t0 = MPI_Wtime();
     int rc = coll_call(b, c, v, count);
     double t1 = MPI_Wtime();
@@ -546,7 +614,7 @@ static harness_cost measure_harness(bench *b, int n)
         MPI_Abort(b->comm, 2);
     }
     for (int i = 0; i < n; i++) {
-        PMPI_Barrier(b->comm);
+        align(b);
         double t0 = MPI_Wtime();
         double t1 = MPI_Wtime();
         t[i] = t1 - t0;
@@ -632,6 +700,9 @@ int main(int argc, char **argv)
     b.use_float = o.use_float;
     b.dtype = o.use_float ? MPI_FLOAT : MPI_INT;
     b.abort_on_error = o.abort_on_error;
+    if (o.sync_p2p) {
+        sync_setup(b.comm);
+    }
 
     /* The sizes of the sweep: min, min*step, ... up to max, and max itself
      * when the steps do not land on it. */
@@ -887,6 +958,7 @@ int main(int argc, char **argv)
     free(b.displs);
     free(b.byte_displs);
     free(b.types);
+    sync_free();
     MPI_Finalize();
     return total_errors != 0 ? 1 : 0;
 }

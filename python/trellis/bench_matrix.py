@@ -66,6 +66,7 @@ class Run:
     iters: int
     testbed_dir: Path | None
     map_by: str | None
+    sync: str = "p2p"  # bench/latency --sync: p2p or mpi
 
 
 def command(
@@ -88,7 +89,7 @@ def command(
     args = [
         "--colls", ",".join(run.colls), "--min", str(nbytes), "--max", str(nbytes),
         "--iters", str(run.iters), "--min-iters", str(run.iters),
-        "--check-every", "1", "--csv", str(csv_path),
+        "--check-every", "1", "--sync", run.sync, "--csv", str(csv_path),
     ]  # fmt: skip
     return [*mpirun, str(program), *args], env
 

@@ -72,6 +72,12 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     parser.add_argument("--testbed", nargs="?", const="", metavar="DIR",
                         help="run across the emulated cluster (trellis testbed up)")  # fmt: skip
     parser.add_argument("--map-by", help="mpirun's --map-by (node: round-robin over hosts)")
+    parser.add_argument(
+        "--sync", choices=("p2p", "mpi"), default="p2p",
+        help="what aligns the ranks before each timed call: the benchmark's own barrier over "
+        "point-to-point, the same in every configuration (p2p, default), or the MPI library's "
+        "MPI_Barrier, which han replaces (mpi)",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=Path("bench-results"), metavar="DIR")
     parser.set_defaults(func=run)
 
@@ -156,7 +162,9 @@ def run(args: argparse.Namespace) -> str:
     if args.reps < 1 or args.iters < 1:
         raise TrellisError("trellis bench: --reps and --iters must be at least 1", 2)
     testbed_dir = None if args.testbed is None else Path(args.testbed or "/run/trellis-testbed")
-    matrix = bench_matrix.Run(args.colls.split(","), args.iters, testbed_dir, args.map_by)
+    matrix = bench_matrix.Run(
+        args.colls.split(","), args.iters, testbed_dir, args.map_by, args.sync
+    )
     cpus = cmd_run.available_cpus()
     if max(args.np) > cpus:
         sys.stderr.write(f"trellis bench: warning: up to {max(args.np)} ranks on {cpus} cores: "
