@@ -85,6 +85,11 @@ static int copy(const trl_exec_call *c, const void *src, void *dst, size_t count
                          c->comm, MPI_STATUS_IGNORE);
 }
 
+/* Polls without progress between two drains of the rings (trl_shm_drain),
+ * and between two turns of MPI's progress engine while waiting only on
+ * shared memory. */
+enum { SHM_DRAIN_EVERY = 1024, SHM_MPI_EVERY = 64 };
+
 /* A send or receive through shared memory; *done false: not yet. */
 static int shm_step(const trl_exec_call *c, const frame *f, const trl_step *st, bool *done)
 {
@@ -150,7 +155,7 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
             if (--m->waiting[s->succ[k]] == 0)                               \
                 PUSH_READY(s->succ[k]);                                      \
     } while (0)
-    int idle = 0;
+    unsigned long idle = 0; /* polls since the last step finished */
 
     while (done < n) {
         /* Start everything that is ready; local steps finish at once and
@@ -203,7 +208,11 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
             break;
 
         int idx, flag = 1;
-        if (nshm > 0) {
+        if (nactive == 0 && nshm == 0) {
+            rc = MPI_ERR_INTERN; /* steps left, none started: a broken schedule */
+            goto fail;
+        }
+        if (c->shm && c->shm->n > 0) {
             /* Read the doorbell before looking, so a message that lands
              * after the look still ends the sleep below. */
             uint32_t bell = trl_shm_doorbell(c->shm);
@@ -226,18 +235,39 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
                 idle = 0;
                 continue;
             }
+            idle++;
+            bool sleepy = nactive == 0 && idle > (unsigned long)c->shm->spin;
+            if (idle % SHM_DRAIN_EVERY == 0 || sleepy) {
+                /* A sender may be stuck on a full ring to this rank (see
+                 * trl_shm_drain); and messages drained may be awaited. */
+                bool drained;
+                rc = trl_shm_drain(c->shm, &drained);
+                if (rc != MPI_SUCCESS)
+                    goto fail;
+                if (drained)
+                    continue;
+            }
             if (nactive == 0) {
                 /* Only shared memory to wait for: poll a while, then sleep
-                 * until a sender rings. */
-                if (idle++ < c->shm->spin) {
-                    if (c->shm->yield)
-                        sched_yield();
-                } else {
-                    trl_shm_sleep(c->shm, bell);
+                 * until a sender rings. Now and then let MPI progress too:
+                 * the program may have operations pending (an Isend whose
+                 * receiver waits for this collective's result), and MPI
+                 * only moves them while called. */
+                if (idle % SHM_MPI_EVERY == 0 || sleepy) {
+                    int any;
+                    rc = PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, c->comm, &any,
+                                     MPI_STATUS_IGNORE);
+                    if (rc != MPI_SUCCESS)
+                        goto fail;
                 }
+                if (sleepy)
+                    trl_shm_sleep(c->shm, bell);
+                else if (c->shm->yield)
+                    sched_yield();
                 continue;
             }
-            /* Both kinds pending: one look at MPI's (which progresses it). */
+            /* MPI requests pending too: one look at them (which also
+             * progresses them), then the rings again. */
             rc = PMPI_Testany((int)nactive, m->reqs, &idx, &flag, MPI_STATUS_IGNORE);
             if (rc == MPI_SUCCESS && (!flag || idx == MPI_UNDEFINED))
                 continue;
@@ -254,6 +284,7 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
         m->reqs[idx] = m->reqs[nactive];
         m->req_step[idx] = m->req_step[nactive];
         COMPLETE(i);
+        idle = 0;
     }
 #undef COMPLETE
 #undef PUSH_READY

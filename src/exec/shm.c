@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <linux/futex.h>
@@ -35,7 +36,7 @@ typedef struct {
 
 struct trl_shm_stashed {
     trl_shm_stashed *next;
-    int peer, tag;
+    int from, tag; /* the sender's node rank, the schedule tag */
     uint32_t bytes;
     char data[TRL_SHM_BYTES];
 };
@@ -71,9 +72,12 @@ void trl_shm_sleep(trl_shm *s, uint32_t seen)
 {
     header *h = head_of(s, s->me);
 #ifdef __linux__
+    /* At most a millisecond: the caller then lets MPI progress, which it
+     * owes the program's own pending operations. */
+    struct timespec limit = {0, 1000000};
     atomic_store(&h->sleeping, 1);
     /* Returns at once if the doorbell moved since `seen`: no lost wake-up. */
-    syscall(SYS_futex, &h->door, FUTEX_WAIT, seen, NULL, NULL, 0);
+    syscall(SYS_futex, &h->door, FUTEX_WAIT, seen, &limit, NULL, 0);
     atomic_store(&h->sleeping, 0);
 #else
     (void)h;
@@ -91,6 +95,9 @@ static int pack(const void *buf, int count, MPI_Datatype dtype, void *out, MPI_C
     return rc;
 }
 
+/* Schedules post every receive with the exact count of its send (the tags
+ * pair them one to one), so a size that differs is an error, not a short
+ * message. */
 static int unpack(const void *in, uint32_t bytes, void *buf, int count, MPI_Datatype dtype,
                   MPI_Comm comm)
 {
@@ -123,12 +130,13 @@ int trl_shm_send(trl_shm *s, int peer, int tag, const void *buf, int count, MPI_
     return MPI_SUCCESS;
 }
 
-/* The oldest stashed message (peer, tag), unlinked; NULL if none. */
-static trl_shm_stashed *unstash(trl_shm *s, int peer, int tag)
+/* The oldest stashed message from node rank `from` with `tag`, unlinked;
+ * NULL if none. */
+static trl_shm_stashed *unstash(trl_shm *s, int from, int tag)
 {
     trl_shm_stashed *prev = NULL;
     for (trl_shm_stashed *m = s->stash; m; prev = m, m = m->next) {
-        if (m->peer != peer || m->tag != tag)
+        if (m->from != from || m->tag != tag)
             continue;
         if (prev)
             prev->next = m->next;
@@ -141,48 +149,79 @@ static trl_shm_stashed *unstash(trl_shm *s, int peer, int tag)
     return NULL;
 }
 
+/* from's next message, or NULL when its ring is empty. */
+static slot *head(trl_shm *s, int from)
+{
+    uint32_t k = s->taken[from];
+    slot *sl = &chan(s, from, s->me)->slots[k % TRL_SHM_SLOTS];
+    return atomic_load_explicit(&sl->seq, memory_order_acquire) == k + 1 ? sl : NULL;
+}
+
+/* Done with from's head slot: free it, and wake its sender, which may be
+ * waiting for the slot. */
+static void pop(trl_shm *s, int from)
+{
+    s->taken[from]++;
+    atomic_store_explicit(&chan(s, from, s->me)->acked, s->taken[from], memory_order_release);
+    ring(s, from);
+}
+
+/* Keep from's head message for a later receive (maybe of a later call). */
+static int stash_head(trl_shm *s, int from, const slot *sl)
+{
+    trl_shm_stashed *m = malloc(sizeof *m);
+    if (!m)
+        return MPI_ERR_NO_MEM;
+    *m = (trl_shm_stashed){NULL, from, (int)sl->tag, sl->bytes, {0}};
+    memcpy(m->data, sl->data, sl->bytes);
+    if (s->stash_tail)
+        s->stash_tail->next = m;
+    else
+        s->stash = m;
+    s->stash_tail = m;
+    pop(s, from);
+    return MPI_SUCCESS;
+}
+
 int trl_shm_recv(trl_shm *s, int peer, int tag, void *buf, int count, MPI_Datatype dtype,
                  MPI_Comm comm, bool *done)
 {
-    trl_shm_stashed *m = unstash(s, peer, tag);
+    int from = s->node_of[peer];
+    trl_shm_stashed *m = unstash(s, from, tag);
     *done = m != NULL;
     if (m) {
         int rc = unpack(m->data, m->bytes, buf, count, dtype, comm);
         free(m);
         return rc;
     }
-    int from = s->node_of[peer];
-    channel *c = chan(s, from, s->me);
-    for (;;) {
-        uint32_t k = s->taken[from];
-        slot *sl = &c->slots[k % TRL_SHM_SLOTS];
-        if (atomic_load_explicit(&sl->seq, memory_order_acquire) != k + 1)
-            return MPI_SUCCESS;
-        int rc = MPI_SUCCESS;
-        bool found = sl->tag == (uint32_t)tag;
-        if (found) {
-            rc = unpack(sl->data, sl->bytes, buf, count, dtype, comm);
-        } else {
-            /* Another receive's message, maybe of a later call: keep it. */
-            m = malloc(sizeof *m);
-            if (!m)
-                return MPI_ERR_NO_MEM;
-            *m = (trl_shm_stashed){NULL, peer, (int)sl->tag, sl->bytes, {0}};
-            memcpy(m->data, sl->data, sl->bytes);
-            if (s->stash_tail)
-                s->stash_tail->next = m;
-            else
-                s->stash = m;
-            s->stash_tail = m;
-        }
-        s->taken[from] = k + 1;
-        atomic_store_explicit(&c->acked, k + 1, memory_order_release);
-        ring(s, from); /* its sender may wait for this slot */
-        if (found) {
+    for (slot *sl; (sl = head(s, from));) {
+        if (sl->tag == (uint32_t)tag) {
+            int rc = unpack(sl->data, sl->bytes, buf, count, dtype, comm);
+            pop(s, from);
             *done = true;
             return rc;
         }
+        int rc = stash_head(s, from, sl);
+        if (rc != MPI_SUCCESS)
+            return rc;
     }
+    return MPI_SUCCESS;
+}
+
+int trl_shm_drain(trl_shm *s, bool *moved)
+{
+    *moved = false;
+    for (int from = 0; from < s->n; from++) {
+        if (from == s->me)
+            continue;
+        for (slot *sl; (sl = head(s, from));) {
+            int rc = stash_head(s, from, sl);
+            if (rc != MPI_SUCCESS)
+                return rc;
+            *moved = true;
+        }
+    }
+    return MPI_SUCCESS;
 }
 
 /* Polls before a waiting rank sleeps. Measured on the emulated cluster
@@ -195,6 +234,23 @@ static int spin_polls(void)
     if (env && *env)
         return atoi(env) < 0 ? 0 : atoi(env);
     return 1 << 16;
+}
+
+/* Whether waiting ranks must give their core away between polls: when this
+ * node has more of the communicator's ranks than cores, or when Open MPI
+ * was told ranks share cores (mpi_yield_when_idle, which mpirun passes on
+ * as OMPI_MCA_mpi_yield_when_idle): the node's own count misses other
+ * jobs, and the emulated hosts of trellis testbed, which all share this
+ * machine's cores. A rank that polls without yielding there holds its core
+ * for a whole time slice, milliseconds, while the ranks it waits for
+ * cannot run. */
+static bool cores_shared(int node_ranks)
+{
+    const char *mpi = getenv("OMPI_MCA_mpi_yield_when_idle");
+    if (mpi && *mpi && strcmp(mpi, "0") != 0 && strcmp(mpi, "false") != 0)
+        return true;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 && node_ranks > cores;
 }
 
 void trl_shm_attach(trl_shm *s, MPI_Comm comm)
@@ -250,9 +306,7 @@ void trl_shm_attach(trl_shm *s, MPI_Comm comm)
         s->n = n;
         s->me = me;
         s->spin = spin_polls();
-        /* More ranks than cores: each poll gives the core away. */
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        s->yield = cores > 0 && n > cores;
+        s->yield = cores_shared(n);
     }
     free(all);
     PMPI_Comm_free(&node);

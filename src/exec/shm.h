@@ -70,8 +70,15 @@ int trl_shm_send(trl_shm *s, int peer, int tag, const void *buf, int count, MPI_
 int trl_shm_recv(trl_shm *s, int peer, int tag, void *buf, int count, MPI_Datatype dtype,
                  MPI_Comm comm, bool *done);
 
+/* Move every message waiting in this rank's rings into the stash. A rank
+ * that waits long does this now and then: a sender facing a full ring may
+ * be what it waits for, through a third rank, and only the receiver can
+ * free the ring (MPI's eager sends never block; these could). */
+int trl_shm_drain(trl_shm *s, bool *moved);
+
 /* Sleeping: read the doorbell, look for work, and if there was none, sleep
- * until the doorbell moves (any message to this rank, or a slot freed). */
+ * until the doorbell moves (any message to this rank, or a slot freed), or
+ * at most a millisecond. */
 uint32_t trl_shm_doorbell(const trl_shm *s);
 void trl_shm_sleep(trl_shm *s, uint32_t seen);
 

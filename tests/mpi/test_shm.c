@@ -1,9 +1,10 @@
 /* The shared-memory transport (src/exec/shm.c) on its own, under real
  * mpirun: matching by tag whatever the order, the stash keeping arrival
- * order across calls, a full ring, packing of a non-contiguous type, a
- * size mismatch, a sleeping receiver woken by its sender, a communicator
- * with reordered ranks, and TRELLIS_SHM=0. Needs 2 or more ranks on one
- * node; ranks 0 and 1 do the exchanges, the others check they are mapped.
+ * order across calls, a full ring and a drain that frees it, packing of a
+ * non-contiguous type, a size mismatch, a sleeping receiver woken by its
+ * sender, a communicator with reordered ranks, and TRELLIS_SHM=0. Needs 2
+ * or more ranks on one node; two ranks do the exchanges, the others check
+ * that they are mapped.
  * Prints "test_shm: N checks, F failed" and exits non-zero on a failure. */
 #include <mpi.h>
 #include <stdio.h>
@@ -119,6 +120,29 @@ static void full_ring(trl_shm *s, MPI_Comm comm, int me, int peer)
     PMPI_Barrier(comm);
 }
 
+static void drain_frees_the_ring(trl_shm *s, MPI_Comm comm, int me, int peer)
+{
+    /* The receiver empties a full ring into its stash without receiving;
+     * the sender can go on, and every message still arrives in order. */
+    if (me == 0)
+        for (int k = 0; k < TRL_SHM_SLOTS; k++)
+            send_int(s, peer, k, 10 + k, comm);
+    PMPI_Barrier(comm);
+    if (me == 1) {
+        bool moved = false;
+        CHECK(trl_shm_drain(s, &moved) == MPI_SUCCESS && moved, "drain moved the ring");
+        CHECK(trl_shm_drain(s, &moved) == MPI_SUCCESS && !moved, "a second drain finds none");
+    }
+    PMPI_Barrier(comm);
+    if (me == 0) {
+        send_int(s, peer, TRL_SHM_SLOTS, 10 + TRL_SHM_SLOTS, comm);
+    } else if (me == 1) {
+        for (int k = TRL_SHM_SLOTS; k >= 0; k--)
+            CHECK(recv_int(s, peer, k, comm) == 10 + k, "tag %d after a drain", k);
+    }
+    PMPI_Barrier(comm);
+}
+
 static void vector_type(trl_shm *s, MPI_Comm comm, int me, int peer)
 {
     /* Every other int of 2n, packed on the way, unpacked into the gaps. */
@@ -195,6 +219,7 @@ static void run_all(MPI_Comm comm, int first, int second)
         out_of_order(&s, comm, me, peer);
         same_tag_two_calls(&s, comm, me, peer);
         full_ring(&s, comm, me, peer);
+        drain_frees_the_ring(&s, comm, me, peer);
         vector_type(&s, comm, me, peer);
         size_mismatch(&s, comm, me, peer);
         sleeper_woken(&s, comm, me, peer);
