@@ -66,7 +66,7 @@ class Run:
     iters: int
     testbed_dir: Path | None
     map_by: str | None
-    sync: str = "p2p"  # bench/latency --sync: p2p or mpi
+    sync: str  # bench/latency --sync: p2p or mpi
 
 
 def command(

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "exec/shm.h"
+#include "exec/comm_ranks.h"
 
 #include <limits.h>
 #include <sched.h>
@@ -270,8 +271,8 @@ void trl_shm_attach(trl_shm *s, MPI_Comm comm)
     s->node_of = malloc((size_t)size * sizeof *s->node_of);
     s->sent = calloc((size_t)n, sizeof *s->sent);
     s->taken = calloc((size_t)n, sizeof *s->taken);
-    int *all = malloc((size_t)size * sizeof *all);
-    want = want && s->node_of && s->sent && s->taken && all;
+    want = want && s->node_of && s->sent && s->taken &&
+           trl_comm_ranks_in(comm, node, s->node_of);
     int agreed = 0;
     PMPI_Allreduce(&want, &agreed, 1, MPI_INT, MPI_MIN, node);
     size_t bytes = (size_t)n * sizeof(header) + (size_t)n * (size_t)n * sizeof(channel);
@@ -292,23 +293,14 @@ void trl_shm_attach(trl_shm *s, MPI_Comm comm)
     if (agreed)
         PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, node);
     if (all_ok) {
-        MPI_Group g_comm, g_node;
-        PMPI_Comm_group(comm, &g_comm);
-        PMPI_Comm_group(node, &g_node);
-        for (int i = 0; i < size; i++)
-            all[i] = i;
-        PMPI_Group_translate_ranks(g_comm, size, all, g_node, s->node_of);
         for (int i = 0; i < size; i++)
             if (s->node_of[i] == MPI_UNDEFINED)
                 s->node_of[i] = -1;
-        PMPI_Group_free(&g_comm);
-        PMPI_Group_free(&g_node);
         s->n = n;
         s->me = me;
         s->spin = spin_polls();
         s->yield = cores_shared(n);
     }
-    free(all);
     PMPI_Comm_free(&node);
     if (!all_ok)
         trl_shm_detach(s);

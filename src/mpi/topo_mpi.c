@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "core/status.h"
+#include "exec/comm_ranks.h"
 
 #ifdef TRELLIS_HAVE_HWLOC
 #include <hwloc.h>
@@ -138,27 +139,17 @@ int trl_topo_for_comm(const trl_topo *world, MPI_Comm comm, trl_topo *out)
 {
     int n;
     PMPI_Comm_size(comm, &n);
-    int *ranks = malloc((size_t)n * sizeof *ranks), *in_world = malloc((size_t)n * sizeof *in_world);
-    if (!ranks || !in_world) {
-        free(ranks);
+    int *in_world = malloc((size_t)n * sizeof *in_world);
+    if (!in_world || !trl_comm_ranks_in(comm, MPI_COMM_WORLD, in_world)) {
         free(in_world);
         return TRL_ERR_NOMEM;
     }
-    for (int i = 0; i < n; i++)
-        ranks[i] = i;
-    MPI_Group group, world_group;
-    PMPI_Comm_group(comm, &group);
-    PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
-    PMPI_Group_translate_ranks(group, n, ranks, world_group, in_world);
-    PMPI_Group_free(&group);
-    PMPI_Group_free(&world_group);
     int rc = TRL_OK;
     for (int i = 0; i < n && rc == TRL_OK; i++)
         if (in_world[i] == MPI_UNDEFINED) /* a process from another world (spawned) */
             rc = TRL_ERR_UNSUPPORTED;
     if (rc == TRL_OK)
         rc = trl_topo_subset(world, in_world, n, out);
-    free(ranks);
     free(in_world);
     return rc;
 }

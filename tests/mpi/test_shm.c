@@ -27,23 +27,6 @@ static int checks, failed, rank;
         }                                                    \
     } while (0)
 
-/* Receive (peer, tag), polling; fails the test instead of hanging. */
-static int recv_int(trl_shm *s, int peer, int tag, MPI_Comm comm)
-{
-    int v = -1;
-    for (long i = 0; i < 100000000L; i++) {
-        bool done;
-        int rc = trl_shm_recv(s, peer, tag, &v, 1, MPI_INT, comm, &done);
-        CHECK(rc == MPI_SUCCESS, "recv tag %d returned %d", tag, rc);
-        if (rc != MPI_SUCCESS)
-            return -1;
-        if (done)
-            return v;
-    }
-    CHECK(0, "recv tag %d never arrived", tag);
-    return -1;
-}
-
 /* 1 sent, 0 the ring is full, -1 an error. */
 static int try_send(trl_shm *s, int peer, int tag, const void *buf, int count, MPI_Datatype t,
                     MPI_Comm comm)
@@ -53,15 +36,27 @@ static int try_send(trl_shm *s, int peer, int tag, const void *buf, int count, M
     return rc != MPI_SUCCESS ? -1 : done;
 }
 
-/* The MPI error code of a receive that polls until it is done. */
+/* Receive (peer, tag), polling: the MPI error code. A message that never
+ * comes fails the test instead of hanging it. */
 static int recv_until(trl_shm *s, int peer, int tag, void *buf, int count, MPI_Datatype t,
                       MPI_Comm comm)
 {
-    bool done = false;
-    int rc = MPI_SUCCESS;
-    while (rc == MPI_SUCCESS && !done)
-        rc = trl_shm_recv(s, peer, tag, buf, count, t, comm, &done);
-    return rc;
+    for (long i = 0; i < 100000000L; i++) {
+        bool done;
+        int rc = trl_shm_recv(s, peer, tag, buf, count, t, comm, &done);
+        if (rc != MPI_SUCCESS || done)
+            return rc;
+    }
+    CHECK(0, "recv tag %d never arrived", tag);
+    return MPI_ERR_PENDING;
+}
+
+static int recv_int(trl_shm *s, int peer, int tag, MPI_Comm comm)
+{
+    int v = -1;
+    int rc = recv_until(s, peer, tag, &v, 1, MPI_INT, comm);
+    CHECK(rc == MPI_SUCCESS, "recv tag %d returned %d", tag, rc);
+    return rc == MPI_SUCCESS ? v : -1;
 }
 
 static void send_int(trl_shm *s, int peer, int tag, int v, MPI_Comm comm)
