@@ -526,7 +526,12 @@ static int print_schedules(const explain_opts *o, const trl_choice *ch, trl_coll
             json_string(out, goal ? goal : "");
             fputs(", \"steps\": ", out);
             json_string(out, steps ? steps : "");
-            fputc('}', out);
+            fputs(", \"phases\": [", out); /* each step's phase */
+            for (size_t i = 0; i < s.nsteps; i++) {
+                fputs(i ? ", " : "", out);
+                json_string(out, trl_sched_phase_name(&s, s.steps[i].phase));
+            }
+            fputs("]}", out);
             free(goal);
             free(steps);
             if (!g || !t) {

@@ -158,6 +158,14 @@ typedef struct {
  * their own count, so builders read counts[rank] there unless the
  * algorithm has TRL_NEEDS_ALL_COUNTS, in which case the runtime exchanges
  * the counts first and every rank's counts[] is complete. */
+/* Work shared by the builds of every rank of one call shape (the groups of
+ * a hierarchy), for tools that build many ranks' schedules (explain,
+ * simulate): set trl_coll_args.memo, and keep the layout it points at
+ * alive and unchanged while the memo lives. One thread at a time. */
+typedef struct trl_build_memo trl_build_memo;
+trl_build_memo *trl_build_memo_new(void);
+void trl_build_memo_free(trl_build_memo *memo);
+
 typedef struct {
     trl_coll coll;
     int rank, size, root;
@@ -179,6 +187,7 @@ typedef struct {
      * NULL: unknown, all on one host. Read by the hierarchical algorithms
      * and the tree files (which apply in MPI_COMM_WORLD's order only). */
     const struct trl_topo *topo;
+    trl_build_memo *memo; /* NULL (the runtime), or see trl_build_memo */
 } trl_coll_args;
 
 /* Whether every rank of a call knows the same "bytes" for the rules: not

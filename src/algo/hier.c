@@ -1,6 +1,8 @@
 #include "algo/hier.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,51 +44,89 @@ static uint64_t domain(const trl_topo *t, trl_level_kind kind, int rank)
     }
 }
 
-/* One level: sort the ranks taking part (part[0..n)) into groups, keep
- * this rank's, and leave the leaders in part[] for the next level. */
-static int one_level(trl_hier *h, const trl_coll_args *a, int level, int root, int *part, int *n)
+/* Every rank's groups at every level of one call shape: what each rank's
+ * trl_hier_init reads its own groups from. Tools that build every rank's
+ * schedule keep it in a trl_build_memo, so it is computed once per call
+ * shape instead of once per rank (49,152 ranks would sort 49,152 members
+ * 49,152 times). */
+typedef struct hier_plan {
+    const trl_topo *topo; /* the key: the call's layout, size, root, levels= */
+    int size, root;
+    long long levels;
+    int nlevels;
+    struct {
+        int *group_of; /* per rank: its group at this level, -1 if not taking part */
+        int ngroups;
+        int *first;    /* group g's members: member[first[g] .. first[g+1]), in rank order */
+        int *member;
+        int *leader;   /* per group: index of its leader among its members */
+    } level[TRL_LEVEL_COUNT];
+    struct hier_plan *next; /* in a memo */
+} hier_plan;
+
+struct trl_build_memo {
+    hier_plan *plans;
+};
+
+static void plan_free(hier_plan *p)
 {
-    trl_level_kind kind = h->levels.kind[level];
-    member *m = malloc((size_t)*n * sizeof *m);
-    if (!m)
+    for (int i = 0; i < TRL_LEVEL_COUNT; i++) {
+        free(p->level[i].group_of);
+        free(p->level[i].first);
+        free(p->level[i].member);
+        free(p->level[i].leader);
+    }
+    free(p);
+}
+
+/* One level: sort the ranks taking part (part[0..n)) into groups, record
+ * them all, and leave the leaders in part[] for the next level. */
+static int plan_level(hier_plan *p, const trl_levels *lv, int level, int *part, int *n)
+{
+    const trl_topo *t = p->topo;
+    trl_level_kind kind = lv->kind[level];
+    member *m = malloc((size_t)(*n ? *n : 1) * sizeof *m);
+    int *group_of = malloc((size_t)p->size * sizeof *group_of);
+    int *first = malloc(((size_t)*n + 1) * sizeof *first);
+    int *mem = malloc((size_t)(*n ? *n : 1) * sizeof *mem);
+    int *leader = malloc((size_t)(*n ? *n : 1) * sizeof *leader);
+    p->level[level].group_of = group_of;
+    p->level[level].first = first;
+    p->level[level].member = mem;
+    p->level[level].leader = leader;
+    if (!m || !group_of || !first || !mem || !leader) {
+        free(m);
         return TRL_ERR_NOMEM;
+    }
+    for (int r = 0; r < p->size; r++)
+        group_of[r] = -1;
     for (int i = 0; i < *n; i++)
-        m[i] = (member){domain(a->topo, kind, part[i]), part[i]};
+        m[i] = (member){domain(t, kind, part[i]), part[i]};
     if (kind == TRL_LEVEL_GROUP) {
         /* Runs of K within a host: part[] is in rank order, so a stable
          * sort by host keeps each host's ranks in order. */
         qsort(m, (size_t)*n, sizeof *m, by_key_then_rank);
         for (int i = 0, pos = 0; i < *n; i++) {
             pos = i > 0 && (m[i].key >> 42) == (m[i - 1].key >> 42) ? pos + 1 : 0;
-            m[i].key = (m[i].key >> 42) << 42 | (uint64_t)(pos / h->levels.group);
+            m[i].key = (m[i].key >> 42) << 42 | (uint64_t)(pos / lv->group);
         }
     }
     qsort(m, (size_t)*n, sizeof *m, by_key_then_rank);
-    int leaders = 0, rc = TRL_OK;
+    int leaders = 0;
     for (int lo = 0, hi; lo < *n; lo = hi) {
-        int lead = lo, mine = -1;
+        int lead = lo;
         for (hi = lo; hi < *n && m[hi].key == m[lo].key; hi++) {
-            if (m[hi].rank == root)
+            if (m[hi].rank == p->root)
                 lead = hi;
-            if (m[hi].rank == a->rank)
-                mine = hi;
+            group_of[m[hi].rank] = leaders;
+            mem[hi] = m[hi].rank;
         }
+        first[leaders] = lo;
+        leader[leaders] = lead - lo;
         part[leaders++] = m[lead].rank;
-        if (mine < 0)
-            continue;
-        trl_hier_group *g = &h->group[level];
-        g->n = hi - lo;
-        g->ranks = malloc((size_t)g->n * sizeof *g->ranks);
-        if (!g->ranks) {
-            rc = TRL_ERR_NOMEM;
-            break;
-        }
-        for (int i = 0; i < g->n; i++)
-            g->ranks[i] = m[lo + i].rank;
-        g->leader = lead - lo;
-        g->me = mine - lo;
-        h->active = level + 1;
     }
+    first[leaders] = *n;
+    p->level[level].ngroups = leaders;
     free(m);
     /* Leaders in rank order: the next level groups them the same way. */
     for (int i = 1; i < leaders; i++)
@@ -96,25 +136,93 @@ static int one_level(trl_hier *h, const trl_coll_args *a, int level, int root, i
             part[j - 1] = x;
         }
     *n = leaders;
-    return rc;
+    return TRL_OK;
+}
+
+static int plan_new(const trl_coll_args *a, int root, long long levels, hier_plan **out)
+{
+    hier_plan *p = calloc(1, sizeof *p);
+    int n = a->size, *part = malloc((size_t)n * sizeof *part);
+    if (!p || !part) {
+        free(p);
+        free(part);
+        return TRL_ERR_NOMEM;
+    }
+    *p = (hier_plan){.topo = a->topo, .size = a->size, .root = root, .levels = levels};
+    trl_levels lv;
+    trl_levels_decode(levels, &lv);
+    p->nlevels = lv.n;
+    for (int i = 0; i < n; i++)
+        part[i] = i;
+    int rc = TRL_OK;
+    for (int level = 0; level < lv.n && rc == TRL_OK; level++)
+        rc = plan_level(p, &lv, level, part, &n);
+    free(part);
+    if (rc) {
+        plan_free(p);
+        return rc;
+    }
+    *out = p;
+    return TRL_OK;
+}
+
+trl_build_memo *trl_build_memo_new(void)
+{
+    return calloc(1, sizeof(trl_build_memo));
+}
+
+void trl_build_memo_free(trl_build_memo *memo)
+{
+    if (!memo)
+        return;
+    while (memo->plans) {
+        hier_plan *next = memo->plans->next;
+        plan_free(memo->plans);
+        memo->plans = next;
+    }
+    free(memo);
 }
 
 int trl_hier_init(trl_hier *h, const trl_coll_args *a, int root)
 {
     memset(h, 0, sizeof *h);
-    trl_levels_decode(trl_param_int(a, "levels"), &h->levels);
-    int n = a->size, *part = malloc((size_t)n * sizeof *part);
-    if (!part)
-        return TRL_ERR_NOMEM;
-    for (int i = 0; i < n; i++)
-        part[i] = i;
-    int rc = TRL_OK;
-    for (int level = 0; level < h->levels.n && rc == TRL_OK; level++) {
-        if (h->active < level) /* this rank stopped at an earlier level */
+    long long levels = trl_param_int(a, "levels");
+    trl_levels_decode(levels, &h->levels);
+    hier_plan *p = NULL;
+    for (p = a->memo ? a->memo->plans : NULL; p; p = p->next)
+        if (p->topo == a->topo && p->size == a->size && p->root == root && p->levels == levels)
             break;
-        rc = one_level(h, a, level, root, part, &n);
+    bool owned = !p;
+    int rc = p ? TRL_OK : plan_new(a, root, levels, &p);
+    if (rc)
+        return rc;
+    if (owned && a->memo) {
+        p->next = a->memo->plans;
+        a->memo->plans = p;
+        owned = false;
     }
-    free(part);
+    for (int level = 0; level < p->nlevels; level++) {
+        int g = p->level[level].group_of[a->rank];
+        if (g < 0) /* this rank stopped at an earlier level */
+            break;
+        const int *mem = p->level[level].member + p->level[level].first[g];
+        trl_hier_group *mine = &h->group[level];
+        mine->level = h->levels.kind[level];
+        mine->n = p->level[level].first[g + 1] - p->level[level].first[g];
+        mine->leader = p->level[level].leader[g];
+        mine->ranks = malloc((size_t)mine->n * sizeof *mine->ranks);
+        if (!mine->ranks) {
+            rc = TRL_ERR_NOMEM;
+            break;
+        }
+        memcpy(mine->ranks, mem, (size_t)mine->n * sizeof *mem);
+        for (int i = 0; i < mine->n; i++)
+            if (mem[i] == a->rank)
+                mine->me = i;
+        h->active = level + 1;
+    }
+    if (owned)
+        plan_free(p);
     if (rc)
         trl_hier_free(h);
     return rc;
@@ -152,6 +260,11 @@ int trl_hier_run(const trl_coll_args *a, trl_sched *s, const trl_hier_group *g, 
     args.params = &view;
     args.algo = algo;
     args.topo = NULL; /* a group's own ranks; the levels did the placing */
+    args.memo = NULL; /* its plans are for the whole communicator's layout */
+    /* The level's phase ("host reduce"); the group's own phases go under it. */
+    char phase[64];
+    snprintf(phase, sizeof phase, "%s %s", trl_level_name(g->level), trl_coll_name(coll));
+    trl_sched_phase(s, phase);
     trl_sched sub;
     rc = trl_algo_unusable(algo, &args) ? TRL_ERR_UNSUPPORTED : trl_sched_init(&sub, g->me, g->n);
     if (rc == TRL_OK) {

@@ -16,6 +16,7 @@
 #include "algo/algo.h"
 
 typedef struct {
+    trl_level_kind level;
     int n;      /* members */
     int *ranks; /* their communicator ranks, in rank order */
     int leader; /* index in ranks */
@@ -29,7 +30,9 @@ typedef struct {
 } trl_hier;
 
 /* This rank's groups, from the rule's levels= and the call's topology
- * (a->topo; NULL: one host, sockets unknown). Free with trl_hier_free. */
+ * (a->topo; NULL: one host, sockets unknown). Every rank's groups are
+ * worked out together, once per call shape where a->memo keeps them. Free
+ * with trl_hier_free. */
 int trl_hier_init(trl_hier *h, const trl_coll_args *a, int root);
 void trl_hier_free(trl_hier *h);
 
@@ -41,7 +44,9 @@ const trl_algo *trl_hier_level_algo(const trl_coll_args *a, const trl_hier *h, i
 /* Run `algo` (of collective coll) over group g as part of s: its SEND and
  * RECV are `send` and `recv` of s, its root the group's leader, count
  * elements; then a fence, so the next level starts after this rank's part
- * of this one. params are passed on by name to `algo`'s own. */
+ * of this one. params are passed on by name to `algo`'s own. Its steps are
+ * in the phase "<level> <collective>" ("host reduce"), and its own phases
+ * under that ("world allreduce/reduce-scatter"). */
 int trl_hier_run(const trl_coll_args *a, trl_sched *s, const trl_hier_group *g, trl_coll coll,
                  const trl_algo *algo, const trl_params *params, trl_ref send, trl_ref recv,
                  bool in_place);

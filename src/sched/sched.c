@@ -1,5 +1,6 @@
 #include "sched/sched.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,12 +12,16 @@ int trl_sched_init(trl_sched *s, int rank, int size)
     s->rank = rank;
     s->size = size;
     s->fence = -1;
-    s->send_seq = calloc((size_t)size, sizeof(int));
-    s->recv_seq = calloc((size_t)size, sizeof(int));
-    if (!s->send_seq || !s->recv_seq) {
+    /* The unnamed phase: index 0, so zeroed steps are in it. */
+    s->phase_names = malloc(4 * sizeof *s->phase_names);
+    if (s->phase_names)
+        s->phase_names[0] = strdup("");
+    if (!s->phase_names || !s->phase_names[0]) {
         trl_sched_free(s);
         return TRL_ERR_NOMEM;
     }
+    s->nphases = 1;
+    s->cap_phases = 4;
     return TRL_OK;
 }
 
@@ -27,8 +32,10 @@ void trl_sched_free(trl_sched *s)
     free(s->succ_first);
     free(s->succ);
     free(s->roots);
-    free(s->send_seq);
-    free(s->recv_seq);
+    free(s->seq);
+    for (size_t i = 0; s->phase_names && i < s->nphases; i++)
+        free(s->phase_names[i]);
+    free(s->phase_names);
     memset(s, 0, sizeof *s);
 }
 
@@ -70,6 +77,7 @@ static int add(trl_sched *s, trl_step step, const int *deps, int ndeps)
              sizeof *s->deps))
         return fail(s, TRL_ERR_NOMEM);
     int id = (int)s->nsteps;
+    step.phase = s->phase;
     step.dep_first = (uint32_t)s->ndeps;
     step.ndeps = 0;
     if (s->fence >= 0) {
@@ -95,24 +103,65 @@ static int check_peer(trl_sched *s, int peer)
     return TRL_OK;
 }
 
+/* The tag counters of one peer, found or added. Keyed by peer in a table
+ * that stays at most half full, so building one rank's schedule costs
+ * nothing per rank of the communicator (simulate builds a million). */
+static trl_sched_seq *seq_of(trl_sched *s, int peer)
+{
+    if (2 * (s->seq_n + 1) > s->seq_cap) {
+        size_t cap = s->seq_cap ? 2 * s->seq_cap : 16;
+        trl_sched_seq *t = malloc(cap * sizeof *t);
+        if (!t)
+            return NULL;
+        for (size_t i = 0; i < cap; i++)
+            t[i].peer = -1;
+        for (size_t i = 0; i < s->seq_cap; i++) {
+            if (s->seq[i].peer < 0)
+                continue;
+            size_t j = (size_t)s->seq[i].peer & (cap - 1);
+            while (t[j].peer >= 0)
+                j = (j + 1) & (cap - 1);
+            t[j] = s->seq[i];
+        }
+        free(s->seq);
+        s->seq = t;
+        s->seq_cap = cap;
+    }
+    size_t j = (size_t)peer & (s->seq_cap - 1);
+    while (s->seq[j].peer >= 0 && s->seq[j].peer != peer)
+        j = (j + 1) & (s->seq_cap - 1);
+    if (s->seq[j].peer < 0) {
+        s->seq[j] = (trl_sched_seq){peer, 0, 0};
+        s->seq_n++;
+    }
+    return &s->seq[j];
+}
+
+static int message(trl_sched *s, trl_step st, const int *deps, int ndeps)
+{
+    if (s->status != TRL_OK)
+        return s->status;
+    if (check_peer(s, st.peer))
+        return s->status;
+    trl_sched_seq *q = seq_of(s, st.peer);
+    if (!q)
+        return fail(s, TRL_ERR_NOMEM);
+    st.tag = st.kind == TRL_STEP_SEND ? q->sends++ : q->recvs++;
+    return add(s, st, deps, ndeps);
+}
+
 int trl_sched_send(trl_sched *s, int peer, trl_ref src, size_t count,
                    const int *deps, int ndeps)
 {
-    if (check_peer(s, peer))
-        return s->status;
-    trl_step st = {.kind = TRL_STEP_SEND, .peer = peer, .a = src, .count = count};
-    st.tag = s->send_seq[peer]++;
-    return add(s, st, deps, ndeps);
+    return message(s, (trl_step){.kind = TRL_STEP_SEND, .peer = peer, .a = src, .count = count},
+                   deps, ndeps);
 }
 
 int trl_sched_recv(trl_sched *s, int peer, trl_ref dst, size_t count,
                    const int *deps, int ndeps)
 {
-    if (check_peer(s, peer))
-        return s->status;
-    trl_step st = {.kind = TRL_STEP_RECV, .peer = peer, .b = dst, .count = count};
-    st.tag = s->recv_seq[peer]++;
-    return add(s, st, deps, ndeps);
+    return message(s, (trl_step){.kind = TRL_STEP_RECV, .peer = peer, .b = dst, .count = count},
+                   deps, ndeps);
 }
 
 int trl_sched_copy(trl_sched *s, trl_ref src, trl_ref dst, size_t count,
@@ -152,6 +201,76 @@ int trl_sched_fence(trl_sched *s)
     return id;
 }
 
+/* The index of `name` written under phase `outer` ("outer/name"; an
+ * empty name is `outer` itself), added to the table if new. */
+static int phase_index(trl_sched *s, uint16_t outer, const char *name)
+{
+    if (s->status != TRL_OK)
+        return s->status;
+    const char *prefix = s->phase_names[outer];
+    size_t lp = strlen(prefix), ln = strlen(name);
+    if (ln == 0)
+        return outer;
+    char *full = malloc(lp + ln + 2);
+    if (!full)
+        return fail(s, TRL_ERR_NOMEM);
+    if (lp) {
+        memcpy(full, prefix, lp);
+        full[lp++] = '/';
+    }
+    memcpy(full + lp, name, ln + 1);
+    for (uint16_t i = 0; i < s->nphases; i++)
+        if (!strcmp(s->phase_names[i], full)) {
+            free(full);
+            return i;
+        }
+    if (s->nphases == UINT16_MAX) {
+        free(full);
+        return fail(s, TRL_ERR_INVALID);
+    }
+    if (s->nphases == s->cap_phases) {
+        unsigned cap = 2u * s->cap_phases;
+        char **names = realloc(s->phase_names, (cap > UINT16_MAX ? UINT16_MAX : cap) * sizeof *names);
+        if (!names) {
+            free(full);
+            return fail(s, TRL_ERR_NOMEM);
+        }
+        s->phase_names = names;
+        s->cap_phases = (uint16_t)(cap > UINT16_MAX ? UINT16_MAX : cap);
+    }
+    s->phase_names[s->nphases] = full;
+    return s->nphases++;
+}
+
+int trl_sched_phase(trl_sched *s, const char *name)
+{
+    int i = phase_index(s, s->phase_scope, name);
+    if (i >= 0)
+        s->phase = (uint16_t)i;
+    return i;
+}
+
+int trl_sched_phase_enter(trl_sched *s, const char *name)
+{
+    int outer = s->phase_scope, i = trl_sched_phase(s, name);
+    if (i < 0)
+        return i;
+    s->phase_scope = (uint16_t)i;
+    return outer;
+}
+
+void trl_sched_phase_leave(trl_sched *s, int outer)
+{
+    if (outer < 0 || outer >= s->nphases)
+        return;
+    s->phase_scope = s->phase = (uint16_t)outer;
+}
+
+const char *trl_sched_phase_name(const trl_sched *s, int phase)
+{
+    return phase >= 0 && phase < s->nphases ? s->phase_names[phase] : "";
+}
+
 static trl_ref translate(trl_ref r, const trl_sched_map *m, size_t scratch)
 {
     trl_ref base = r.buf == TRL_BUF_SEND   ? m->send
@@ -167,10 +286,20 @@ int trl_sched_append(trl_sched *s, const trl_sched *sub, const trl_sched_map *m)
     size_t scratch = trl_sched_scratch(s, sub->scratch);
     int base = (int)s->nsteps;
     int *deps = malloc((sub->ndeps ? sub->ndeps : 1) * sizeof *deps);
-    if (!deps)
+    uint16_t *phase = malloc(sub->nphases * sizeof *phase), current = s->phase;
+    if (!deps || !phase) {
+        free(deps);
+        free(phase);
         return fail(s, TRL_ERR_NOMEM);
+    }
+    /* sub's phases, written under the current phase of s. */
+    for (uint16_t j = 0; j < sub->nphases; j++) {
+        int k = phase_index(s, current, sub->phase_names[j]);
+        phase[j] = k >= 0 ? (uint16_t)k : 0;
+    }
     for (size_t i = 0; i < sub->nsteps && s->status == TRL_OK; i++) {
         const trl_step *st = &sub->steps[i];
+        s->phase = phase[st->phase];
         /* A sub step's own fence is among its listed dependencies. */
         int n = 0;
         for (uint32_t d = 0; d < st->ndeps; d++)
@@ -194,15 +323,17 @@ int trl_sched_append(trl_sched *s, const trl_sched *sub, const trl_sched_map *m)
             break;
         }
     }
+    s->phase = current;
     free(deps);
+    free(phase);
     return s->status;
 }
 
 int trl_sched_finish(trl_sched *s)
 {
-    free(s->send_seq);
-    free(s->recv_seq);
-    s->send_seq = s->recv_seq = NULL;
+    free(s->seq);
+    s->seq = NULL;
+    s->seq_cap = s->seq_n = 0;
     if (s->status != TRL_OK)
         return s->status;
 
@@ -275,6 +406,9 @@ void trl_sched_print_steps(const trl_sched *s, FILE *out)
     fprintf(out, "rank %d: %zu steps, scratch %zu elements\n", s->rank, s->nsteps, s->scratch);
     for (size_t i = 0; i < s->nsteps; i++) {
         const trl_step *st = &s->steps[i];
+        bool changed = i == 0 ? st->phase != 0 : s->steps[i - 1].phase != st->phase;
+        if (changed)
+            fprintf(out, "  phase %s:\n", st->phase ? trl_sched_phase_name(s, st->phase) : "(none)");
         fprintf(out, "  l%zu: %-6s", i + 1, names[st->kind]);
         if (st->kind == TRL_STEP_SEND)
             fprintf(out, " %s+%zu to %d", kind_name(st->a.buf), st->a.off, st->peer);

@@ -53,10 +53,16 @@ typedef struct {
     trl_step_kind kind;
     int peer; /* send, recv */
     int tag;  /* send, recv: assigned by the schedule */
+    uint16_t phase; /* index into the schedule's phase names (0: unnamed) */
     trl_ref a, b;
     size_t count;
     uint32_t dep_first, ndeps; /* slice of trl_sched.deps */
 } trl_step;
+
+typedef struct {
+    int peer; /* -1: a free slot */
+    int sends, recvs;
+} trl_sched_seq;
 
 typedef struct {
     int rank, size;
@@ -78,8 +84,16 @@ typedef struct {
     int fence;
     size_t fence_from;
 
-    /* Build-time tag counters, one pair per peer; freed by finish. */
-    int *send_seq, *recv_seq;
+    /* Phases (see trl_sched_phase): names[0] is "", the unnamed phase. */
+    char **phase_names;
+    uint16_t nphases, cap_phases;
+    uint16_t phase;       /* of the next step added */
+    uint16_t phase_scope; /* names are written under it: "scope/name" */
+
+    /* Build-time tag counters, per peer in an open-addressing table (a
+     * schedule talks to few of its size's ranks); freed by finish. */
+    trl_sched_seq *seq;
+    size_t seq_cap, seq_n;
 } trl_sched;
 
 int trl_sched_init(trl_sched *s, int rank, int size);
@@ -117,6 +131,25 @@ typedef struct {
  * must not be finished. Returns s->status. */
 int trl_sched_append(trl_sched *s, const trl_sched *sub, const trl_sched_map *m);
 
+/* Phases: every step carries the name of the part of its algorithm it
+ * belongs to ("reduce-scatter", "host reduce"), which explain, simulate and
+ * traces report time by. trl_sched_phase names the phase of every step
+ * added after it (until the next call); before any call steps are in the
+ * unnamed phase "". Names nest with "/": while a composing builder runs
+ * another algorithm inside its own phase it opens a scope
+ * (trl_sched_phase_enter), and the inner algorithm's names are written
+ * under it ("reduce/reduce-scatter"); trl_sched_append writes the appended
+ * schedule's names under the current phase of s the same way. Each
+ * returns the phase's index, or a negative status (kept sticky). */
+int trl_sched_phase(trl_sched *s, const char *name);
+/* Name the phase as trl_sched_phase does, and open a scope of it; returns
+ * the scope to give back to trl_sched_phase_leave, which closes it and
+ * makes the enclosing phase current again. */
+int trl_sched_phase_enter(trl_sched *s, const char *name);
+void trl_sched_phase_leave(trl_sched *s, int outer);
+/* A phase's name ("" for the unnamed phase and for an unknown index). */
+const char *trl_sched_phase_name(const trl_sched *s, int phase);
+
 /* Dependency lists as compound literals: TRL_DEPS(a, b) or TRL_NODEPS. */
 #define TRL_DEPS(...) (const int[]){__VA_ARGS__}, \
     (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int))
@@ -129,7 +162,9 @@ int trl_sched_finish(trl_sched *s);
  * sizes in bytes (elem_size bytes per element), one label per step. */
 void trl_sched_print_goal(const trl_sched *s, size_t elem_size, FILE *out);
 
-/* The same steps for people: buffers and offsets spelled out. */
+/* The same steps for people: buffers and offsets spelled out, and a
+ * "phase NAME:" line before the first step of each run of steps of one
+ * named phase. */
 void trl_sched_print_steps(const trl_sched *s, FILE *out);
 
 #endif

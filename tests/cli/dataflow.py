@@ -27,6 +27,7 @@ Value = tuple[Token, ...] | None
 Buffers = dict[tuple[int, str], list[Value]]  # (rank, "send" | "recv" | "scratch")
 
 HEADER = re.compile(r"rank (\d+): (\d+) steps, scratch (\d+) elements")
+PHASE = re.compile(r"phase .+:")
 STEP = re.compile(r"l(\d+): (\w+) +(.*?)(?: after (l\d+(?:, l\d+)*))?")
 REF = r"(send|recv|scratch)\+(\d+)"
 BODY = {
@@ -94,6 +95,8 @@ def parse_steps(text: str) -> StepSchedule:
     rank, nsteps, scratch = int(m[1]), int(m[2]), int(m[3])
     steps: list[Step] = []
     for line in lines[1:]:
+        if PHASE.fullmatch(line):  # the phase of the steps that follow
+            continue
         where = f"rank {rank}: {line!r}"
         label, step = parse_step(line, where)
         if label != len(steps) + 1:

@@ -373,3 +373,50 @@ def test_unknown_collective_lists_every_collective(run_trellis) -> None:
     known = {a["collective"] for a in json.loads(native.info("algorithms"))}
     assert set(listed.group(1).split(", ")) == known
     assert len(known) == 17
+
+
+@pytest.mark.parametrize(
+    ("rules", "layout", "rank", "phases"),
+    [
+        (
+            "allreduce reduce_bcast reduce=binomial bcast=binomial",
+            None,
+            0,
+            ["reduce", "bcast"],
+        ),
+        # Of 6 ranks, rank 0 hands its vector to rank 1 (the fold) and sits out.
+        ("allreduce rabenseifner", None, 0, ["fold"]),
+        ("allreduce rabenseifner", None, 1, ["fold", "reduce-scatter", "allgather", "unfold"]),
+        (
+            (
+                "allreduce hier levels=host,world host=binomial "
+                "world=reduce_bcast(reduce=rabenseifner,bcast=binomial)"
+            ),
+            "hosts=2 ranks_per_host=3",
+            0,
+            [
+                "host reduce",
+                "world allreduce/reduce/reduce-scatter",
+                "world allreduce/reduce/gather",
+                "world allreduce/bcast",
+                "world allreduce",
+                "host bcast",
+            ],
+        ),
+    ],
+)
+def test_steps_carry_the_phase_of_the_algorithm(run_trellis, rules, layout, rank, phases) -> None:
+    """Each step's phase, in --json and as "phase NAME:" lines in --steps: the parts of a
+    composed algorithm, and a hierarchy's levels with their algorithms' parts under them."""
+    where = ["--topology", layout] if layout else []
+    common = ["explain", "allreduce", "--ranks", "6", "--bytes", "96", "--rules", rules, *where]
+    proc = run_trellis(*common, "--json")
+    assert proc.returncode == 0, proc.stderr
+    schedules = json.loads(proc.stdout)["schedules"]
+    for s in schedules:
+        assert len(s["phases"]) == s["nsteps"]
+    mine = schedules[rank]["phases"]
+    assert [p for i, p in enumerate(mine) if i == 0 or p != mine[i - 1]] == phases
+    steps = run_trellis(*common, "--steps", "--rank", str(rank))
+    assert steps.returncode == 0, steps.stderr
+    assert re.findall(r"^  phase (.+):$", steps.stdout, re.MULTILINE) == phases

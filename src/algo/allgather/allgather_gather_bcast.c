@@ -65,6 +65,7 @@ int trl_allgather_gather_bcast(const trl_coll_args *a, trl_sched *s)
     /* A leaf sends its block to the parent from SEND and, in the direct
      * case, gets it back with the broadcast: it needs no copy there. */
     bool leaf = nkids == 0 && parent >= 0;
+    trl_sched_phase(s, "gather");
     if (!a->in_place && own > 0 && !(direct && leaf)) {
         int cp = trl_sched_copy(s, own_src, own_at, own, TRL_NODEPS);
         if (direct)
@@ -89,6 +90,7 @@ int trl_allgather_gather_bcast(const trl_coll_args *a, trl_sched *s)
     }
 
     /* Broadcast: the whole image replaces what the gather left in it. */
+    trl_sched_phase(s, "bcast");
     if (parent >= 0 && total > 0) {
         have[nhave++] = sent;
         int got = trl_sched_recv(s, parent, IMG(0), total, have, nhave);

@@ -57,6 +57,7 @@ int trl_allreduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
     if (trl__allreduce_trivial(a, s))
         return s->status;
 
+    trl_sched_phase(s, "fold");
     if (trl__allreduce_sit_out(a, s))
         return s->status;
     int partner = trl_rd_fold_partner(rank, p);
@@ -86,6 +87,7 @@ int trl_allreduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
     int rs_sent[32], ag_got[32];
 
     /* Reduce-scatter by recursive halving. */
+    trl_sched_phase(s, "reduce-scatter");
     size_t used = 0;
     for (int l = levels - 1; l >= 0; l--) {
         int d = 1 << l, peer_new = newrank ^ d, peer = trl_rd_fold_rank(peer_new, p);
@@ -108,6 +110,7 @@ int trl_allreduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
 
     /* Allgather by recursive doubling. Each send waits for everything
      * received so far (its window is made of it) and for the last combine. */
+    trl_sched_phase(s, "allgather");
     int ngot = 0;
     for (int l = 0; l < levels; l++) {
         int d = 1 << l, peer_new = newrank ^ d, peer = trl_rd_fold_rank(peer_new, p);
@@ -126,6 +129,7 @@ int trl_allreduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
                                             theirs_len, TRL_DEPS(rs_sent[l]));
     }
 
+    trl_sched_phase(s, "unfold");
     if (partner >= 0) {
         ag_got[ngot] = ready;
         trl_sched_send(s, partner, recv, n, ag_got, ngot + 1);

@@ -45,13 +45,19 @@ static int run_sub(const trl_coll_args *a, trl_sched *s, const trl_algo *sub, tr
 int trl__allreduce_compose(const trl_coll_args *a, trl_sched *s, const trl_algo *reduce,
                            const trl_algo *bcast)
 {
+    /* Each part is a phase, and the algorithms' own phases nest under it
+     * ("reduce/reduce-scatter"). */
+    int outer = trl_sched_phase_enter(s, "reduce");
     int rc = run_sub(a, s, reduce, TRL_COLL_REDUCE);
     if (rc)
         return rc;
     trl_sched_fence(s);
+    trl_sched_phase_leave(s, outer);
+    outer = trl_sched_phase_enter(s, "bcast");
     rc = run_sub(a, s, bcast, TRL_COLL_BCAST);
     if (rc)
         return rc;
+    trl_sched_phase_leave(s, outer);
     return s->status;
 }
 

@@ -103,6 +103,7 @@ int trl_allreduce_ring(const trl_coll_args *a, trl_sched *s)
 #define AT(arr, k, j) (arr)[(size_t)(k) * np + (j)]
 
     /* Reduce-scatter. */
+    trl_sched_phase(s, "reduce-scatter");
     for (int k = 0; k < steps; k++) {
         int sb = rs_send_block(rank, k, p), rb = rs_recv_block(rank, k, p);
         size_t soff = trl_block_off(n, p, sb), slen = trl_block_len(n, p, sb);
@@ -137,6 +138,7 @@ int trl_allreduce_ring(const trl_coll_args *a, trl_sched *s)
     }
 
     /* Allgather. */
+    trl_sched_phase(s, "allgather");
     for (int k = 0; k < steps; k++) {
         int sb = ag_send_block(rank, k, p), rb = ag_recv_block(rank, k, p);
         size_t soff = trl_block_off(n, p, sb), slen = trl_block_len(n, p, sb);

@@ -24,10 +24,12 @@ int trl_allreduce_tree_file(const trl_coll_args *a, trl_sched *s)
     trl_coll_args step = *a;
     step.root = f->root;
     step.coll = TRL_COLL_REDUCE;
+    trl_sched_phase(s, "reduce");
     rc = trl__reduce_explicit(&step, s, &up, trl__tree_file_in_order(a));
     if (rc)
         return rc;
     trl_sched_fence(s);
     step.coll = TRL_COLL_BCAST;
+    trl_sched_phase(s, "bcast");
     return trl__bcast_explicit(&step, s, &down);
 }

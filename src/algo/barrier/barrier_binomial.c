@@ -35,18 +35,21 @@ int trl_barrier_binomial(const trl_coll_args *a, trl_sched *s)
     int *heard = malloc((size_t)(nchildren + 1) * sizeof *heard);
     if (!heard)
         return TRL_ERR_NOMEM;
+    trl_sched_phase(s, "fan-in");
     for (int i = 0; i < nchildren; i++)
         heard[i] = trl_sched_recv(s, trl_tree_child(&t, rank, i), none, 0, TRL_NODEPS);
 
     int go;
     if (parent >= 0) {
         trl_sched_send(s, parent, none, 0, heard, nchildren);
+        trl_sched_phase(s, "fan-out");
         /* The parent answers only after this rank's signal, so the answer
          * can be posted at once. */
         go = trl_sched_recv(s, parent, none, 0, TRL_NODEPS);
         for (int i = 0; i < nchildren; i++)
             trl_sched_send(s, trl_tree_child(&t, rank, i), none, 0, TRL_DEPS(go));
     } else {
+        trl_sched_phase(s, "fan-out");
         for (int i = 0; i < nchildren; i++)
             trl_sched_send(s, trl_tree_child(&t, rank, i), none, 0, heard, nchildren);
     }

@@ -9,6 +9,7 @@
  * within hosts plus world's barrier among the h leaders.
  * From: seed 004's per-level primitives (Cheetah's hierarchical barrier).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "algo/builders.h"
@@ -46,6 +47,9 @@ static int fan(const trl_coll_args *a, trl_sched *s, const trl_hier *h, int i, b
         return rc;
     trl_ref none = trl_ref_at(TRL_BUF_SCRATCH, 0);
     int parent = trl_tree_parent(&t, g->me), n = trl_tree_nchildren(&t, g->me);
+    char phase[64];
+    snprintf(phase, sizeof phase, "%s %s", trl_level_name(g->level), fan_in ? "fan-in" : "fan-out");
+    trl_sched_phase(s, phase);
     if (!fan_in && parent >= 0)
         trl_sched_recv(s, g->ranks[parent], none, 0, TRL_NODEPS);
     trl_sched_fence(s);

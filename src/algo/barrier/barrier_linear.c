@@ -21,15 +21,19 @@ int trl_barrier_linear(const trl_coll_args *a, trl_sched *s)
     if (a->rank != 0) {
         /* The answer can be posted at once: rank 0 sends it only after it
          * has heard from everyone, this rank included. */
+        trl_sched_phase(s, "fan-in");
         trl_sched_send(s, 0, none, 0, TRL_NODEPS);
+        trl_sched_phase(s, "fan-out");
         trl_sched_recv(s, 0, none, 0, TRL_NODEPS);
         return s->status;
     }
     int *heard = malloc((size_t)(p - 1) * sizeof *heard);
     if (!heard)
         return TRL_ERR_NOMEM;
+    trl_sched_phase(s, "fan-in");
     for (int r = 1; r < p; r++)
         heard[r - 1] = trl_sched_recv(s, r, none, 0, TRL_NODEPS);
+    trl_sched_phase(s, "fan-out");
     for (int r = 1; r < p; r++)
         trl_sched_send(s, r, none, 0, heard, p - 1);
     free(heard);

@@ -60,6 +60,7 @@ int trl_bcast_scatter_allgather(const trl_coll_args *a, trl_sched *s)
 
     /* Scatter: my subtree's blocks from my parent, then each child's
      * subtree's blocks to it, the largest first (as in bcast_binomial.c). */
+    trl_sched_phase(s, "scatter");
     int parent = trl_tree_parent(&t, a->rank);
     int got = parent >= 0 ? move(s, false, parent, a, v, mine, -1) : -1;
     int n = trl_tree_nchildren(&t, a->rank);
@@ -69,6 +70,7 @@ int trl_bcast_scatter_allgather(const trl_coll_args *a, trl_sched *s)
     }
 
     /* Ring: send what the right neighbour lacks, receive what I lack. */
+    trl_sched_phase(s, "allgather");
     int right = (a->rank + 1) % p, left = (a->rank + p - 1) % p;
     int right_has = trl_tree_subtree_size(&t, right);
     int prev = -1; /* the ring receive of the step before */

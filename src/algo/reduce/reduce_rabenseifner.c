@@ -88,6 +88,7 @@ int trl_reduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
         return s->status;
 
     /* Fold: odd vranks below 2*rem hand everything over and are done. */
+    trl_sched_phase(s, "fold");
     int nv = v - r.rem;
     if (v < 2 * r.rem) {
         int partner = (a->rank + (v % 2 ? -1 : 1) + p) % p;
@@ -125,6 +126,7 @@ int trl_reduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
      * root with MPI_IN_PLACE while the accumulator is still the send
      * buffer (pof2 = 2, no fold), which is the receive buffer already:
      * there the partner's half lands in scratch and is combined into it. */
+    trl_sched_phase(s, "reduce-scatter");
     for (int d = r.pof2 / 2; d >= 1; d /= 2) {
         int window = nv & ~(2 * d - 1), keep = window + (nv & d), give = window + d - (nv & d);
         int partner = real_rank(&r, nv ^ d);
@@ -155,6 +157,7 @@ int trl_reduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
 
     /* Gather up a binomial tree over new ranks: a node collects the blocks
      * of its subtree, a contiguous run, and passes them up. */
+    trl_sched_phase(s, "gather");
     if (!collects) {
         if (run_n > 0)
             trl_sched_send(s, real_rank(&r, parent), at(acc, own_lo), run_n, TRL_DEPS(last));

@@ -75,6 +75,7 @@ int trl_reduce_scatter_reduce_scatterv(const trl_coll_args *a, trl_sched *s)
 
     /* Reduce. acc ends holding this subtree's result once every step in
      * joins is done. */
+    trl_sched_phase(s, "reduce");
     trl_ref acc = own;
     int njoins = 0;
     bool acc_is_recv = rank == 0 && a->in_place && a->commutative;
@@ -110,6 +111,7 @@ int trl_reduce_scatter_reduce_scatterv(const trl_coll_args *a, trl_sched *s)
 
     if (rank != 0) {
         int up = trl_sched_send(s, parent, acc, n, joins, njoins);
+        trl_sched_phase(s, "scatter");
         /* In place the block lands over the vector just read. */
         if (mine > 0)
             trl_sched_recv(s, 0, result, mine, TRL_DEPS(a->in_place ? up : -1));
@@ -118,6 +120,7 @@ int trl_reduce_scatter_reduce_scatterv(const trl_coll_args *a, trl_sched *s)
     }
 
     /* Scatter from rank 0, in rank order. */
+    trl_sched_phase(s, "scatter");
     for (int r = 1; r < p; r++) {
         size_t len = off[r + 1] - off[r];
         if (len > 0)
