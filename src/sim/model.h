@@ -1,0 +1,75 @@
+/* The cost model `trellis simulate` runs schedules under (docs/simulate.md):
+ * LogGP per link class, plus the cost of local steps.
+ *
+ * A message of s bytes between two ranks whose link class is c costs the
+ * sender overhead_c of its CPU, then leaves through the sender's port for
+ * class c (and, across hosts, its host's link out) in s * per_byte_c ns,
+ * at least gap_c after the port's previous message; its last byte reaches
+ * the receiver latency_c later (across hosts after passing the receiving
+ * host's link in, one message at a time), and the receiver's CPU spends
+ * overhead_c on it. Uncontended: latency + 2 overhead + s per_byte, the
+ * alpha + n beta of the textbooks with alpha = latency + 2 overhead. A
+ * message over eager_c bytes goes by rendezvous: the data leaves only once
+ * the receiver has posted its receive and said so (one latency each way).
+ * Reduce and copy steps keep their rank's CPU busy per_step + s per_byte.
+ *
+ * Model files are text, one line per part:
+ *
+ *   # comment
+ *   socket latency=150 overhead=100 gap=0 per_byte=0.05 eager=4K
+ *   host   latency=400 overhead=300 gap=0 per_byte=0.1
+ *   world  latency=20000 overhead=5000 gap=0 per_byte=8 eager=64K
+ *   reduce per_step=50 per_byte=0.25
+ *   copy   per_step=20 per_byte=0.05
+ *
+ * Times in ns, per_byte in ns per byte, eager in bytes (K, M, G suffixes;
+ * none: every message eager, the default). Every key defaults to 0.
+ */
+#ifndef TRL_SIM_MODEL_H
+#define TRL_SIM_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct trl_topo;
+
+/* Link classes, by where two ranks sit: one socket; one host (different or
+ * unknown sockets); different hosts. */
+typedef enum { TRL_LINK_SOCKET, TRL_LINK_HOST, TRL_LINK_WORLD, TRL_LINK_COUNT } trl_link;
+
+typedef struct {
+    double latency, overhead, gap, per_byte; /* ns, ns, ns, ns per byte */
+    double eager;                            /* bytes; larger: rendezvous */
+} trl_link_model;
+
+typedef struct {
+    double per_step, per_byte; /* ns, ns per byte */
+} trl_local_model;
+
+typedef struct {
+    trl_link_model link[TRL_LINK_COUNT];
+    trl_local_model reduce, copy;
+} trl_model;
+
+typedef struct {
+    char source[256];
+    int line, column; /* 1-based; 0: no position */
+    char message[256];
+} trl_model_error;
+
+const char *trl_link_name(trl_link c); /* "socket", "host", "world" */
+
+/* The class of the link between ranks a and b (NULL topo: one host). */
+trl_link trl_link_between(const struct trl_topo *t, int a, int b);
+
+/* Parse a model's text; source names it in errors. On error returns a
+ * negative status and fills *err; *out is then undefined. */
+int trl_model_parse(const char *text, const char *source, trl_model *out, trl_model_error *err);
+
+/* Read and parse a model file. */
+int trl_model_load(const char *path, trl_model *out, trl_model_error *err);
+
+/* "source:line:column: message", as much of it as there is. */
+void trl_model_error_format(const trl_model_error *err, char *buf, size_t len);
+
+#endif

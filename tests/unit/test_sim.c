@@ -1,0 +1,315 @@
+/* The simulator (src/sim/) against times worked out by hand, for small
+ * schedules under simple models: linear, binomial and ring on 2..8 ranks,
+ * the CPU's overhead, the gap, a host's link shared across hosts,
+ * rendezvous, late ranks. Every time below is the hand computation written
+ * out in the comment above it; the parameters are integers so the times
+ * are exact. No MPI.
+ *
+ * Prints "N passed, M failed" last and exits non-zero on any failure. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/algo.h"
+#include "core/status.h"
+#include "sim/model.h"
+#include "sim/sim.h"
+#include "topo/topo.h"
+
+#include "unit_harness.h"
+
+/* L = 1000 ns, o = 0, g = 0, G = 1 ns per byte on every link; a reduce
+ * costs 0.5 ns per byte, a copy nothing. */
+static trl_model simple(void)
+{
+    trl_model m;
+    trl_model_error err;
+    trl_model_parse("socket latency=1000 per_byte=1\n"
+                    "host latency=1000 per_byte=1\n"
+                    "world latency=1000 per_byte=1\n"
+                    "reduce per_byte=0.5\n",
+                    "simple", &m, &err);
+    return m;
+}
+
+typedef struct {
+    double recv_done[16]; /* per rank: when its last receive completed */
+    double exit[16];
+} seen;
+
+static int remember(void *ctx, const trl_sim_rank *r)
+{
+    seen *s = ctx;
+    s->exit[r->rank] = r->t_exit;
+    for (size_t i = 0; i < r->nsteps; i++)
+        if (r->steps[i].kind == TRL_STEP_RECV)
+            s->recv_done[r->rank] = r->steps[i].t_done;
+    return 0;
+}
+
+/* Simulate `coll algo params` on p ranks of n bytes (1-byte elements) from
+ * root 0; layout NULL: one host. Returns the time, NAN on failure. */
+static double simulate(const trl_model *m, trl_coll coll, const char *algo_name,
+                       const char *params, int p, size_t n, const char *layout,
+                       const double *enter, seen *out)
+{
+    const trl_algo *algo = trl_algo_find(coll, algo_name, strlen(algo_name));
+    trl_params pv = {0};
+    const char *why = NULL;
+    if (!algo || trl_params_from_string(algo, params, &pv, &why)) {
+        printf("  bad algorithm %s %s: %s\n", algo_name, params, why ? why : "unknown");
+        return NAN;
+    }
+    trl_topo topo;
+    trl_topo_error terr;
+    if (layout && trl_topo_parse(layout, "test", true, &topo, &terr)) {
+        printf("  bad layout: %s\n", terr.message);
+        trl_params_free(&pv);
+        return NAN;
+    }
+    trl_sim_call c = {
+        .algo = algo,
+        .args = {.coll = coll, .size = p, .root = 0, .count = n, .elem_size = 1,
+                 .commutative = true, .params = &pv, .topo = layout ? &topo : NULL},
+        .model = m,
+        .enter = enter,
+        .sink = out ? remember : NULL,
+        .ctx = out,
+    };
+    trl_sim_result res;
+    int rc = trl_sim_run(&c, &res);
+    if (rc)
+        printf("  simulate failed: %s\n", res.why);
+    double t = rc ? NAN : res.t_end;
+    trl_sim_result_free(&res);
+    if (layout)
+        trl_topo_free(&topo);
+    trl_params_free(&pv);
+    return t;
+}
+
+static void time_is(int line, double got, double want, int p)
+{
+    if (got != want)
+        check_at(line, "p=%d: %.3f ns, want %.3f", p, got, want);
+}
+
+/* The simulated time is exactly the hand-computed one (p: for the message). */
+#define CHECK_TIME(got, want, p) time_is(__LINE__, (got), (want), (p))
+
+/* Linear bcast of n = 100 bytes: the root posts p-1 sends at once; its port
+ * sends them one after another, each taking n G = 100 ns, so rank k (the
+ * k-th served) has its message at (k-1) 100 + 100 + 1000. The last:
+ * L + (p-1) n G. */
+static void linear_bcast(void)
+{
+    trl_model m = simple();
+    for (int p = 2; p <= 8; p++) {
+        seen s = {{0}, {0}};
+        CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "linear", "", p, 100, NULL, NULL, &s),
+                   1000.0 + 100.0 * (p - 1), p);
+        for (int k = 1; k < p; k++)
+            CHECK(s.recv_done[k] == 1000.0 + 100.0 * k, "p=%d rank %d: %.1f", p, k,
+                  s.recv_done[k]);
+    }
+}
+
+/* Binomial bcast, n = 100, one round = L + n G = 1100 ns. The root (its
+ * sends ready at the start, posted in the builder's order, largest subtree
+ * first) serves vranks 4, 2, 1; the port delays each later send by 100.
+ * An interior rank's sends become ready together when its receive
+ * completes, and the executor posts such steps last-ready first (its ready
+ * stack), so vrank 4 serves 5 before 6.
+ *   p=2: 1 at 1100.                    p=3: 2 at 1100, 1 at 1200.
+ *   p=4: 2 at 1100, 1 at 1200, 3 at 1100+1100 = 2200.
+ *   p=5: 4, 2, 1 at 1100, 1200, 1300; 3 at 2200.
+ *   p=6: 4, 2, 1 at 1100, 1200, 1300; 5 at 2200, 3 at 2300.
+ *   p=7: 4 at 1100 serves 5 then 6: 2200, 2300; 3 at 1200+1100 = 2300.
+ *   p=8: 5 at 2200, 6 at 2300, 7 at 2300+1100 = 3400; in the builder's
+ *        order it would be 6 at 2200 and 7 at 3300: the stack costs n G. */
+static void binomial_bcast(void)
+{
+    trl_model m = simple();
+    const double want[] = {0, 0, 1100, 1200, 2200, 2200, 2300, 2300, 3400};
+    for (int p = 2; p <= 8; p++)
+        CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "binomial", "", p, 100, NULL, NULL, NULL),
+                   want[p], p);
+}
+
+/* Ring allreduce of n = 840 bytes (blocks b = 840/p). Every rank is alike:
+ * a reduce-scatter step sends a block, receives one (L + b G) and adds it
+ * in (b/2); an allgather step sends and receives (L + b G). Each step
+ * waits for the one before, so the time is
+ * (p-1)(L + b G + b/2) + (p-1)(L + b G). */
+static void ring_allreduce(void)
+{
+    trl_model m = simple();
+    for (int p = 2; p <= 8; p++) {
+        double b = 840.0 / p, want = (p - 1) * (1000 + b + b / 2) + (p - 1) * (1000 + b);
+        CHECK_TIME(simulate(&m, TRL_COLL_ALLREDUCE, "ring", "", p, 840, NULL, NULL, NULL), want,
+                   p);
+    }
+}
+
+/* Linear reduce of n = 100 bytes on one host: all p-1 messages arrive at
+ * L + n G = 1100; the root then adds p-1 vectors, 50 ns each. Across hosts
+ * (one rank per host) the messages queue on the root host's link: rank k's
+ * is in at 1000 + 100 k, and each 50-ns add fits before the next arrives,
+ * so the last ends at 1000 + 100 (p-1) + 50. */
+static void linear_reduce(void)
+{
+    trl_model m = simple();
+    for (int p = 2; p <= 8; p++) {
+        CHECK_TIME(simulate(&m, TRL_COLL_REDUCE, "linear", "", p, 100, NULL, NULL, NULL),
+                   1100.0 + 50.0 * (p - 1), p);
+        char layout[64];
+        snprintf(layout, sizeof layout, "hosts=%d ranks_per_host=1", p);
+        CHECK_TIME(simulate(&m, TRL_COLL_REDUCE, "linear", "", p, 100, layout, NULL, NULL),
+                   1000.0 + 100.0 * (p - 1) + 50.0, p);
+    }
+}
+
+/* The CPU's overhead o = 300 > n G = 100 paces the root of a linear bcast:
+ * send k leaves at k o, arrives L + n G later, and costs the receiver o:
+ * (p-1) o + L + n G + o. A gap g = 500 > n G paces the port instead (o = 0):
+ * send k leaves at (k-1) g: (p-2) g + L + n G. */
+static void overhead_and_gap(void)
+{
+    trl_model m = simple();
+    for (int c = 0; c < TRL_LINK_COUNT; c++)
+        m.link[c].overhead = 300;
+    for (int p = 2; p <= 8; p++)
+        CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "linear", "", p, 100, NULL, NULL, NULL),
+                   300.0 * (p - 1) + 1100 + 300, p);
+    m = simple();
+    for (int c = 0; c < TRL_LINK_COUNT; c++)
+        m.link[c].gap = 500;
+    for (int p = 2; p <= 8; p++)
+        CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "linear", "", p, 100, NULL, NULL, NULL),
+                   500.0 * (p - 2) + 1100, p);
+}
+
+/* Above the eager limit a message waits for its receive: L for the sender's
+ * request, L for the answer, then L + n G for the data: 3 L + n G. A
+ * receive posted late (rank 1 enters at 5000) makes the answer wait for
+ * it: 5000 + L + L + n G. An eager message to a late rank is simply in
+ * when the rank gets there (its receive completes at its entry). */
+static void rendezvous(void)
+{
+    trl_model m = simple();
+    m.link[TRL_LINK_HOST].eager = 64;
+    CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "linear", "", 2, 100, NULL, NULL, NULL), 3100.0, 2);
+    CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "linear", "", 2, 64, NULL, NULL, NULL), 1064.0, 2);
+    const double late[] = {0, 5000};
+    CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "linear", "", 2, 100, NULL, late, NULL), 7100.0, 2);
+    m = simple();
+    seen s = {{0}, {0}};
+    CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "linear", "", 2, 100, NULL, late, &s), 5000.0, 2);
+    CHECK(s.exit[0] == 100.0, "the root's send leaves at once: exit %.1f", s.exit[0]);
+}
+
+/* A hierarchy: 2 hosts of 2 ranks, world messages dearer (L = 10000).
+ * allreduce hier host=linear world=recursive_doubling, n = 100:
+ *   host reduce: 1100 + 50 (one add) = 1150 at the leaders 0 and 2;
+ *   world allreduce: exchange 10000 + 100, add 50: 1150 + 10150 = 11300;
+ *   host bcast: 1100 more: 12400. */
+static void hierarchy(void)
+{
+    trl_model m = simple();
+    m.link[TRL_LINK_WORLD].latency = 10000;
+    CHECK_TIME(simulate(&m, TRL_COLL_ALLREDUCE, "hier",
+                        "levels=host,world host=linear world=recursive_doubling", 4, 100,
+                        "hosts=2 ranks_per_host=2", NULL, NULL),
+               12400.0, 4);
+}
+
+/* Every rank's record: one per step, in the schedule's order, each with
+ * ready <= posted <= done and its phase named. */
+static int check_records(void *ctx, const trl_sim_rank *r)
+{
+    int *bad = ctx;
+    for (size_t i = 0; i < r->nsteps; i++) {
+        const trl_sim_step *x = &r->steps[i];
+        if (x->step != (int)i || !(r->t_enter <= x->t_ready && x->t_ready <= x->t_posted &&
+                                   x->t_posted <= x->t_done && x->t_done <= r->t_exit))
+            (*bad)++;
+    }
+    return 0;
+}
+
+static void records_are_ordered_in_time(void)
+{
+    trl_model m = simple();
+    m.link[TRL_LINK_HOST].overhead = 70;
+    m.copy.per_step = 5;
+    const trl_algo *algo = trl_algo_find(TRL_COLL_ALLREDUCE, "reduce_bcast", 12);
+    trl_params pv = {0};
+    int bad = 0;
+    trl_sim_call c = {.algo = algo,
+                      .args = {.coll = TRL_COLL_ALLREDUCE, .size = 13, .count = 1000,
+                               .elem_size = 8, .commutative = true, .params = &pv},
+                      .model = &m, .sink = check_records, .ctx = &bad};
+    trl_sim_result res;
+    CHECK(trl_sim_run(&c, &res) == TRL_OK, "%s", res.why);
+    CHECK(bad == 0, "%d steps out of order", bad);
+    CHECK(res.steps > 0 && res.messages > 0 && res.peak_ranks == 13, "counts: %zu %zu %zu",
+          res.steps, res.messages, res.peak_ranks);
+    bool named = false;
+    for (int i = 0; i < res.nphases; i++)
+        named |= !strcmp(res.phase_names[i], "reduce");
+    CHECK(named, "the phase 'reduce' is among the names");
+    trl_sim_result_free(&res);
+}
+
+/* Model files: every key read, and errors with their position. */
+static void reads_model_files(void)
+{
+    trl_model m;
+    trl_model_error err;
+    char msg[600];
+    CHECK(trl_model_parse("# c\nworld latency=25.5 overhead=3 gap=2 per_byte=0.08 eager=64K\n"
+                          "copy per_step=7 per_byte=0.25  # tail\n",
+                          "f", &m, &err) == TRL_OK,
+          "parse: %s", err.message);
+    CHECK(m.link[TRL_LINK_WORLD].latency == 25.5 && m.link[TRL_LINK_WORLD].overhead == 3 &&
+              m.link[TRL_LINK_WORLD].gap == 2 && m.link[TRL_LINK_WORLD].per_byte == 0.08 &&
+              m.link[TRL_LINK_WORLD].eager == 65536,
+          "world read back");
+    CHECK(isinf(m.link[TRL_LINK_HOST].eager) && m.link[TRL_LINK_HOST].latency == 0,
+          "unset: 0, and eager none");
+    CHECK(m.copy.per_step == 7 && m.copy.per_byte == 0.25, "copy read back");
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"wrld latency=1\n", "f:1:1: expected socket, host, world, reduce or copy, got 'wrld'"},
+        {"\nhost latncy=1\n", "f:2:6: host has no key 'latncy' (latency, overhead, gap, "
+                              "per_byte, eager)"},
+        {"reduce latency=1", "f:1:8: reduce has no key 'latency' (per_step, per_byte)"},
+        {"host latency=-1", "f:1:14: latency: expected a number >= 0, got '-1'"},
+        {"host eager=lots", "f:1:12: eager: expected a size such as 4096 or 64K, or none, got "
+                            "'lots'"},
+        {"host latency", "f:1:6: expected key=value, got 'latency'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK(trl_model_parse(bad[i].text, "f", &m, &err) != TRL_OK, "%s parses", bad[i].text);
+        trl_model_error_format(&err, msg, sizeof msg);
+        CHECK_STR(msg, bad[i].want);
+    }
+    CHECK(trl_model_load("/nonexistent/model", &m, &err) == TRL_ERR_IO, "missing file");
+}
+
+int main(void)
+{
+    RUN(linear_bcast);
+    RUN(binomial_bcast);
+    RUN(ring_allreduce);
+    RUN(linear_reduce);
+    RUN(overhead_and_gap);
+    RUN(rendezvous);
+    RUN(hierarchy);
+    RUN(records_are_ordered_in_time);
+    RUN(reads_model_files);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
