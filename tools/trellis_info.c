@@ -13,6 +13,11 @@
  *       rank's schedule: GOAL text (LogGOPSim's format) by default, the
  *       steps spelled out with --steps, only the GOAL file with --goal, or
  *       everything as JSON with --json.
+ *   trellis-info simulate <collective> --ranks N [--bytes B] [--root R]
+ *                [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]
+ *                [--topology LAYOUT] --model FILE [--delay R=NS ...] [--out DIR]
+ *       The same call simulated under the model (tools/info_simulate.c,
+ *       docs/simulate.md): a JSON summary, and with --out the timeline.
  *   trellis-info layout --ranks N [--topology TEXT-OR-FILE] [--json]
  *       Where N ranks sit (docs/topology.md): the "layout: ..." line, or
  *       with --json {"ranks", "described", "nhosts", "host": [...],
@@ -37,18 +42,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algo.h"
+#include "trellis_info.h"
+
 #include "core/status.h"
 #include "sched/sched.h"
-#include "select/rules.h"
-#include "topo/topo.h"
-
-enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
-
-/* Large enough for any machine an MPI job runs on today, small enough that
- * a typo (an extra zero or two) fails at once instead of building schedules
- * for minutes. */
-#define MAX_RANKS (1 << 20)
 
 static const char usage_text[] =
     "usage: trellis-info algorithms\n"
@@ -56,11 +53,12 @@ static const char usage_text[] =
     "       trellis-info explain <collective> --ranks N [--bytes B] [--root R]\n"
     "                    [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]\n"
     "                    [--topology LAYOUT] [--rank R] [--steps | --goal | --json]\n"
+    "       trellis-info simulate <collective> --ranks N [--bytes B] [--root R]\n"
+    "                    [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]\n"
+    "                    [--topology LAYOUT] --model FILE [--delay R=NS ...] [--out DIR]\n"
     "       trellis-info layout --ranks N [--topology TEXT-OR-FILE] [--json]\n";
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
+int usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -74,7 +72,7 @@ static int usage_error(const char *fmt, ...)
 
 /* ---- JSON output -------------------------------------------------------- */
 
-static void json_string(FILE *out, const char *s)
+void json_string(FILE *out, const char *s)
 {
     if (!s) {
         fputs("null", out);
@@ -181,22 +179,8 @@ static int cmd_algorithms(void)
 
 /* ---- trellis-info explain ---------------------------------------------- */
 
-typedef struct {
-    trl_coll coll;
-    long long ranks;
-    unsigned long long bytes;
-    bool bytes_given;
-    long long root;
-    bool root_given;
-    unsigned long long elem_size;
-    bool commutative;
-    const char *rules;
-    const char *topology; /* --topology, as TRELLIS_TOPOLOGY */
-    long long only_rank; /* -1: every rank */
-    enum { OUT_TEXT, OUT_STEPS, OUT_GOAL, OUT_JSON } mode;
-} explain_opts;
 
-static bool parse_count(const char *text, long long lo, long long hi, long long *out)
+bool parse_count(const char *text, long long lo, long long hi, long long *out)
 {
     char *end;
     long long v = strtoll(text, &end, 10);
@@ -220,17 +204,20 @@ static void coll_list(char *buf, size_t len)
         at += (size_t)snprintf(buf + at, len - at, "%s%s", c ? ", " : "", trl_coll_name((trl_coll)c));
 }
 
-/* Options take their value as the next argument or after '='. */
-static int parse_explain_args(int argc, char **argv, explain_opts *o)
+/* Options take their value as the next argument or after '='. simulate
+ * takes --model, --delay and --out instead of --rank and the output forms. */
+int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate)
 {
-    *o = (explain_opts){.root = 0, .elem_size = 1, .commutative = true, .only_rank = -1};
+    *o = (explain_opts){.root = 0, .elem_size = 1, .commutative = true, .only_rank = -1,
+                        .simulate = simulate};
+    const char *cmd = simulate ? "simulate" : "explain";
     char names[512];
     coll_list(names, sizeof names);
     if (argc < 1 || argv[0][0] == '-')
-        return usage_error("explain: which collective? one of %s", names);
+        return usage_error("%s: which collective? one of %s", cmd, names);
     int c = trl_coll_from_name(argv[0], strlen(argv[0]));
     if (c < 0)
-        return usage_error("explain: unknown collective '%s' (one of %s)", argv[0], names);
+        return usage_error("%s: unknown collective '%s' (one of %s)", cmd, argv[0], names);
     o->coll = (trl_coll)c;
     bool ranks_given = false, mode_given = false;
     for (int i = 1; i < argc; i++) {
@@ -239,95 +226,110 @@ static int parse_explain_args(int argc, char **argv, explain_opts *o)
         const char *value = arg[name_len] == '=' ? arg + name_len + 1 : NULL;
         char name[64];
         if (name_len >= sizeof name)
-            return usage_error("explain: unknown option '%s'", arg);
+            return usage_error("%s: unknown option '%s'", cmd, arg);
         memcpy(name, arg, name_len);
         name[name_len] = '\0';
 
-        bool is_flag = !strcmp(name, "--noncommutative") || !strcmp(name, "--steps") ||
-                       !strcmp(name, "--goal") || !strcmp(name, "--json");
+        bool is_form = !strcmp(name, "--steps") || !strcmp(name, "--goal") ||
+                       !strcmp(name, "--json");
+        bool is_flag = !strcmp(name, "--noncommutative") || (is_form && !simulate);
         if (is_flag) {
             if (value)
-                return usage_error("explain: %s takes no value", name);
+                return usage_error("%s: %s takes no value", cmd, name);
             if (!strcmp(name, "--noncommutative")) {
                 o->commutative = false;
                 continue;
             }
             if (mode_given)
-                return usage_error("explain: use only one of --steps, --goal and --json");
+                return usage_error("%s: use only one of --steps, --goal and --json", cmd);
             mode_given = true;
             o->mode = !strcmp(name, "--steps") ? OUT_STEPS
                       : !strcmp(name, "--goal") ? OUT_GOAL
                                                 : OUT_JSON;
             continue;
         }
+        bool sim_only = !strcmp(name, "--model") || !strcmp(name, "--delay") ||
+                        !strcmp(name, "--out");
         bool takes_value = !strcmp(name, "--ranks") || !strcmp(name, "--bytes") ||
                            !strcmp(name, "--root") || !strcmp(name, "--elem-size") ||
-                           !strcmp(name, "--rules") || !strcmp(name, "--rank") ||
-                           !strcmp(name, "--topology");
+                           !strcmp(name, "--rules") || !strcmp(name, "--topology") ||
+                           (!strcmp(name, "--rank") && !simulate) || (sim_only && simulate);
         if (!takes_value)
-            return usage_error("explain: unknown option '%s'", arg);
+            return usage_error("%s: unknown option '%s'", cmd, arg);
         if (!value) {
             if (i + 1 >= argc)
-                return usage_error("explain: %s needs a value", name);
+                return usage_error("%s: %s needs a value", cmd, name);
             value = argv[++i];
         }
 
         if (!strcmp(name, "--ranks")) {
             if (!parse_count(value, 1, MAX_RANKS, &o->ranks))
-                return usage_error("explain: --ranks: expected a number of ranks from 1 to %d, "
+                return usage_error("%s: --ranks: expected a number of ranks from 1 to %d, "
                                    "got '%s'",
-                                   MAX_RANKS, value);
+                                   cmd, MAX_RANKS, value);
             ranks_given = true;
         } else if (!strcmp(name, "--bytes")) {
             if (!parse_bytes(value, &o->bytes))
-                return usage_error("explain: --bytes: expected a size such as 4096, 64K or 1M, "
+                return usage_error("%s: --bytes: expected a size such as 4096, 64K or 1M, "
                                    "got '%s'",
-                                   value);
+                                   cmd, value);
             o->bytes_given = true;
         } else if (!strcmp(name, "--root")) {
             if (!parse_count(value, 0, MAX_RANKS - 1, &o->root))
-                return usage_error("explain: --root: expected a rank, got '%s'", value);
+                return usage_error("%s: --root: expected a rank, got '%s'", cmd, value);
             o->root_given = true;
         } else if (!strcmp(name, "--elem-size")) {
             if (!parse_bytes(value, &o->elem_size) || o->elem_size == 0)
-                return usage_error("explain: --elem-size: expected a positive number of bytes, "
+                return usage_error("%s: --elem-size: expected a positive number of bytes, "
                                    "got '%s'",
-                                   value);
+                                   cmd, value);
         } else if (!strcmp(name, "--rules")) {
             o->rules = value;
         } else if (!strcmp(name, "--topology")) {
             o->topology = value;
         } else if (!strcmp(name, "--rank")) {
             if (!parse_count(value, 0, MAX_RANKS - 1, &o->only_rank))
-                return usage_error("explain: --rank: expected a rank, got '%s'", value);
+                return usage_error("%s: --rank: expected a rank, got '%s'", cmd, value);
+        } else if (!strcmp(name, "--model")) {
+            o->model = value;
+        } else if (!strcmp(name, "--out")) {
+            o->out_dir = value;
+        } else if (!strcmp(name, "--delay")) {
+            if (o->ndelays == MAX_DELAYS)
+                return usage_error("%s: at most %d --delay options", cmd, MAX_DELAYS);
+            o->delay[o->ndelays++] = value; /* checked against --ranks below */
         }
     }
 
     if (!ranks_given)
-        return usage_error("explain: --ranks N is required");
+        return usage_error("%s: --ranks N is required", cmd);
+    if (simulate && !o->model)
+        return usage_error("%s: --model FILE is required", cmd);
     if (o->coll != TRL_COLL_BARRIER && !o->bytes_given)
-        return usage_error("explain: --bytes B is required for %s", trl_coll_name(o->coll));
+        return usage_error("%s: --bytes B is required for %s", cmd, trl_coll_name(o->coll));
     if (o->coll == TRL_COLL_BARRIER) {
         if (o->bytes_given && o->bytes != 0)
-            return usage_error("explain: a barrier carries no data; leave out --bytes");
+            return usage_error("%s: a barrier carries no data; leave out --bytes", cmd);
         o->bytes = 0;
     }
     if (o->root_given && !trl_coll_is_rooted(o->coll))
-        return usage_error("explain: --root applies to rooted collectives only (%s has no root)",
+        return usage_error("%s: --root applies to rooted collectives only (%s has no root)", cmd,
                            trl_coll_name(o->coll));
     if (o->root >= o->ranks)
-        return usage_error("explain: --root %lld is not a rank of %lld", o->root, o->ranks);
+        return usage_error("%s: --root %lld is not a rank of %lld", cmd, o->root, o->ranks);
     if (o->only_rank >= o->ranks)
-        return usage_error("explain: --rank %lld is not a rank of %lld", o->only_rank, o->ranks);
+        return usage_error("%s: --rank %lld is not a rank of %lld", cmd, o->only_rank, o->ranks);
     if (o->bytes % o->elem_size)
-        return usage_error("explain: --bytes %llu is not a whole number of %llu-byte elements",
+        return usage_error("%s: --bytes %llu is not a whole number of %llu-byte elements", cmd,
                            o->bytes, o->elem_size);
-    if (o->coll == TRL_COLL_REDUCE_SCATTER_BLOCK && (o->bytes / o->elem_size) % (unsigned long long)o->ranks)
-        return usage_error("explain: --bytes %llu (the whole vector) does not split into %lld "
-                           "equal blocks of %llu-byte elements", o->bytes, o->ranks, o->elem_size);
+    if (o->coll == TRL_COLL_REDUCE_SCATTER_BLOCK &&
+        (o->bytes / o->elem_size) % (unsigned long long)o->ranks)
+        return usage_error("%s: --bytes %llu (the whole vector) does not split into %lld "
+                           "equal blocks of %llu-byte elements",
+                           cmd, o->bytes, o->ranks, o->elem_size);
     if (!o->commutative && !trl_coll_is_reduction(o->coll))
-        return usage_error("explain: --noncommutative applies to reductions only (%s has no "
-                           "operation)", trl_coll_name(o->coll));
+        return usage_error("%s: --noncommutative applies to reductions only (%s has no "
+                           "operation)", cmd, trl_coll_name(o->coll));
     return 0;
 }
 
@@ -399,7 +401,7 @@ static void print_rule_json(const trl_rule *r, const char *why, FILE *out)
     fputc('}', out);
 }
 
-static void print_choice_json(const explain_opts *o, const trl_choice *ch, FILE *out)
+void print_choice_json(const explain_opts *o, const trl_choice *ch, FILE *out)
 {
     fputs("{\"collective\": ", out);
     json_string(out, trl_coll_name(o->coll));
@@ -434,11 +436,7 @@ static void print_choice_json(const explain_opts *o, const trl_choice *ch, FILE 
 /* The call that --bytes describes, as the rules see it (docs/rules.md):
  * the message, one rank's block, the whole vector reduced, or for the
  * v-variants every rank's block alike. The arrays live in *v. */
-typedef struct {
-    size_t *counts, *displs;
-} vectors;
-
-static int call_shape(const explain_opts *o, trl_coll_args *a, vectors *v)
+static int call_shape(const explain_opts *o, trl_coll_args *a, call_vectors *v)
 {
     size_t p = (size_t)o->ranks, n = (size_t)(o->bytes / o->elem_size);
     *a = (trl_coll_args){.coll = o->coll, .size = (int)o->ranks, .root = (int)o->root, .count = n,
@@ -479,17 +477,17 @@ static int call_shape(const explain_opts *o, trl_coll_args *a, vectors *v)
     return 0;
 }
 
-static void free_shape(vectors *v)
-{
-    free(v->counts);
-    free(v->displs);
-}
-
 /* Build and print every rank's schedule (or the one asked for). */
 static int print_schedules(const explain_opts *o, const trl_choice *ch, trl_coll_args a,
                            FILE *out)
 {
-    a.params = ch->params;
+    trl_build_memo *memo = trl_build_memo_new();
+    if (!memo) {
+        fprintf(stderr, "trellis: out of memory\n");
+        return EXIT_FAIL;
+    }
+    a.memo = memo;
+    int status = 0;
     int first = o->only_rank >= 0 ? (int)o->only_rank : 0;
     int last = o->only_rank >= 0 ? (int)o->only_rank : (int)o->ranks - 1;
 
@@ -506,7 +504,8 @@ static int print_schedules(const explain_opts *o, const trl_choice *ch, trl_coll
             fflush(out);
             fprintf(stderr, "trellis: %s %s cannot build the schedule of rank %d of %lld: %s\n",
                     trl_coll_name(o->coll), ch->algo->name, r, o->ranks, trl_status_str(rc));
-            return EXIT_FAIL;
+            status = EXIT_FAIL;
+            break;
         }
         if (o->mode == OUT_JSON) {
             char *goal = NULL, *steps = NULL;
@@ -537,7 +536,8 @@ static int print_schedules(const explain_opts *o, const trl_choice *ch, trl_coll
             if (!g || !t) {
                 trl_sched_free(&s);
                 fprintf(stderr, "trellis: out of memory\n");
-                return EXIT_FAIL;
+                status = EXIT_FAIL;
+                break;
             }
         } else if (o->mode == OUT_STEPS) {
             trl_sched_print_steps(&s, out);
@@ -546,92 +546,103 @@ static int print_schedules(const explain_opts *o, const trl_choice *ch, trl_coll
         }
         trl_sched_free(&s);
     }
-    if (o->mode == OUT_JSON)
+    trl_build_memo_free(memo);
+    if (status == 0 && o->mode == OUT_JSON)
         fputs("]", out);
+    return status;
+}
+
+int resolve_call(const explain_opts *o, resolved_call *c)
+{
+    memset(c, 0, sizeof *c);
+    trl_rules_error err = {0};
+    char msg[900];
+
+    /* The runtime's own loader, so a file name or inline text is told apart
+     * exactly as in a run. */
+    if (o->rules && setenv("TRELLIS_RULES", o->rules, 1)) {
+        fprintf(stderr, "trellis: cannot set TRELLIS_RULES\n");
+        return EXIT_FAIL;
+    }
+    if (trl_rules_load_env(&c->user, &c->text, &err)) {
+        trl_rules_error_format(&err, msg, sizeof msg);
+        fprintf(stderr, "trellis: %s\n", msg);
+        return EXIT_USAGE;
+    }
+    if (trl_rules_parse(trl_builtin_rules_text, "built-in", &c->builtin, &err)) {
+        trl_rules_error_format(&err, msg, sizeof msg);
+        fprintf(stderr, "trellis: the built-in rules do not parse: %s\n", msg);
+        return EXIT_FAIL;
+    }
+    if (call_shape(o, &c->args, &c->shape)) {
+        fprintf(stderr, "trellis: out of memory\n");
+        return EXIT_FAIL;
+    }
+    /* Where the ranks sit, as a run would see it: --topology, else
+     * TRELLIS_TOPOLOGY, else one host. */
+    if (o->topology && setenv("TRELLIS_TOPOLOGY", o->topology, 1)) {
+        fprintf(stderr, "trellis: cannot set TRELLIS_TOPOLOGY\n");
+        return EXIT_FAIL;
+    }
+    bool described = false;
+    trl_topo_error terr = {0};
+    if (trl_topo_load_env(&c->topo, &described, &terr)) {
+        trl_topo_error_format(&terr, msg, sizeof msg);
+        fprintf(stderr, "trellis: %s\n", msg);
+        return EXIT_USAGE;
+    }
+    if (described && c->topo.size != o->ranks) {
+        fprintf(stderr, "trellis: the layout describes %d ranks; --ranks is %lld\n",
+                c->topo.size, o->ranks);
+        return EXIT_USAGE;
+    }
+    if (!described && trl_topo_single_host((int)o->ranks, &c->topo)) {
+        fprintf(stderr, "trellis: out of memory\n");
+        return EXIT_FAIL;
+    }
+    c->args.topo = &c->topo;
+    if (trl_select(&c->user, &c->builtin, &c->args, trl_coll_rule_bytes(&c->args), &c->choice) ||
+        !c->choice.algo) {
+        fprintf(stderr, "trellis: no rule chooses an algorithm for this %s\n",
+                trl_coll_name(o->coll));
+        return EXIT_FAIL;
+    }
+    c->args.params = c->choice.params;
+    trl_topo_format(&c->topo, c->layout, sizeof c->layout);
     return 0;
+}
+
+void release_call(resolved_call *c)
+{
+    free(c->shape.counts);
+    free(c->shape.displs);
+    trl_topo_free(&c->topo);
+    free(c->text);
+    trl_rules_free(&c->user);
+    trl_rules_free(&c->builtin);
 }
 
 static int cmd_explain(int argc, char **argv)
 {
     explain_opts o;
-    int rc = parse_explain_args(argc, argv, &o);
-    if (rc)
-        return rc;
-
-    trl_ruleset user = {0}, builtin = {0};
-    trl_rules_error err = {0};
-    trl_topo topo = {0};
-    char *text = NULL, msg[900];
-    int status = EXIT_FAIL;
-    vectors shape = {0};
-
-    /* The runtime's own loader, so a file name or inline text is told apart
-     * exactly as in a run. */
-    if (o.rules && setenv("TRELLIS_RULES", o.rules, 1)) {
-        fprintf(stderr, "trellis: cannot set TRELLIS_RULES\n");
+    int status = parse_call_args(argc, argv, &o, false);
+    if (status)
+        return status;
+    resolved_call c;
+    status = resolve_call(&o, &c);
+    if (status)
         goto out;
-    }
-    if (trl_rules_load_env(&user, &text, &err)) {
-        trl_rules_error_format(&err, msg, sizeof msg);
-        fprintf(stderr, "trellis: %s\n", msg);
-        status = EXIT_USAGE;
-        goto out;
-    }
-    if (trl_rules_parse(trl_builtin_rules_text, "built-in", &builtin, &err)) {
-        trl_rules_error_format(&err, msg, sizeof msg);
-        fprintf(stderr, "trellis: the built-in rules do not parse: %s\n", msg);
-        goto out;
-    }
-
-    trl_coll_args a;
-    if (call_shape(&o, &a, &shape)) {
-        fprintf(stderr, "trellis: out of memory\n");
-        goto out;
-    }
-    /* Where the ranks sit, as a run would see it: --topology, else
-     * TRELLIS_TOPOLOGY, else one host. */
-    if (o.topology && setenv("TRELLIS_TOPOLOGY", o.topology, 1)) {
-        fprintf(stderr, "trellis: cannot set TRELLIS_TOPOLOGY\n");
-        goto out;
-    }
-    bool described = false;
-    trl_topo_error terr = {0};
-    if (trl_topo_load_env(&topo, &described, &terr)) {
-        trl_topo_error_format(&terr, msg, sizeof msg);
-        fprintf(stderr, "trellis: %s\n", msg);
-        status = EXIT_USAGE;
-        goto out;
-    }
-    if (described && topo.size != o.ranks) {
-        fprintf(stderr, "trellis: the layout describes %d ranks; --ranks is %lld\n", topo.size,
-                o.ranks);
-        status = EXIT_USAGE;
-        goto out;
-    }
-    if (!described && trl_topo_single_host((int)o.ranks, &topo)) {
-        fprintf(stderr, "trellis: out of memory\n");
-        goto out;
-    }
-    a.topo = &topo;
-    trl_choice ch = {0};
-    if (trl_select(&user, &builtin, &a, trl_coll_rule_bytes(&a), &ch) || !ch.algo) {
-        fprintf(stderr, "trellis: no rule chooses an algorithm for this %s\n",
-                trl_coll_name(o.coll));
-        goto out;
-    }
-
-    char layout[1024];
-    trl_topo_format(&topo, layout, sizeof layout);
+    const trl_choice *ch = &c.choice;
     if (o.mode == OUT_JSON) {
-        print_choice_json(&o, &ch, stdout);
+        print_choice_json(&o, ch, stdout);
         fputs(", \"layout\": ", stdout);
-        json_string(stdout, layout);
+        json_string(stdout, c.layout);
     } else if (o.mode != OUT_GOAL) {
-        print_choice_text(&o, &ch, stdout);
-        printf("%s\n", layout);
+        print_choice_text(&o, ch, stdout);
+        printf("%s\n", c.layout);
     }
 
-    if (!ch.algo->build) {
+    if (!ch->algo->build) {
         /* The MPI library's own collective: nothing of Trellis runs. */
         if (o.mode == OUT_JSON)
             fputs(",\n \"schedules\": null}\n", stdout);
@@ -640,7 +651,6 @@ static int cmd_explain(int argc, char **argv)
                     trl_coll_mpi_name(o.coll));
         else
             printf("no schedule: the MPI library's own %s runs\n", trl_coll_mpi_name(o.coll));
-        status = 0;
         goto out;
     }
 
@@ -649,16 +659,12 @@ static int cmd_explain(int argc, char **argv)
                o.only_rank >= 0 ? "one rank" : "every rank");
     else if (o.mode == OUT_STEPS)
         printf("\nschedule of %s:\n", o.only_rank >= 0 ? "one rank" : "every rank");
-    status = print_schedules(&o, &ch, a, stdout);
+    status = print_schedules(&o, ch, c.args, stdout);
     if (status == 0 && o.mode == OUT_JSON)
         fputs("}\n", stdout);
 
 out:
-    free_shape(&shape);
-    trl_topo_free(&topo);
-    free(text);
-    trl_rules_free(&user);
-    trl_rules_free(&builtin);
+    release_call(&c);
     return status;
 }
 
@@ -819,6 +825,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "explain"))
         return cmd_explain(argc - 2, argv + 2);
+    if (!strcmp(cmd, "simulate"))
+        return cmd_simulate(argc - 2, argv + 2);
     if (!strcmp(cmd, "layout"))
         return cmd_layout(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", cmd);

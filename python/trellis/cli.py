@@ -17,6 +17,7 @@ from trellis import (
     cmd_plan,
     cmd_run,
     cmd_show,
+    cmd_simulate,
     cmd_testbed,
 )
 from trellis.native import TrellisError
@@ -34,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_explain.add_parser(subparsers)
     cmd_plan.add_parser(subparsers)
     cmd_show.add_parser(subparsers)
+    cmd_simulate.add_parser(subparsers)
     cmd_testbed.add_parser(subparsers)
     # `run` passes mpirun's options through untouched, which argparse cannot do: it is
     # listed here for --help, and its command line is split by cmd_run itself.

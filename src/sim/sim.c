@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* qsort_r */
 #include "sim/sim.h"
 
 #include <math.h>
@@ -115,7 +116,12 @@ typedef struct {
     size_t bytes;
 } sim_rank;
 
-enum { RANK_UNBUILT, RANK_ALIVE, RANK_FINISHED };
+/* A rank whose schedule starts with receives only is dormant after it
+ * enters: it holds nothing, and is built again (and its entry replayed,
+ * which only posts those receives) when its first message comes. In a
+ * broadcast over a million ranks that keeps only the ranks in the thick of
+ * it in memory. */
+enum { RANK_UNBUILT, RANK_ALIVE, RANK_DORMANT, RANK_FINISHED };
 
 typedef struct {
     const trl_sim_call *c;
@@ -296,7 +302,6 @@ static sim_rank *build(sim *S, int r)
     R->nsucc = (uint32_t)s.ndeps; /* where the last step's successors end */
     free(global);
     trl_sched_free(&s);
-    S->res->steps += n;
     S->alive++;
     S->alive_bytes += size;
     if (S->alive > S->res->peak_ranks)
@@ -306,15 +311,65 @@ static sim_rank *build(sim *S, int r)
     return R;
 }
 
+static double entry_time(const sim *S, int r)
+{
+    return S->c->enter ? S->c->enter[r] : 0.0;
+}
+
+static void advance(sim *S, sim_rank *R, double now);
+static void push_ready(sim_rank *R, uint32_t i);
+
+/* Rank R enters the call at t: its first steps are ready. */
+static void enter(sim *S, sim_rank *R, double t)
+{
+    R->entered = true;
+    R->t_enter = t;
+    for (uint32_t k = R->nroots; k-- > 0;) { /* so the first root goes first */
+        R->rec[R->roots[k]].t_ready = t;
+        push_ready(R, R->roots[k]);
+    }
+    if (R->nsteps == 0)
+        R->finished = true;
+    advance(S, R, t);
+}
+
 static sim_rank *rank_of(sim *S, int r)
 {
-    if (S->rank_state[r] == RANK_UNBUILT) {
+    uint8_t state = S->rank_state[r];
+    if (state == RANK_UNBUILT || state == RANK_DORMANT) {
         S->rank[r] = build(S, r);
         if (!S->rank[r])
             return NULL;
         S->rank_state[r] = RANK_ALIVE;
+        if (state == RANK_UNBUILT)
+            S->res->steps += S->rank[r]->nsteps;
+        if (state == RANK_DORMANT) /* it entered before: replay that */
+            enter(S, S->rank[r], entry_time(S, r));
     }
     return S->rank[r];
+}
+
+/* Whether R, just entered, only waits for messages that have not come. */
+static bool waits_only(const sim_rank *R)
+{
+    if (R->finished || R->busy >= 0 || R->ndone > 0 || R->in_head != R->in_tail)
+        return false;
+    for (uint32_t i = 0; i < R->nsteps; i++) {
+        const step_state *st = &R->st[i];
+        if (st->arrived >= 0 || st->rts_step >= 0 ||
+            (st->state != ST_WAITING && R->rec[i].kind != TRL_STEP_RECV))
+            return false;
+    }
+    return true;
+}
+
+static void drop(sim *S, sim_rank *R, uint8_t state)
+{
+    S->alive--;
+    S->alive_bytes -= R->bytes;
+    S->rank[R->rank] = NULL;
+    S->rank_state[R->rank] = state;
+    free(R);
 }
 
 static int push(sim *S, double t, ev_type type, int rank, int a, int b, int c)
@@ -463,11 +518,7 @@ static void finish(sim *S, sim_rank *R, double now)
         S->res->t_end = now;
         S->res->last_rank = R->rank;
     }
-    S->alive--;
-    S->alive_bytes -= R->bytes;
-    S->rank[R->rank] = NULL;
-    S->rank_state[R->rank] = RANK_FINISHED;
-    free(R);
+    drop(S, R, RANK_FINISHED);
 }
 
 /* The receive step of rank `to` that a message from `from` with `tag`
@@ -496,17 +547,13 @@ static void handle(sim *S, const event *e)
     int32_t i;
     switch ((ev_type)e->type) {
     case EV_ENTER:
-        R = rank_of(S, e->rank);
-        if (!R)
+        if (!(R = rank_of(S, e->rank)))
             return;
-        R->entered = true;
-        R->t_enter = now;
-        for (uint32_t k = R->nroots; k-- > 0;) { /* so the first root goes first */
-            R->rec[R->roots[k]].t_ready = now;
-            push_ready(R, R->roots[k]);
+        enter(S, R, now);
+        if (waits_only(R)) {
+            drop(S, R, RANK_DORMANT);
+            return;
         }
-        if (R->nsteps == 0)
-            R->finished = true;
         break;
     case EV_CPU:
         R = S->rank[e->rank];
@@ -549,6 +596,15 @@ static void handle(sim *S, const event *e)
     finish(S, R, now);
 }
 
+static int by_entry(const void *x, const void *y, void *enter)
+{
+    const double *t = enter;
+    int a = *(const int *)x, b = *(const int *)y;
+    if (t[a] != t[b])
+        return t[a] < t[b] ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
 int trl_sim_run(const trl_sim_call *c, trl_sim_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -570,13 +626,32 @@ int trl_sim_run(const trl_sim_call *c, trl_sim_result *res)
         fail(&S, TRL_ERR_NOMEM, "out of memory");
     /* The unnamed phase is index 0 everywhere. */
     intern(&S, "");
-    for (int r = 0; r < p && S.status == TRL_OK; r++)
-        push(&S, c->enter ? c->enter[r] : 0.0, EV_ENTER, r, 0, 0, 0);
-    while (S.events.n > 0 && S.status == TRL_OK) {
-        event e = heap_pop(&S.events);
+    /* Entries come from a list in time order rather than the heap (a
+     * million of them would make every heap operation slower); at equal
+     * times they go before the other events, as if pushed first. */
+    int *order = NULL;
+    if (c->enter && S.status == TRL_OK) {
+        order = malloc((size_t)p * sizeof *order);
+        if (!order)
+            fail(&S, TRL_ERR_NOMEM, "out of memory");
+        for (int r = 0; order && r < p; r++)
+            order[r] = r;
+        if (order)
+            qsort_r(order, (size_t)p, sizeof *order, by_entry, (void *)c->enter);
+    }
+    for (int next = 0; S.status == TRL_OK && (next < p || S.events.n > 0);) {
+        event e;
+        int r = next < p ? (order ? order[next] : next) : -1;
+        if (r >= 0 && (S.events.n == 0 || entry_time(&S, r) <= S.events.v[0].t)) {
+            e = (event){.t = entry_time(&S, r), .type = EV_ENTER, .rank = r};
+            next++;
+        } else {
+            e = heap_pop(&S.events);
+        }
         res->events++;
         handle(&S, &e);
     }
+    free(order);
     for (int r = 0; r < p && S.status == TRL_OK; r++) {
         if (S.rank_state[r] == RANK_FINISHED)
             continue;

@@ -57,7 +57,8 @@ int trl_allreduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
     if (trl__allreduce_trivial(a, s))
         return s->status;
 
-    trl_sched_phase(s, "fold");
+    /* The fold of a non-power-of-two count is a phase of its own. */
+    trl_sched_phase(s, trl_rd_fold_partner(rank, p) >= 0 ? "fold" : "reduce-scatter");
     if (trl__allreduce_sit_out(a, s))
         return s->status;
     int partner = trl_rd_fold_partner(rank, p);
@@ -129,8 +130,8 @@ int trl_allreduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
                                             theirs_len, TRL_DEPS(rs_sent[l]));
     }
 
-    trl_sched_phase(s, "unfold");
     if (partner >= 0) {
+        trl_sched_phase(s, "unfold");
         ag_got[ngot] = ready;
         trl_sched_send(s, partner, recv, n, ag_got, ngot + 1);
     }

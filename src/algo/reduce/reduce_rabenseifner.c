@@ -88,9 +88,9 @@ int trl_reduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
         return s->status;
 
     /* Fold: odd vranks below 2*rem hand everything over and are done. */
-    trl_sched_phase(s, "fold");
     int nv = v - r.rem;
     if (v < 2 * r.rem) {
+        trl_sched_phase(s, "fold");
         int partner = (a->rank + (v % 2 ? -1 : 1) + p) % p;
         if (v % 2) {
             trl_sched_send(s, partner, at(acc, 0), a->count, TRL_NODEPS);

@@ -1,0 +1,77 @@
+/* What the commands of trellis-info share (tools/trellis_info.c): one
+ * call's options as explain and simulate take them, and the call resolved
+ * as the runtime would (rules, layout, the algorithm chosen). */
+#ifndef TRELLIS_INFO_H
+#define TRELLIS_INFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "algo/algo.h"
+#include "select/rules.h"
+#include "topo/topo.h"
+
+enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* Large enough for any machine an MPI job runs on today, small enough that
+ * a typo (an extra zero or two) fails at once instead of building schedules
+ * for minutes. */
+#define MAX_RANKS (1 << 20)
+#define MAX_DELAYS 64
+
+typedef struct {
+    trl_coll coll;
+    long long ranks;
+    unsigned long long bytes;
+    bool bytes_given;
+    long long root;
+    bool root_given;
+    unsigned long long elem_size;
+    bool commutative;
+    const char *rules;
+    const char *topology; /* --topology, as TRELLIS_TOPOLOGY */
+    long long only_rank; /* -1: every rank */
+    enum { OUT_TEXT, OUT_STEPS, OUT_GOAL, OUT_JSON } mode;
+    /* simulate */
+    bool simulate;
+    const char *model, *out_dir;
+    const char *delay[MAX_DELAYS]; /* "R=NS", as given */
+    int ndelays;
+} explain_opts;
+
+/* Per-rank counts and displacements of the v-collectives, as --bytes says. */
+typedef struct {
+    size_t *counts, *displs;
+} call_vectors;
+
+typedef struct {
+    trl_ruleset user, builtin;
+    char *text;
+    trl_topo topo;
+    call_vectors shape;
+    trl_coll_args args; /* params, topo set; rank is the caller's to set */
+    trl_choice choice;
+    char layout[1024]; /* the "layout: ..." line */
+} resolved_call;
+
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void json_string(FILE *out, const char *s);
+bool parse_count(const char *text, long long lo, long long hi, long long *out);
+
+/* Parse the arguments after the command's name; 0, or the exit status
+ * after printing the error. */
+int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate);
+
+/* Rules, layout and selection, as in a run; 0, or the exit status after
+ * printing the error. Release c with release_call either way. */
+int resolve_call(const explain_opts *o, resolved_call *c);
+void release_call(resolved_call *c);
+
+/* {"collective": ..., "algorithm": ..., "rule": ..., ... (no closing brace). */
+void print_choice_json(const explain_opts *o, const trl_choice *ch, FILE *out);
+
+/* trellis-info simulate (tools/info_simulate.c). */
+int cmd_simulate(int argc, char **argv);
+
+#endif
