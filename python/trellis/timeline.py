@@ -390,7 +390,8 @@ def analyze_call(tl: Timeline, call: int) -> CallReport:
     path = _critical_path(st, match, ent, tl.phases, start)
     on_path: dict[str, float] = defaultdict(float)
     for seg in path:
-        on_path[seg.phase] += seg.end - seg.start
+        if seg.end > seg.start:  # not the joins (nop) a phase ends with
+            on_path[seg.phase] += seg.end - seg.start
     span: dict[str, tuple[float, float]] = {}
     work = st["kind"] != NOP
     for p in np.unique(st["phase"][work]):
