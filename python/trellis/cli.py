@@ -13,6 +13,7 @@ from trellis import (
     __version__,
     cmd_algorithms,
     cmd_bench,
+    cmd_calibrate,
     cmd_explain,
     cmd_plan,
     cmd_run,
@@ -32,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="command")
     cmd_algorithms.add_parser(subparsers)
     cmd_bench.add_parser(subparsers)
+    cmd_calibrate.add_parser(subparsers)
     cmd_explain.add_parser(subparsers)
     cmd_plan.add_parser(subparsers)
     cmd_show.add_parser(subparsers)

@@ -1,0 +1,105 @@
+"""Predictions of `trellis simulate` against `trellis bench --testbed` measurements, as
+bench/sim_accuracy.sh leaves them in OUT: the model it calibrated (OUT/model), the
+configurations (OUT/configs.txt) and one bench directory per layout (OUT/4x4, OUT/8x2,
+OUT/2x8, and OUT/<layout>-4B for 4-byte calls).
+
+    python3 bench/sim_accuracy.py OUT [--model FILE]
+
+Prints, as Markdown: per layout and size, each configuration's measured median (with
+the fastest and slowest repetition), the prediction and the error; then the median
+absolute error over the large sizes, and whether the predictions rank the
+configurations of each (layout, size) as the measurements do."""
+
+import argparse
+import csv
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TRELLIS = ROOT / ".venv" / "bin" / "trellis"
+LAYOUTS = {"4x4": "hosts=4 ranks_per_host=4", "8x2": "hosts=8 ranks_per_host=2",
+           "2x8": "hosts=2 ranks_per_host=8"}  # fmt: skip
+ELEM = 4  # trellis bench reduces ints
+
+
+def configs(out: Path) -> dict[str, str]:
+    rules = {}
+    for line in (out / "configs.txt").read_text().splitlines():
+        name, _, rest = line.partition(":")
+        rules[name] = rest.removeprefix("rules=")
+    return rules
+
+
+def measured(summary: Path) -> list[dict]:
+    with summary.open() as f:
+        return [{"config": r["config"], "bytes": int(r["bytes"]),
+                 "us": float(r["median_us"]), "min": float(r["min_us"]),
+                 "max": float(r["max_us"])} for r in csv.DictReader(f)]  # fmt: skip
+
+
+def predict(model: Path, rules: str, layout: str, nbytes: int) -> float:
+    proc = subprocess.run(
+        [str(TRELLIS), "simulate", "allreduce", "--ranks", "16", "--bytes", str(nbytes),
+         "--elem-size", str(ELEM), "--topology", layout, "--rules", rules,
+         "--model", str(model), "--json"],
+        capture_output=True, text=True, check=True, cwd=ROOT,
+    )  # fmt: skip
+    return json.loads(proc.stdout)[0]["predicted_ns"] / 1000
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--model", type=Path, help="instead of OUT/model")
+    args = parser.parse_args()
+    out = args.out.resolve()
+    model = (args.model or out / "model").resolve()
+    rules = configs(out)
+    large_errors, small_errors, agree, cells = [], [], 0, 0
+    lines = []
+    for name, layout in LAYOUTS.items():
+        for suffix in ("", "-4B"):
+            summary = out / f"{name}{suffix}" / "summary.csv"
+            if not summary.is_file():
+                continue
+            rows = measured(summary)
+            lines += [f"\n{name} ({layout}){', 4-byte calls' if suffix else ''}:\n",
+                      "| bytes | config | measured us (min..max) | predicted us | error |",
+                      "|---:|---|---:|---:|---:|"]  # fmt: skip
+            for nbytes in sorted({r["bytes"] for r in rows}):
+                here = [r for r in rows if r["bytes"] == nbytes]
+                for r in here:
+                    r["predicted"] = predict(model, rules[r["config"]], layout, nbytes)
+                    r["error"] = r["predicted"] / r["us"] - 1
+                    (small_errors if suffix else large_errors).append(abs(r["error"]))
+                    lines.append(f"| {nbytes} | {r['config']} | {r['us']:.1f} ({r['min']:.1f}.."
+                                 f"{r['max']:.1f}) | {r['predicted']:.1f} | "
+                                 f"{100 * r['error']:+.0f}% |")  # fmt: skip
+                by_measure = [r["config"] for r in sorted(here, key=lambda r: r["us"])]
+                by_predict = [r["config"] for r in sorted(here, key=lambda r: r["predicted"])]
+                same = by_measure == by_predict
+                if not suffix:
+                    cells += 1
+                    agree += same
+                verdict = "same" if same else "DIFFERENT"
+                lines.append(f"| {nbytes} | order | {' < '.join(by_measure)} | "
+                             f"{' < '.join(by_predict)} | {verdict} |")  # fmt: skip
+    sys.stdout.write("\n".join(lines) + "\n\n")
+    if large_errors:
+        sys.stdout.write(
+            f"large sizes: median |error| {100 * statistics.median(large_errors):.1f}% over "
+            f"{len(large_errors)} cells (max {100 * max(large_errors):.0f}%); configurations "
+            f"ranked as measured in {agree} of {cells} (layout, size) cells\n"
+        )
+    if small_errors:
+        sys.stdout.write(f"4-byte calls: median |error| "
+                         f"{100 * statistics.median(small_errors):.0f}% over "
+                         f"{len(small_errors)} cells\n")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
