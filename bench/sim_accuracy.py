@@ -1,7 +1,8 @@
 """Predictions of `trellis simulate` against `trellis bench --testbed` measurements, as
 bench/sim_accuracy.sh leaves them in OUT: the model it calibrated (OUT/model), the
-configurations (OUT/configs.txt) and one bench directory per layout (OUT/4x4, OUT/8x2,
-OUT/2x8, and OUT/<layout>-4B for 4-byte calls).
+configurations (OUT/configs.txt) and bench directories per layout (OUT/4x4, OUT/8x2,
+OUT/2x8 and their -fast siblings for the large sizes, pooled: every repetition of a
+(configuration, size) in any of them counts; OUT/<layout>-4B for 4-byte calls).
 
     python3 bench/sim_accuracy.py OUT [--model FILE]
 
@@ -33,11 +34,16 @@ def configs(out: Path) -> dict[str, str]:
     return rules
 
 
-def measured(summary: Path) -> list[dict]:
-    with summary.open() as f:
-        return [{"config": r["config"], "bytes": int(r["bytes"]),
-                 "us": float(r["median_us"]), "min": float(r["min_us"]),
-                 "max": float(r["max_us"])} for r in csv.DictReader(f)]  # fmt: skip
+def measured(dirs: list[Path]) -> list[dict]:
+    """Per (configuration, size): the median over every repetition of the directories'
+    raw.csv (each repetition's own median over its iterations), and the extremes."""
+    reps: dict[tuple[str, int], list[float]] = {}
+    for d in dirs:
+        with (d / "raw.csv").open() as f:
+            for r in csv.DictReader(f):
+                reps.setdefault((r["config"], int(r["bytes"])), []).append(float(r["median_us"]))
+    return [{"config": c, "bytes": b, "us": statistics.median(v), "min": min(v), "max": max(v),
+             "reps": len(v)} for (c, b), v in sorted(reps.items())]  # fmt: skip
 
 
 def predict(model: Path, rules: str, layout: str, nbytes: int) -> float:
@@ -62,12 +68,13 @@ def main() -> int:
     lines = []
     for name, layout in LAYOUTS.items():
         for suffix in ("", "-4B"):
-            summary = out / f"{name}{suffix}" / "summary.csv"
-            if not summary.is_file():
+            dirs = [out / f"{name}{s}" for s in ((suffix,) if suffix else ("", "-fast"))]
+            dirs = [d for d in dirs if (d / "raw.csv").is_file()]
+            if not dirs:
                 continue
-            rows = measured(summary)
-            lines += [f"\n{name} ({layout}){', 4-byte calls' if suffix else ''}:\n",
-                      "| bytes | config | measured us (min..max) | predicted us | error |",
+            rows = measured(dirs)
+            head = "| bytes | config | measured us (min..max, repetitions) | predicted us | error |"
+            lines += [f"\n{name} ({layout}){', 4-byte calls' if suffix else ''}:\n", head,
                       "|---:|---|---:|---:|---:|"]  # fmt: skip
             for nbytes in sorted({r["bytes"] for r in rows}):
                 here = [r for r in rows if r["bytes"] == nbytes]
@@ -76,7 +83,7 @@ def main() -> int:
                     r["error"] = r["predicted"] / r["us"] - 1
                     (small_errors if suffix else large_errors).append(abs(r["error"]))
                     lines.append(f"| {nbytes} | {r['config']} | {r['us']:.1f} ({r['min']:.1f}.."
-                                 f"{r['max']:.1f}) | {r['predicted']:.1f} | "
+                                 f"{r['max']:.1f}, {r['reps']}) | {r['predicted']:.1f} | "
                                  f"{100 * r['error']:+.0f}% |")  # fmt: skip
                 by_measure = [r["config"] for r in sorted(here, key=lambda r: r["us"])]
                 by_predict = [r["config"] for r in sorted(here, key=lambda r: r["predicted"])]

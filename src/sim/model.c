@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "algo/algo.h"
+#include "core/log.h"
 #include "core/status.h"
 #include "topo/topo.h"
 
@@ -200,10 +201,5 @@ int trl_model_load(const char *path, trl_model *out, trl_model_error *err)
 
 void trl_model_error_format(const trl_model_error *err, char *buf, size_t len)
 {
-    if (err->line > 0 && err->column > 0)
-        snprintf(buf, len, "%s:%d:%d: %s", err->source, err->line, err->column, err->message);
-    else if (err->line > 0)
-        snprintf(buf, len, "%s:%d: %s", err->source, err->line, err->message);
-    else
-        snprintf(buf, len, "%s: %s", err->source, err->message);
+    trl_format_where(buf, len, err->source, err->line, err->column, err->message);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "core/status.h"
 
 int trl_topo_single_host(int size, trl_topo *out)
@@ -213,10 +214,5 @@ void trl_topo_format(const trl_topo *t, char *buf, size_t len)
 
 void trl_topo_error_format(const trl_topo_error *err, char *buf, size_t len)
 {
-    if (err->line > 0 && err->column > 0)
-        snprintf(buf, len, "%s:%d:%d: %s", err->source, err->line, err->column, err->message);
-    else if (err->line > 0)
-        snprintf(buf, len, "%s:%d: %s", err->source, err->line, err->message);
-    else
-        snprintf(buf, len, "%s: %s", err->source, err->message);
+    trl_format_where(buf, len, err->source, err->line, err->column, err->message);
 }
