@@ -1,7 +1,7 @@
 """Predictions of `trellis simulate` against `trellis bench --testbed` measurements, as
 bench/sim_accuracy.sh leaves them in OUT: the model it calibrated (OUT/model), the
 configurations (OUT/configs.txt) and bench directories per layout (OUT/4x4, OUT/8x2,
-OUT/2x8 and their -fast siblings for the large sizes, pooled: every repetition of a
+OUT/2x8 and their -fast* siblings for the large sizes, pooled: every repetition of a
 (configuration, size) in any of them counts; OUT/<layout>-4B for 4-byte calls).
 
     python3 bench/sim_accuracy.py OUT [--model FILE]
@@ -27,28 +27,32 @@ ELEM = 4  # trellis bench reduces ints
 
 
 def configs(out: Path) -> dict[str, str]:
+    """Each configuration's rules; a rules file is named relative to OUT."""
     rules = {}
     for line in (out / "configs.txt").read_text().splitlines():
         name, _, rest = line.partition(":")
-        rules[name] = rest.removeprefix("rules=")
+        text = rest.removeprefix("rules=")
+        rules[name] = str(out / text) if (out / text).is_file() else text
     return rules
 
 
-def measured(dirs: list[Path]) -> list[dict]:
-    """Per (configuration, size): the median over every repetition of the directories'
-    raw.csv (each repetition's own median over its iterations), and the extremes."""
-    reps: dict[tuple[str, int], list[float]] = {}
+def measured(dirs: list[Path], *, by_ranks: bool = False) -> list[dict]:
+    """Per (configuration, size) (and rank count, by_ranks): the median over every
+    repetition of the directories' raw.csv (each repetition's own median over its
+    iterations), and the extremes."""
+    reps: dict[tuple[str, int, int], list[float]] = {}
     for d in dirs:
         with (d / "raw.csv").open() as f:
             for r in csv.DictReader(f):
-                reps.setdefault((r["config"], int(r["bytes"])), []).append(float(r["median_us"]))
-    return [{"config": c, "bytes": b, "us": statistics.median(v), "min": min(v), "max": max(v),
-             "reps": len(v)} for (c, b), v in sorted(reps.items())]  # fmt: skip
+                key = (r["config"], int(r["bytes"]), int(r["ranks"]) if by_ranks else 16)
+                reps.setdefault(key, []).append(float(r["median_us"]))
+    return [{"config": c, "bytes": b, "ranks": p, "us": statistics.median(v), "min": min(v),
+             "max": max(v), "reps": len(v)} for (c, b, p), v in sorted(reps.items())]  # fmt: skip
 
 
-def predict(model: Path, rules: str, layout: str, nbytes: int) -> float:
+def predict(model: Path, rules: str, layout: str, nbytes: int, ranks: int = 16) -> float:
     proc = subprocess.run(
-        [str(TRELLIS), "simulate", "allreduce", "--ranks", "16", "--bytes", str(nbytes),
+        [str(TRELLIS), "simulate", "allreduce", "--ranks", str(ranks), "--bytes", str(nbytes),
          "--elem-size", str(ELEM), "--topology", layout, "--rules", rules,
          "--model", str(model), "--json"],
         capture_output=True, text=True, check=True, cwd=ROOT,
@@ -68,7 +72,8 @@ def main() -> int:
     lines = []
     for name, layout in LAYOUTS.items():
         for suffix in ("", "-4B"):
-            dirs = [out / f"{name}{s}" for s in ((suffix,) if suffix else ("", "-fast"))]
+            dirs = ([out / f"{name}{suffix}"] if suffix
+                    else [out / name, *sorted(out.glob(f"{name}-fast*"))])  # fmt: skip
             dirs = [d for d in dirs if (d / "raw.csv").is_file()]
             if not dirs:
                 continue

@@ -507,6 +507,24 @@ def format_path(report: CallReport, most: int = 24) -> str:
     return "\n".join(lines)
 
 
+def format_aggregates(aggs: list[Aggregate]) -> str:
+    """One block per (collective, bytes, algorithm): the calls' median time (fastest,
+    slowest), the median time of each phase on the critical path, and the mean time per
+    rank in each category."""
+    lines = []
+    for a in aggs:
+        lines.append(f"{a.collective}, {a.bytes} bytes, {a.algorithm}: {a.calls} call"
+                     f"{'s' if a.calls != 1 else ''}, median {us(a.total)} "
+                     f"({us(a.total_min)} .. {us(a.total_max)})")  # fmt: skip
+        for name, t in sorted(a.phase_on_path.items(), key=lambda x: -x[1]):
+            share = 100 * t / a.total if a.total else 0.0
+            lines.append(f"  {name or '(unnamed)':<40} {us(t):>14} {share:5.1f}%")
+        means = ", ".join(f"{w} {us(a.per_rank_mean[c])}"
+                          for c, w in zip(CATEGORIES, CATEGORY_WORDS, strict=True))  # fmt: skip
+        lines.append(f"  per rank, mean: {means}")
+    return "\n".join(lines) + "\n"
+
+
 def format_report(report: CallReport, path_rows: int = 24) -> str:
     ranks = "ranks (time in the call: " + ", ".join(CATEGORY_WORDS) + "):"
     return "\n".join([

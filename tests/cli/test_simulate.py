@@ -229,6 +229,9 @@ def test_hand_made_records(tmp_path) -> None:
     ]  # fmt: skip
     (agg,) = timeline.aggregate([report])
     assert (agg.collective, agg.bytes, agg.algorithm, agg.total) == ("reduce", 8, "linear", 250)
+    assert timeline.format_aggregates([agg]).splitlines()[0] == (
+        "reduce, 8 bytes, linear: 1 call, median 250 ns (250 ns .. 250 ns)"
+    )
 
 
 def test_sweep_prints_a_line_per_point(run_trellis) -> None:
