@@ -7,9 +7,9 @@ OUT/2x8 and their -fast* siblings for the large sizes, pooled: every repetition 
     python3 bench/sim_accuracy.py OUT [--model FILE]
 
 Prints, as Markdown: per layout and size, each configuration's measured median (with
-the fastest and slowest repetition), the prediction and the error; then the median
-absolute error over the large sizes, and whether the predictions rank the
-configurations of each (layout, size) as the measurements do."""
+the fastest and slowest repetition, and their number), the prediction and its error,
+and the order of the configurations as measured and, where it differs, as predicted;
+then the median absolute error over the large sizes and how many orders agree."""
 
 import argparse
 import csv
@@ -24,6 +24,7 @@ TRELLIS = ROOT / ".venv" / "bin" / "trellis"
 LAYOUTS = {"4x4": "hosts=4 ranks_per_host=4", "8x2": "hosts=8 ranks_per_host=2",
            "2x8": "hosts=2 ranks_per_host=8"}  # fmt: skip
 ELEM = 4  # trellis bench reduces ints
+WHOLE_MS = 100
 
 
 def configs(out: Path) -> dict[str, str]:
@@ -60,6 +61,19 @@ def predict(model: Path, rules: str, layout: str, nbytes: int, ranks: int = 16) 
     return json.loads(proc.stdout)[0]["predicted_ns"] / 1000
 
 
+def ms(us: float) -> str:
+    """Microseconds as milliseconds, to 3 significant digits (whole ones above 100)."""
+    v = us / 1000
+    return f"{v:.0f}" if v >= WHOLE_MS else f"{v:.3g}" if v >= 1 else f"{v:.2g}"
+
+
+def size(nbytes: int) -> str:
+    for unit, shift in (("M", 20), ("K", 10)):
+        if nbytes >= 1 << shift and nbytes % (1 << shift) == 0:
+            return f"{nbytes >> shift}{unit}"
+    return str(nbytes)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
@@ -68,8 +82,15 @@ def main() -> int:
     out = args.out.resolve()
     model = (args.model or out / "model").resolve()
     rules = configs(out)
+    names = list(rules)
     large_errors, small_errors, agree, cells = [], [], 0, 0
-    lines = []
+    head = ("| layout | bytes | " + " | ".join(f"{c}: measured (min..max, n)" for c in names)
+            + " | " + " | ".join(f"{c}: predicted (error)" for c in names)
+            + " | order measured, predicted |")  # fmt: skip
+    rule = "|---|---:|" + "---:|" * (2 * len(names)) + "---|"
+    note = ("times in ms; measured: the median over the repetitions (n), each repetition's "
+            "own median of its calls")  # fmt: skip
+    lines = [note, "", head, rule]
     for name, layout in LAYOUTS.items():
         for suffix in ("", "-4B"):
             dirs = ([out / f"{name}{suffix}"] if suffix
@@ -78,32 +99,31 @@ def main() -> int:
             if not dirs:
                 continue
             rows = measured(dirs)
-            head = "| bytes | config | measured us (min..max, repetitions) | predicted us | error |"
-            lines += [f"\n{name} ({layout}){', 4-byte calls' if suffix else ''}:\n", head,
-                      "|---:|---|---:|---:|---:|"]  # fmt: skip
             for nbytes in sorted({r["bytes"] for r in rows}):
-                here = [r for r in rows if r["bytes"] == nbytes]
-                for r in here:
+                here = {r["config"]: r for r in rows if r["bytes"] == nbytes}
+                for r in here.values():
                     r["predicted"] = predict(model, rules[r["config"]], layout, nbytes)
                     r["error"] = r["predicted"] / r["us"] - 1
                     (small_errors if suffix else large_errors).append(abs(r["error"]))
-                    lines.append(f"| {nbytes} | {r['config']} | {r['us']:.1f} ({r['min']:.1f}.."
-                                 f"{r['max']:.1f}, {r['reps']}) | {r['predicted']:.1f} | "
-                                 f"{100 * r['error']:+.0f}% |")  # fmt: skip
-                by_measure = [r["config"] for r in sorted(here, key=lambda r: r["us"])]
-                by_predict = [r["config"] for r in sorted(here, key=lambda r: r["predicted"])]
+                by_measure = sorted(here, key=lambda c: here[c]["us"])
+                by_predict = sorted(here, key=lambda c: here[c]["predicted"])
                 same = by_measure == by_predict
                 if not suffix:
                     cells += 1
                     agree += same
-                verdict = "same" if same else "DIFFERENT"
-                lines.append(f"| {nbytes} | order | {' < '.join(by_measure)} | "
-                             f"{' < '.join(by_predict)} | {verdict} |")  # fmt: skip
+                got = " | ".join(f"{ms(here[c]['us'])} ({ms(here[c]['min'])}.."
+                                 f"{ms(here[c]['max'])}, {here[c]['reps']})"
+                                 for c in names)  # fmt: skip
+                want = " | ".join(f"{ms(here[c]['predicted'])} ({100 * here[c]['error']:+.0f}%)"
+                                  for c in names)  # fmt: skip
+                order = (f"{'<'.join(by_measure)}" if same
+                         else f"{'<'.join(by_measure)}, **{'<'.join(by_predict)}**")  # fmt: skip
+                lines.append(f"| {name} | {size(nbytes)} | {got} | {want} | {order} |")
     sys.stdout.write("\n".join(lines) + "\n\n")
     if large_errors:
         sys.stdout.write(
-            f"large sizes: median |error| {100 * statistics.median(large_errors):.1f}% over "
-            f"{len(large_errors)} cells (max {100 * max(large_errors):.0f}%); configurations "
+            f"64 KiB and up: median |error| {100 * statistics.median(large_errors):.1f}% over "
+            f"{len(large_errors)} cells (largest {100 * max(large_errors):.0f}%); configurations "
             f"ranked as measured in {agree} of {cells} (layout, size) cells\n"
         )
     if small_errors:

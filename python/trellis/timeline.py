@@ -293,15 +293,30 @@ def _exclusive(intervals: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     lo = min(start.min(), end.min())
     span = max(start.max(), end.max()) - lo + 1.0
     # One sweep over every interval's ends: each owner in its own stretch of the line.
+    # Starts come first in the arrays, so at equal times a stable sort opens before it
+    # closes and no count goes below zero. What each point is (owner, category, open or
+    # close) rides in one integer, so the sort's order is applied once.
+    m = len(start)
     t = np.concatenate((start, end)) - lo + np.concatenate((owner, owner)) * span
     order = np.argsort(t, kind="stable")
     t = t[order]
-    who = np.concatenate((owner, owner))[order]
-    which = np.concatenate((cat, cat))[order]
-    step = np.concatenate((np.ones(len(start), np.int32), -np.ones(len(end), np.int32)))[order]
+    code = np.concatenate((owner, owner)).astype(np.int64) * 16 + np.concatenate((cat, cat)) * 2
+    code[m:] += 1  # closes
+    code = code[order]
+    who, which, closes = code >> 4, (code >> 1) & 7, code & 1
+    # The number of intervals of each category going on, two categories to an int64 (32
+    # bits each: counts stay below 2^31).
+    counts = []
+    for pair in range(0, ncat, 2):
+        delta = np.zeros(len(t), dtype=np.int64)
+        for k in range(pair, min(pair + 2, ncat)):
+            shift = 32 * (k - pair)
+            delta += np.where(which == k, (1 - 2 * closes) << shift, 0)
+        acc = np.cumsum(delta)
+        counts += [(acc >> (32 * j)) & 0xFFFFFFFF for j in range(min(2, ncat - pair))]
     top = np.full(len(t), ncat)  # the category going on after each point, ncat: none
     for k in reversed(range(ncat)):
-        top = np.where(np.cumsum(np.where(which == k, step, 0)) > 0, k, top)
+        top[counts[k] > 0] = k
     length = np.diff(t)
     same = who[1:] == who[:-1]
     bins = who[:-1][same] * (ncat + 1) + top[:-1][same]
@@ -311,7 +326,10 @@ def _exclusive(intervals: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
 
 def _per_rank(st: np.ndarray, match: np.ndarray, ent: np.ndarray) -> dict[str, np.ndarray]:
     n = len(ent)
-    index = np.searchsorted(ent["rank"], st["rank"])  # each step's owner row
+    ranks = ent["rank"]
+    # Each step's owner row; when every rank 0..n-1 is there (a simulation), the rank.
+    whole = n > 0 and ranks[0] == 0 and ranks[-1] == n - 1
+    index = st["rank"] if whole else np.searchsorted(ranks, st["rank"])
     kind = st["kind"]
     posted, done = st["t_posted"], st["t_done"]
     peer_posted = np.where(match >= 0, st["t_posted"][np.maximum(match, 0)], -np.inf)
