@@ -58,6 +58,9 @@ static const char usage_text[] =
     "                    [--topology LAYOUT] [--rank R] [--steps | --goal | --json]\n"
     "       trellis-info layout --ranks N [--topology TEXT-OR-FILE] [--json]\n";
 
+/* A bad command line: the message alone, since it reaches users through
+ * the `trellis` command, whose options are not this tool's (the usage
+ * text only where the command itself is missing or unknown). */
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int usage_error(const char *fmt, ...)
@@ -68,7 +71,6 @@ static int usage_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-    fputs(usage_text, stderr);
     return EXIT_USAGE;
 }
 
@@ -352,7 +354,17 @@ static bool param_text(const trl_param_spec *spec, const trl_params *params, cha
     return true;
 }
 
-static void print_choice_text(const explain_opts *o, const trl_choice *ch, FILE *out)
+/* What selection saw, so that the reports can walk the rules again. */
+typedef struct {
+    const trl_ruleset *user, *builtin;
+    const trl_coll_args *args;
+    size_t bytes;
+} selection;
+
+static void print_passed_over_text(const trl_rule *r, const char *why, void *out);
+
+static void print_choice_text(const explain_opts *o, const trl_choice *ch, const selection *sel,
+                              FILE *out)
 {
     const trl_algo *algo = ch->algo;
     fprintf(out, "%s, %lld ranks", trl_coll_name(o->coll), o->ranks);
@@ -377,9 +389,13 @@ static void print_choice_text(const explain_opts *o, const trl_choice *ch, FILE 
     }
     if (ch->rule)
         fprintf(out, "chosen by: %s:%d: %s\n", ch->rule->source, ch->rule->line, ch->rule->text);
-    if (ch->rejected)
-        fprintf(out, "passed over: %s:%d: %s: %s\n", ch->rejected->source, ch->rejected->line,
-                ch->rejected->text, ch->why ? ch->why : "it cannot serve this call");
+    trl_select_passed_over(sel->user, sel->builtin, sel->args, sel->bytes, print_passed_over_text,
+                           out);
+}
+
+static void print_passed_over_text(const trl_rule *r, const char *why, void *out)
+{
+    fprintf(out, "passed over: %s:%d: %s: %s\n", r->source, r->line, r->text, why);
 }
 
 static void print_rule_json(const trl_rule *r, const char *why, FILE *out)
@@ -399,7 +415,20 @@ static void print_rule_json(const trl_rule *r, const char *why, FILE *out)
     fputc('}', out);
 }
 
-static void print_choice_json(const explain_opts *o, const trl_choice *ch, FILE *out)
+typedef struct {
+    FILE *out;
+    int n;
+} json_list;
+
+static void print_passed_over_json(const trl_rule *r, const char *why, void *ctx)
+{
+    json_list *list = ctx;
+    fputs(list->n++ ? ", " : "", list->out);
+    print_rule_json(r, why, list->out);
+}
+
+static void print_choice_json(const explain_opts *o, const trl_choice *ch, const selection *sel,
+                              FILE *out)
 {
     fputs("{\"collective\": ", out);
     json_string(out, trl_coll_name(o->coll));
@@ -428,6 +457,11 @@ static void print_choice_json(const explain_opts *o, const trl_choice *ch, FILE 
     print_rule_json(ch->rule, NULL, out);
     fputs(",\n \"rejected\": ", out);
     print_rule_json(ch->rejected, ch->rejected ? (ch->why ? ch->why : "") : NULL, out);
+    fputs(",\n \"passed_over\": [", out);
+    json_list list = {out, 0};
+    trl_select_passed_over(sel->user, sel->builtin, sel->args, sel->bytes, print_passed_over_json,
+                           &list);
+    fputc(']', out);
     fprintf(out, ",\n \"mpi\": %s", ch->algo->build ? "false" : "true");
 }
 
@@ -609,7 +643,8 @@ static int cmd_explain(int argc, char **argv)
     }
     a.topo = &topo;
     trl_choice ch = {0};
-    if (trl_select(&user, &builtin, &a, trl_coll_rule_bytes(&a), &ch) || !ch.algo) {
+    selection sel = {&user, &builtin, &a, trl_coll_rule_bytes(&a)};
+    if (trl_select(&user, &builtin, &a, sel.bytes, &ch) || !ch.algo) {
         fprintf(stderr, "trellis: no rule chooses an algorithm for this %s\n",
                 trl_coll_name(o.coll));
         goto out;
@@ -618,11 +653,11 @@ static int cmd_explain(int argc, char **argv)
     char layout[1024];
     trl_topo_format(&topo, layout, sizeof layout);
     if (o.mode == OUT_JSON) {
-        print_choice_json(&o, &ch, stdout);
+        print_choice_json(&o, &ch, &sel, stdout);
         fputs(", \"layout\": ", stdout);
         json_string(stdout, layout);
     } else if (o.mode != OUT_GOAL) {
-        print_choice_text(&o, &ch, stdout);
+        print_choice_text(&o, &ch, &sel, stdout);
         printf("%s\n", layout);
     }
 
@@ -794,8 +829,11 @@ static int cmd_layout(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2)
-        return usage_error("which command?");
+    if (argc < 2) {
+        usage_error("which command?");
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
         fputs(usage_text, stdout);
@@ -816,5 +854,7 @@ int main(int argc, char **argv)
         return cmd_explain(argc - 2, argv + 2);
     if (!strcmp(cmd, "layout"))
         return cmd_layout(argc - 2, argv + 2);
-    return usage_error("unknown command '%s'", cmd);
+    usage_error("unknown command '%s'", cmd);
+    fputs(usage_text, stderr);
+    return EXIT_USAGE;
 }
