@@ -13,8 +13,9 @@
  *       rank's schedule: GOAL text (LogGOPSim's format) by default, the
  *       steps spelled out with --steps, only the GOAL file with --goal, or
  *       everything as JSON with --json.
- *   trellis-info layout --ranks N [--topology TEXT-OR-FILE] [--json]
- *       Where N ranks sit (docs/topology.md): the "layout: ..." line, or
+ *   trellis-info layout [--ranks N] [--topology TEXT-OR-FILE] [--json]
+ *       Where N ranks sit (docs/topology.md; N may be left out where a
+ *       layout is described, which then says it): the "layout: ..." line, or
  *       with --json {"ranks", "described", "nhosts", "host": [...],
  *       "socket": [...], "numa": [...], "hosts": [[...], ...], "text"}.
  *
@@ -56,7 +57,7 @@ static const char usage_text[] =
     "       trellis-info explain <collective> --ranks N [--bytes B] [--root R]\n"
     "                    [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]\n"
     "                    [--topology LAYOUT] [--rank R] [--steps | --goal | --json]\n"
-    "       trellis-info layout --ranks N [--topology TEXT-OR-FILE] [--json]\n";
+    "       trellis-info layout [--ranks N] [--topology TEXT-OR-FILE] [--json]\n";
 
 /* A bad command line: the message alone, since it reaches users through
  * the `trellis` command, whose options are not this tool's (the usage
@@ -769,7 +770,8 @@ static bool option_is(const char *arg, size_t name_len, const char *name)
 
 /* The layout a run of N ranks would see: --topology (set as
  * TRELLIS_TOPOLOGY and read by the runtime's own loader), else
- * TRELLIS_TOPOLOGY, else every rank on one host. Options take their value
+ * TRELLIS_TOPOLOGY, else every rank on one host. Without --ranks, a
+ * described layout is printed at its own size. Options take their value
  * as the next argument or after '=', as explain's do. */
 static int cmd_layout(int argc, char **argv)
 {
@@ -800,9 +802,6 @@ static int cmd_layout(int argc, char **argv)
         if (is_topology && setenv("TRELLIS_TOPOLOGY", value, 1))
             return usage_error("layout: cannot set TRELLIS_TOPOLOGY");
     }
-    if (ranks == 0)
-        return usage_error("layout: --ranks N is required");
-
     trl_topo topo;
     trl_topo_error err;
     bool described;
@@ -812,7 +811,9 @@ static int cmd_layout(int argc, char **argv)
         fprintf(stderr, "trellis: layout: %s\n", msg);
         return EXIT_USAGE;
     }
-    if (described && topo.size != ranks) {
+    if (!described && ranks == 0)
+        return usage_error("layout: give --ranks N, a layout (--topology), or both");
+    if (described && ranks && topo.size != ranks) {
         fprintf(stderr, "trellis: layout: the layout describes %d rank%s, but --ranks is %lld\n",
                 topo.size, topo.size == 1 ? "" : "s", ranks);
         trl_topo_free(&topo);
