@@ -545,7 +545,7 @@ done:
 /* A value that, trimmed, has no blank cannot be rules (a rule has at least
  * two words), so it is a file name; so is one that names an existing file,
  * which lets a path with blanks in it through. Text that could not be a
- * path is not looked up. (trellis.native.rules_names_file: the same.) */
+ * path is not looked up. (trellis.native.names_file: the same.) */
 static bool names_file(const char *name)
 {
     struct stat st;

@@ -564,7 +564,7 @@ static int read_file(const char *name, char **text, trl_topo_error *err)
 /* Every layout has a key=value word, so a value with neither a blank nor
  * '=' can only be a file name; an existing file is one too, which lets a
  * path with blanks or '=' in it through. Text that could not be a path
- * is not looked up (trellis.native.layout_names_file: the same). */
+ * is not looked up (trellis.native.names_file: the same). */
 static bool names_file(const char *name)
 {
     struct stat st;
