@@ -13,7 +13,7 @@ static int allgather(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *send
 {
     *served = true;
     if (!trl_comm_vec(c))
-        return PMPI_Comm_call_errhandler(comm, MPI_ERR_NO_MEM);
+        return trl_error(comm, MPI_ERR_NO_MEM);
     bool in_place = sendbuf == MPI_IN_PLACE;
     trl_move_side send = {.pack_only = -1}, recv = {.pack_only = -1};
     int rc = MPI_SUCCESS;
@@ -23,7 +23,7 @@ static int allgather(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *send
         rc = trl_move_open(&recv, recvbuf, recv_b, false, TRL_VEC(c, 2), TRL_VEC(c, 3));
     if (rc != MPI_SUCCESS) {
         trl_move_abandon(&send, &recv);
-        return PMPI_Comm_call_errhandler(comm, rc);
+        return trl_error(comm, rc);
     }
     /* In place, this rank's block is in the receive buffer: a staged
      * receive side must hold it too, since the schedule forwards it. */

@@ -17,7 +17,7 @@ static int alltoall(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendb
 {
     *served = true;
     if (!trl_comm_vec(c))
-        return PMPI_Comm_call_errhandler(comm, MPI_ERR_NO_MEM);
+        return trl_error(comm, MPI_ERR_NO_MEM);
     bool in_place = sendbuf == MPI_IN_PLACE;
     trl_move_side send = {.pack_only = -1}, recv = {.pack_only = -1};
     int rc = trl_move_open(&send, in_place ? recvbuf : (void *)sendbuf, in_place ? recv_b : send_b,
@@ -26,7 +26,7 @@ static int alltoall(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendb
         rc = trl_move_open(&recv, recvbuf, recv_b, false, TRL_VEC(c, 2), TRL_VEC(c, 3));
     if (rc != MPI_SUCCESS) {
         trl_move_abandon(&send, &recv);
-        return PMPI_Comm_call_errhandler(comm, rc);
+        return trl_error(comm, rc);
     }
     trl_coll_args a = {.coll = coll, .elem_size = 1, .commutative = true};
     if (coll == TRL_COLL_ALLTOALL) {

@@ -5,12 +5,18 @@
 
 #include "exec/exec_mpi.h"
 
+int trl_error(MPI_Comm comm, int rc)
+{
+    PMPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
 int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
             void *recvbuf, MPI_Datatype dtype, MPI_Op op)
 {
     trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, c->tag_ub, &c->shm};
     int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
-    return rc == MPI_SUCCESS ? rc : PMPI_Comm_call_errhandler(comm, rc);
+    return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
 }
 
 bool trl_bad_reduction(int count, MPI_Datatype datatype, MPI_Op op)
@@ -186,11 +192,13 @@ int trl_move_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, trl_move_
         pack_rc = trl_side_pack(&recv->side, &recv->b, recv->displs, recv->pack_only, c->dup);
     int rc = trl_run(e, c, comm, send->used ? send->side.base : NULL,
                      recv->used ? recv->side.base : NULL, MPI_BYTE, MPI_OP_NULL);
-    if (rc == MPI_SUCCESS && recv->used)
-        rc = trl_side_unpack(&recv->side, &recv->b, recv->displs, recv->pack_only, c->dup);
+    /* Packing's and unpacking's errors are this rank's: reported after. */
+    int local_rc = pack_rc;
+    if (rc == MPI_SUCCESS && local_rc == MPI_SUCCESS && recv->used)
+        local_rc = trl_side_unpack(&recv->side, &recv->b, recv->displs, recv->pack_only, c->dup);
     trl_move_abandon(send, recv);
-    if (rc == MPI_SUCCESS && pack_rc != MPI_SUCCESS)
-        rc = PMPI_Comm_call_errhandler(comm, pack_rc);
+    if (rc == MPI_SUCCESS && local_rc != MPI_SUCCESS)
+        rc = trl_error(comm, local_rc);
     return rc;
 }
 

@@ -10,6 +10,11 @@
 
 #include "mpi/runtime.h"
 
+/* Report an error as the MPI library's own calls do: through comm's error
+ * handler, then returned (MPI_Comm_call_errhandler itself returns
+ * MPI_SUCCESS once a handler such as MPI_ERRORS_RETURN returns). */
+int trl_error(MPI_Comm comm, int rc);
+
 /* Run a cached schedule on c's private duplicate. An error goes through
  * the user's communicator's error handler, as the MPI library's own
  * collective would. */

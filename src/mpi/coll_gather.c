@@ -61,7 +61,7 @@ static int run_rooted(rooted *r, bool vector, bool *served)
         int rc = share_counts(r);
         if (rc != MPI_SUCCESS) {
             trl_move_abandon(send, recv);
-            return PMPI_Comm_call_errhandler(r->comm, rc);
+            return trl_error(r->comm, rc);
         }
     } else if (r->a.count == 0) {
         trl_move_abandon(send, recv);
@@ -124,7 +124,7 @@ static int rooted_move(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, void
     *served = true;
     int rc = open_rooted(&r, c, comm, coll, root, one_buf, one_b, all_buf, all_b, &one, &all);
     if (rc != MPI_SUCCESS)
-        return PMPI_Comm_call_errhandler(comm, rc);
+        return trl_error(comm, rc);
     bool vector = trl_coll_is_vector(coll);
     if (vector)
         r.a.count = 0;

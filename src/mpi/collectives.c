@@ -38,17 +38,18 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     void *packed = malloc(bytes);
     if (!packed)
         return PMPI_Bcast(buffer, count, datatype, root, comm);
-    /* The schedule runs whatever packing did, so no rank is left waiting. */
+    /* The schedule runs whatever packing did, so no rank is left waiting;
+     * packing's and unpacking's errors are reported after. */
     int pos = 0, packed_rc = MPI_SUCCESS;
     if (c->rank == root)
         packed_rc = PMPI_Pack(buffer, count, datatype, packed, (int)bytes, &pos, c->dup);
     int rc = trl_run(e, c, comm, NULL, packed, MPI_BYTE, MPI_OP_NULL);
     pos = 0;
-    if (rc == MPI_SUCCESS && c->rank != root)
-        rc = PMPI_Unpack(packed, (int)bytes, &pos, buffer, count, datatype, c->dup);
+    if (rc == MPI_SUCCESS && packed_rc == MPI_SUCCESS && c->rank != root)
+        packed_rc = PMPI_Unpack(packed, (int)bytes, &pos, buffer, count, datatype, c->dup);
     free(packed);
     if (rc == MPI_SUCCESS && packed_rc != MPI_SUCCESS)
-        rc = PMPI_Comm_call_errhandler(comm, packed_rc);
+        rc = trl_error(comm, packed_rc);
     return rc;
 }
 
