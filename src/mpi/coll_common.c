@@ -19,11 +19,6 @@ int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *se
     return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
 }
 
-bool trl_bad_reduction(int count, MPI_Datatype datatype, MPI_Op op)
-{
-    return count < 0 || datatype == MPI_DATATYPE_NULL || op == MPI_OP_NULL;
-}
-
 trl_coll_args trl_reduction_args(trl_coll coll, int root, const void *sendbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op)
 {
@@ -212,14 +207,4 @@ int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *
         return MPI_SUCCESS;
     }
     return trl_move_run(e, c, comm, send, recv);
-}
-
-bool trl_bad_counts(const int *counts, const int *displs, int p)
-{
-    if (!counts || !displs)
-        return true;
-    for (int i = 0; i < p; i++)
-        if (counts[i] < 0)
-            return true;
-    return false;
 }

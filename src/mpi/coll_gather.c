@@ -7,11 +7,15 @@
  * (coll_common.h). A block's size in bytes is the same on every rank by
  * MPI's rules, so every rank chooses alike. In gatherv and scatterv the
  * other ranks' counts are known at the root only: an algorithm that needs
- * them everywhere (TRL_NEEDS_ALL_COUNTS) has them exchanged first. */
+ * them everywhere (TRL_NEEDS_ALL_COUNTS) has them exchanged first.
+ * Arguments the MPI library rejects on this rank go to it (validate.h);
+ * MPI_IN_PLACE is recognised only where MPI allows it (the root's own
+ * block), and a NULL buffer is an ordinary one. */
 #include <stdint.h>
 #include <string.h>
 
 #include "mpi/coll_common.h"
+#include "mpi/validate.h"
 
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "counts travel as MPI_UINT64_T");
 
@@ -70,15 +74,25 @@ static int run_rooted(rooted *r, bool vector, bool *served)
     return trl_move_serve(r->c, r->comm, &r->a, send, recv, served);
 }
 
-/* Open both sides of a rooted call. one_buf NULL: in place at the root. */
+/* The user's side of a rooted call: this rank's block (`one`, unused when
+ * in place at the root) and the root's p blocks (`all`). A NULL buffer is
+ * a buffer like any other (MPI allows NULL where nothing is read or
+ * written, and MPI_BOTTOM is NULL in some MPI libraries): only in_place
+ * says the own side is absent. */
+typedef struct {
+    void *one_buf, *all_buf;
+    const trl_blocks *one_b, *all_b;
+    bool in_place;
+} rooted_bufs;
+
+/* Open both sides of a rooted call. */
 static int open_rooted(rooted *r, trl_comm *c, MPI_Comm comm, trl_coll coll, int root,
-                       void *one_buf, const trl_blocks *one_b, void *all_buf,
-                       const trl_blocks *all_b, trl_move_side *one, trl_move_side *all)
+                       const rooted_bufs *u, trl_move_side *one, trl_move_side *all)
 {
     *r = (rooted){c, comm, {.coll = coll, .root = root, .elem_size = 1, .commutative = true},
                   one, all, coll == TRL_COLL_GATHER || coll == TRL_COLL_GATHERV};
     bool is_root = c->rank == root;
-    r->a.in_place = one_buf == NULL;
+    r->a.in_place = u->in_place;
     *one = (trl_move_side){.pack_only = -1};
     *all = (trl_move_side){.pack_only = -1};
     if (!trl_comm_vec(c))
@@ -86,10 +100,12 @@ static int open_rooted(rooted *r, trl_comm *c, MPI_Comm comm, trl_coll coll, int
     int rc = MPI_SUCCESS;
     /* Side slots: the send side's arrays first, then the receive side's. */
     int one_slot = r->gather ? 0 : 2, all_slot = r->gather ? 2 : 0;
-    if (one_buf)
-        rc = trl_move_open(one, one_buf, one_b, false, TRL_VEC(c, one_slot), TRL_VEC(c, one_slot + 1));
+    if (!u->in_place)
+        rc = trl_move_open(one, u->one_buf, u->one_b, false, TRL_VEC(c, one_slot),
+                           TRL_VEC(c, one_slot + 1));
     if (is_root && rc == MPI_SUCCESS) {
-        rc = trl_move_open(all, all_buf, all_b, false, TRL_VEC(c, all_slot), TRL_VEC(c, all_slot + 1));
+        rc = trl_move_open(all, u->all_buf, u->all_b, false, TRL_VEC(c, all_slot),
+                           TRL_VEC(c, all_slot + 1));
         /* In place, the root's own block must reach a staged receive side. */
         if (r->gather && r->a.in_place)
             all->pack_only = root;
@@ -115,14 +131,13 @@ static int open_rooted(rooted *r, trl_comm *c, MPI_Comm comm, trl_coll coll, int
 
 /* Open, look up and run a rooted call; *served false when the MPI library
  * must serve it (nothing was run). */
-static int rooted_move(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, void *one_buf,
-                       const trl_blocks *one_b, void *all_buf, const trl_blocks *all_b,
-                       bool *served)
+static int rooted_move(trl_comm *c, MPI_Comm comm, trl_coll coll, int root,
+                       const rooted_bufs *u, bool *served)
 {
     rooted r;
     trl_move_side one, all;
     *served = true;
-    int rc = open_rooted(&r, c, comm, coll, root, one_buf, one_b, all_buf, all_b, &one, &all);
+    int rc = open_rooted(&r, c, comm, coll, root, u, &one, &all);
     if (rc != MPI_SUCCESS)
         return trl_error(comm, rc);
     bool vector = trl_coll_is_vector(coll);
@@ -133,11 +148,6 @@ static int rooted_move(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, void
     return run_rooted(&r, vector, served);
 }
 
-static bool bad_side(int count, MPI_Datatype type)
-{
-    return count < 0 || type == MPI_DATATYPE_NULL;
-}
-
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -145,13 +155,15 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     if (!c || c->size == 1 || root < 0 || root >= c->size)
         goto mpi;
     bool is_root = c->rank == root, in_place = is_root && sendbuf == MPI_IN_PLACE;
-    if ((!in_place && bad_side(sendcount, sendtype)) || (is_root && bad_side(recvcount, recvtype)))
+    if ((!in_place && trl_side_refused(TRL_COLL_GATHER, TRL_SIDE_SEND, sendbuf, sendcount,
+                                       sendtype)) ||
+        (is_root && trl_side_refused(TRL_COLL_GATHER, TRL_SIDE_RECV, recvbuf, recvcount, recvtype)))
         goto mpi;
     trl_blocks one_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks all_b = {.n = c->size, .count = recvcount, .type = recvtype};
+    rooted_bufs u = {(void *)sendbuf, recvbuf, &one_b, &all_b, in_place};
     bool served;
-    int rc = rooted_move(c, comm, TRL_COLL_GATHER, root, in_place ? NULL : (void *)sendbuf,
-                         &one_b, recvbuf, &all_b, &served);
+    int rc = rooted_move(c, comm, TRL_COLL_GATHER, root, &u, &served);
     if (served)
         return rc;
 mpi:
@@ -166,14 +178,16 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     if (!c || c->size == 1 || root < 0 || root >= c->size)
         goto mpi;
     bool is_root = c->rank == root, in_place = is_root && sendbuf == MPI_IN_PLACE;
-    if ((!in_place && bad_side(sendcount, sendtype)) ||
-        (is_root && (bad_side(0, recvtype) || trl_bad_counts(recvcounts, displs, c->size))))
+    if ((!in_place && trl_side_refused(TRL_COLL_GATHERV, TRL_SIDE_SEND, sendbuf, sendcount,
+                                       sendtype)) ||
+        (is_root && trl_vside_refused(TRL_COLL_GATHERV, TRL_SIDE_RECV, recvbuf, recvcounts, displs,
+                                      recvtype, c->size)))
         goto mpi;
     trl_blocks one_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks all_b = {.n = c->size, .counts = recvcounts, .displs = displs, .type = recvtype};
+    rooted_bufs u = {(void *)sendbuf, recvbuf, &one_b, &all_b, in_place};
     bool served;
-    int rc = rooted_move(c, comm, TRL_COLL_GATHERV, root, in_place ? NULL : (void *)sendbuf,
-                         &one_b, recvbuf, &all_b, &served);
+    int rc = rooted_move(c, comm, TRL_COLL_GATHERV, root, &u, &served);
     if (served)
         return rc;
 mpi:
@@ -188,13 +202,15 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     if (!c || c->size == 1 || root < 0 || root >= c->size)
         goto mpi;
     bool is_root = c->rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;
-    if ((!in_place && bad_side(recvcount, recvtype)) || (is_root && bad_side(sendcount, sendtype)))
+    if ((!in_place && trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_RECV, recvbuf, recvcount,
+                                       recvtype)) ||
+        (is_root && trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)))
         goto mpi;
     trl_blocks one_b = {.n = 1, .count = recvcount, .type = recvtype};
     trl_blocks all_b = {.n = c->size, .count = sendcount, .type = sendtype};
+    rooted_bufs u = {recvbuf, (void *)sendbuf, &one_b, &all_b, in_place};
     bool served;
-    int rc = rooted_move(c, comm, TRL_COLL_SCATTER, root, in_place ? NULL : recvbuf, &one_b,
-                         (void *)sendbuf, &all_b, &served);
+    int rc = rooted_move(c, comm, TRL_COLL_SCATTER, root, &u, &served);
     if (served)
         return rc;
 mpi:
@@ -209,14 +225,16 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     if (!c || c->size == 1 || root < 0 || root >= c->size)
         goto mpi;
     bool is_root = c->rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;
-    if ((!in_place && bad_side(recvcount, recvtype)) ||
-        (is_root && (bad_side(0, sendtype) || trl_bad_counts(sendcounts, displs, c->size))))
+    if ((!in_place && trl_side_refused(TRL_COLL_SCATTERV, TRL_SIDE_RECV, recvbuf, recvcount,
+                                       recvtype)) ||
+        (is_root && trl_vside_refused(TRL_COLL_SCATTERV, TRL_SIDE_SEND, sendbuf, sendcounts, displs,
+                                      sendtype, c->size)))
         goto mpi;
     trl_blocks one_b = {.n = 1, .count = recvcount, .type = recvtype};
     trl_blocks all_b = {.n = c->size, .counts = sendcounts, .displs = displs, .type = sendtype};
+    rooted_bufs u = {recvbuf, (void *)sendbuf, &one_b, &all_b, in_place};
     bool served;
-    int rc = rooted_move(c, comm, TRL_COLL_SCATTERV, root, in_place ? NULL : recvbuf, &one_b,
-                         (void *)sendbuf, &all_b, &served);
+    int rc = rooted_move(c, comm, TRL_COLL_SCATTERV, root, &u, &served);
     if (served)
         return rc;
 mpi:
