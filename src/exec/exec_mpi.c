@@ -491,7 +491,9 @@ static int wait_shm(trl_exec *x)
         if (rc != MPI_SUCCESS)
             return rc;
     }
-    if (sleepy)
+    if (x->call.idle)
+        x->call.idle();
+    else if (sleepy)
         trl_shm_sleep(shm, bell);
     else if (shm->yield)
         sched_yield();
@@ -512,13 +514,15 @@ int trl_exec_finish(trl_exec *x)
         }
         if (x->call.shm && x->call.shm->n > 0) {
             rc = wait_shm(x);
-        } else if (!queued(x)) {
+        } else if (!queued(x) && !x->call.idle) {
             rc = reap_mpi(x, true); /* nothing else to do: block in MPI */
         } else {
             size_t before = x->done;
             rc = reap_mpi(x, false);
             if (rc == MPI_SUCCESS && x->done == before) {
                 x->idle++;
+                if (x->call.idle)
+                    x->call.idle();
                 rc = maybe_widen(x);
             }
         }

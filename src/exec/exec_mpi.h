@@ -51,6 +51,10 @@ typedef struct {
      * that may overlap on one communicator get disjoint ranges. */
     int tag_base, tag_span;
     trl_shm *shm;  /* small messages within the node; NULL: all through MPI */
+    /* Called while waiting with nothing moved, when set: other work that
+     * must advance meanwhile (collectives in flight); the executor then
+     * never blocks inside MPI. */
+    void (*idle)(void);
 } trl_exec_call;
 
 typedef struct {

@@ -8,7 +8,7 @@
 int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
             void *recvbuf, MPI_Datatype dtype, MPI_Op op)
 {
-    trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, 0, c->tag_ub, &c->shm};
+    trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, 0, c->tag_ub, &c->shm, NULL};
     int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
     return rc == MPI_SUCCESS ? rc : PMPI_Comm_call_errhandler(comm, rc);
 }

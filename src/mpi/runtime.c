@@ -57,12 +57,23 @@ static void free_comm(trl_comm *c)
     free(c);
 }
 
+void trl_comm_hold(trl_comm *c)
+{
+    c->refs++;
+}
+
+void trl_comm_release(trl_comm *c)
+{
+    if (--c->refs == 0)
+        free_comm(c);
+}
+
 static int delete_attr(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)comm;
     (void)keyval;
     (void)extra;
-    free_comm(value);
+    trl_comm_release(value);
     return MPI_SUCCESS;
 }
 
@@ -250,6 +261,7 @@ trl_comm *trl_comm_get(MPI_Comm comm)
         trl_shm_attach(&c->shm, dup); /* collective over dup */
     if (c) {
         c->dup = dup;
+        c->refs = 1;
         c->cache_cap = rt.cache_cap;
         c->last_hit = -1;
         PMPI_Comm_rank(comm, &c->rank);
@@ -257,6 +269,12 @@ trl_comm *trl_comm_get(MPI_Comm comm)
         int *ub, has_ub;
         PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &has_ub);
         c->tag_ub = has_ub && *ub > 0 ? *ub : 32767; /* MPI guarantees 32767 */
+        /* Ranges of 64K tags, as many as fit (32768 with Open MPI's and
+         * MPICH's 2^31 - 1); a library with fewer tags gets one range. */
+        c->tag_span = 1 << 16;
+        while (c->tag_span > 1 && (long)c->tag_span - 1 > (long)c->tag_ub)
+            c->tag_span >>= 1;
+        c->tag_slots = (int)(((long)c->tag_ub + 1) / c->tag_span);
         if (trl_topo_for_comm(&rt.world, comm, &c->topo) != TRL_OK)
             trl_topo_single_host(c->size, &c->topo);
     }
@@ -330,6 +348,31 @@ static void say_choice(const trl_comm *c, trl_coll coll, size_t bytes, const trl
         snprintf(size, sizeof size, " bytes=%zu", bytes);
     trl_log("%s ranks=%d%s: %s (%s:%d: %s)%s", trl_coll_name(coll), c->size, size,
             ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, fallback);
+}
+
+void trl_comm_tags(trl_comm *c, int *base, int *span)
+{
+    *span = c->tag_span;
+    *base = (int)(c->seq++ % (unsigned)c->tag_slots) * c->tag_span;
+}
+
+trl_cache_entry *trl_cache_pin(trl_comm *c, const trl_cache_entry *e)
+{
+    (void)c;
+    trl_cache_entry *w = (trl_cache_entry *)e; /* the cache's own, or transient */
+    w->pins++;
+    return w;
+}
+
+void trl_cache_unpin(trl_comm *c, trl_cache_entry *e)
+{
+    (void)c;
+    if (--e->pins > 0 || !e->transient)
+        return;
+    if (e->valid)
+        trl_sched_free(&e->sched);
+    free(e->vec);
+    free(e);
 }
 
 size_t *trl_comm_vec(trl_comm *c)
@@ -427,8 +470,26 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)
             memcpy(vec + (size_t)i * (size_t)c->size, v[i], (size_t)c->size * sizeof *vec);
     }
 
-    /* Evict round-robin: the cache is bounded whatever a program does. */
-    trl_cache_entry *e = &c->cache[c->cache_next];
+    /* Evict round-robin, passing over entries in use (an op in flight, a
+     * persistent request): the cache is bounded whatever a program does.
+     * With every entry in use, the entry lives outside the cache until its
+     * user is done with it. */
+    trl_cache_entry *e = NULL;
+    for (int k = 0; k < c->cache_cap && !e; k++) {
+        trl_cache_entry *cand = &c->cache[(c->cache_next + k) % c->cache_cap];
+        if (cand->pins == 0) {
+            c->cache_next = (c->cache_next + k) % c->cache_cap;
+            e = cand;
+        }
+    }
+    bool transient = !e;
+    if (transient) {
+        e = calloc(1, sizeof *e);
+        if (!e) {
+            free(vec);
+            return NULL;
+        }
+    }
     if (e->valid)
         trl_sched_free(&e->sched);
     free(e->vec);
@@ -448,9 +509,13 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)
             algo = trl_algo_find(a->coll, "mpi", 3);
         }
     }
-    *e = (trl_cache_entry){a->coll, a->root, a->count, a->elem_size, a->commutative,
-                           a->in_place, true, vec, nvec, algo, e->sched};
-    c->last_hit = c->cache_next;
-    c->cache_next = (c->cache_next + 1) % c->cache_cap;
+    *e = (trl_cache_entry){.coll = a->coll, .root = a->root, .count = a->count,
+                           .elem_size = a->elem_size, .commutative = a->commutative,
+                           .in_place = a->in_place, .valid = true, .transient = transient,
+                           .vec = vec, .nvec = nvec, .algo = algo, .sched = e->sched};
+    if (!transient) {
+        c->last_hit = c->cache_next;
+        c->cache_next = (c->cache_next + 1) % c->cache_cap;
+    }
     return e;
 }
