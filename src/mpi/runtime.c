@@ -208,6 +208,9 @@ void trl_runtime_init(void)
     if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &rt.keyval, NULL) != MPI_SUCCESS)
         return;
     rt.ready = true;
+    /* Set up now (collective over WORLD, as every rank is here): a first
+     * collective that is non-blocking cannot (comm_setup.c). */
+    trl_comm_get(MPI_COMM_WORLD);
 }
 
 void trl_runtime_finalize(void)
@@ -231,6 +234,16 @@ void trl_runtime_finalize(void)
     free(rt.said);
     rt.said = NULL;
     rt.ready = false;
+}
+
+trl_comm *trl_comm_find(MPI_Comm comm)
+{
+    void *value;
+    int found;
+    if (!rt.ready || comm == MPI_COMM_NULL ||
+        PMPI_Comm_get_attr(comm, rt.keyval, &value, &found) != MPI_SUCCESS || !found)
+        return NULL;
+    return value;
 }
 
 trl_comm *trl_comm_get(MPI_Comm comm)

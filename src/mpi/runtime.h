@@ -65,6 +65,9 @@ void trl_runtime_finalize(void);
 /* The state of an intracommunicator, created on first use (collective
  * over comm); NULL for intercommunicators and when Trellis is off. */
 trl_comm *trl_comm_get(MPI_Comm comm);
+/* The same without creating it (a non-blocking call must not wait for
+ * other ranks): NULL where it does not exist yet. */
+trl_comm *trl_comm_find(MPI_Comm comm);
 
 /* The cache entry for a call, selecting and building on a miss. a->rank
  * and a->size are filled in here; the per-rank arrays a->counts etc. are
