@@ -227,13 +227,17 @@ const trl_param_spec *trl_algo_param(const trl_algo *a, const char *name, size_t
 /* Whether another algorithm can run `a` inside it (reduce_bcast's reduce=,
  * a hier level): built by Trellis, with no required parameter. */
 bool trl_algo_nestable(const trl_algo *a);
+/* The names of coll's algorithms in table order, ", " between them (only
+ * the nestable ones if asked), cut to fit buf: for messages. */
+void trl_algo_names(trl_coll coll, bool nestable_only, char *buf, size_t len);
 
 /* Why `algo` cannot serve the call `a`, or NULL if it can. Follows the
  * algorithms named by ALGO parameters too. */
 const char *trl_algo_unusable(const trl_algo *algo, const trl_coll_args *a);
 
 /* Parse one parameter value; on error returns a negative status and points
- * *why at a message. */
+ * *why at a message that says what is accepted (a range, the algorithms a
+ * name may be), kept per thread until the next call. */
 int trl_param_parse_value(const trl_param_spec *spec, const char *text, size_t len,
                           trl_param_value *out, const char **why);
 

@@ -343,24 +343,43 @@ static bool first_time(uint64_t key)
     return first;
 }
 
-static void say_choice(const trl_comm *c, trl_coll coll, size_t bytes, const trl_choice *ch)
+/* The rules passed over, appended to a verbose line as far as it goes. */
+typedef struct {
+    char text[768];
+    size_t used;
+} passed_list;
+
+static void add_passed(const trl_rule *r, const char *why, void *ctx)
 {
+    passed_list *l = ctx;
+    if (l->used >= sizeof l->text)
+        return;
+    int n = snprintf(l->text + l->used, sizeof l->text - l->used,
+                     "; passed over %s (%s:%d: %s) because %s", r->algo->name, r->source, r->line,
+                     r->text, why);
+    l->used += n > 0 ? (size_t)n : 0;
+}
+
+static void say_choice(const trl_comm *c, const trl_coll_args *a, size_t bytes,
+                       const trl_choice *ch)
+{
+    trl_coll coll = a->coll;
     uint64_t key = fnv1a(0xcbf29ce484222325ULL, &coll, sizeof coll);
     key = fnv1a(key, &c->size, sizeof c->size);
     key = fnv1a(key, &bytes, sizeof bytes);
     key = fnv1a(key, &ch->rule, sizeof ch->rule);
     if (!first_time(key))
         return;
-    char fallback[512] = "", size[48] = "";
+    passed_list passed = {.used = 0};
+    passed.text[0] = '\0';
     if (ch->rejected)
-        snprintf(fallback, sizeof fallback, "; fell back from %s (%s:%d: %s) because %s",
-                 ch->rejected->algo->name, ch->rejected->source, ch->rejected->line,
-                 ch->rejected->text, ch->why);
+        trl_select_passed_over(&rt.user, &rt.builtin, a, bytes, add_passed, &passed);
+    char size[48] = "";
     /* Where ranks do not share a size, the rules saw none. */
     if (trl_coll_has_bytes(coll))
         snprintf(size, sizeof size, " bytes=%zu", bytes);
     trl_log("%s ranks=%d%s: %s (%s:%d: %s)%s", trl_coll_name(coll), c->size, size,
-            ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, fallback);
+            ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, passed.text);
 }
 
 void trl_comm_tags(trl_comm *c, int *base, int *span)
@@ -432,7 +451,7 @@ static bool choose(trl_comm *c, trl_coll_args *a, trl_choice *ch)
     if (trl_select(&rt.user, &rt.builtin, a, bytes, ch) != TRL_OK)
         return false;
     if (trl_verbose_level() > 0 && c->rank == 0)
-        say_choice(c, a->coll, bytes, ch);
+        say_choice(c, a, bytes, ch);
     return true;
 }
 
