@@ -1,9 +1,13 @@
 /* The PMPI entry points MPI_Allgather and MPI_Allgatherv: bytes, like
  * the other data movers (coll_gather.c). Every rank knows every block's
- * size, so no counts travel. */
+ * size, so no counts travel. A rank whose own block has a different size
+ * on its send side than on its receive side breaks MPI's rule that the
+ * two type signatures match: the MPI library serves that call, as it does
+ * arguments it rejects (validate.h). */
 #include <stdint.h>
 
 #include "mpi/coll_common.h"
+#include "mpi/validate.h"
 
 /* Open the sides, look up, run; *served false when the MPI library must
  * serve the call (nothing was run). */
@@ -13,7 +17,7 @@ static int allgather(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *send
 {
     *served = true;
     if (!trl_comm_vec(c))
-        return PMPI_Comm_call_errhandler(comm, MPI_ERR_NO_MEM);
+        return trl_error(comm, MPI_ERR_NO_MEM);
     bool in_place = sendbuf == MPI_IN_PLACE;
     trl_move_side send = {.pack_only = -1}, recv = {.pack_only = -1};
     int rc = MPI_SUCCESS;
@@ -23,7 +27,12 @@ static int allgather(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *send
         rc = trl_move_open(&recv, recvbuf, recv_b, false, TRL_VEC(c, 2), TRL_VEC(c, 3));
     if (rc != MPI_SUCCESS) {
         trl_move_abandon(&send, &recv);
-        return PMPI_Comm_call_errhandler(comm, rc);
+        return trl_error(comm, rc);
+    }
+    if (!in_place && send.counts[0] != recv.counts[c->rank]) {
+        trl_move_abandon(&send, &recv);
+        *served = false;
+        return MPI_SUCCESS;
     }
     /* In place, this rank's block is in the receive buffer: a staged
      * receive side must hold it too, since the schedule forwards it. */
@@ -50,8 +59,10 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     trl_comm *c = trl_comm_get(comm);
-    if (!c || c->size == 1 || recvcount < 0 || recvtype == MPI_DATATYPE_NULL ||
-        (sendbuf != MPI_IN_PLACE && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL)))
+    if (!c || c->size == 1 ||
+        trl_side_refused(TRL_COLL_ALLGATHER, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
+        (sendbuf != MPI_IN_PLACE &&
+         trl_side_refused(TRL_COLL_ALLGATHER, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)))
         goto mpi;
     trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks recv_b = {.n = c->size, .count = recvcount, .type = recvtype};
@@ -68,9 +79,11 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Comm comm)
 {
     trl_comm *c = trl_comm_get(comm);
-    if (!c || c->size == 1 || trl_bad_counts(recvcounts, displs, c->size) ||
-        recvtype == MPI_DATATYPE_NULL ||
-        (sendbuf != MPI_IN_PLACE && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL)))
+    if (!c || c->size == 1 ||
+        trl_vside_refused(TRL_COLL_ALLGATHERV, TRL_SIDE_RECV, recvbuf, recvcounts, displs, recvtype,
+                          c->size) ||
+        (sendbuf != MPI_IN_PLACE &&
+         trl_side_refused(TRL_COLL_ALLGATHERV, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)))
         goto mpi;
     trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks recv_b = {.n = c->size, .counts = recvcounts, .displs = displs, .type = recvtype};

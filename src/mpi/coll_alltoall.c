@@ -3,10 +3,15 @@
  * alltoallw reach the same builders: once datatypes and displacements are
  * turned into bytes they are the same call. MPI_IN_PLACE (data taken from
  * the receive buffer and replaced) runs on a staged copy of the receive
- * buffer, so no builder has to order reads before overwrites. */
+ * buffer, so no builder has to order reads before overwrites. A rank
+ * whose own block has a different size on its send side than on its
+ * receive side breaks MPI's rule that the two type signatures match: the
+ * MPI library serves that call (and rejects it), as it does other
+ * arguments it rejects (validate.h). */
 #include <stdint.h>
 
 #include "mpi/coll_common.h"
+#include "mpi/validate.h"
 
 /* recv_b describes the receive side; send_b the send side (NULL: in place,
  * the send side is a copy of the receive side). *served false when the
@@ -17,7 +22,7 @@ static int alltoall(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendb
 {
     *served = true;
     if (!trl_comm_vec(c))
-        return PMPI_Comm_call_errhandler(comm, MPI_ERR_NO_MEM);
+        return trl_error(comm, MPI_ERR_NO_MEM);
     bool in_place = sendbuf == MPI_IN_PLACE;
     trl_move_side send = {.pack_only = -1}, recv = {.pack_only = -1};
     int rc = trl_move_open(&send, in_place ? recvbuf : (void *)sendbuf, in_place ? recv_b : send_b,
@@ -26,7 +31,12 @@ static int alltoall(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendb
         rc = trl_move_open(&recv, recvbuf, recv_b, false, TRL_VEC(c, 2), TRL_VEC(c, 3));
     if (rc != MPI_SUCCESS) {
         trl_move_abandon(&send, &recv);
-        return PMPI_Comm_call_errhandler(comm, rc);
+        return trl_error(comm, rc);
+    }
+    if (!in_place && send.counts[c->rank] != recv.counts[c->rank]) {
+        trl_move_abandon(&send, &recv);
+        *served = false;
+        return MPI_SUCCESS;
     }
     trl_coll_args a = {.coll = coll, .elem_size = 1, .commutative = true};
     if (coll == TRL_COLL_ALLTOALL) {
@@ -48,8 +58,10 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     trl_comm *c = trl_comm_get(comm);
-    if (!c || c->size == 1 || recvcount < 0 || recvtype == MPI_DATATYPE_NULL ||
-        (sendbuf != MPI_IN_PLACE && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL)))
+    if (!c || c->size == 1 ||
+        trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
+        (sendbuf != MPI_IN_PLACE &&
+         trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)))
         goto mpi;
     trl_blocks send_b = {.n = c->size, .count = sendcount, .type = sendtype};
     trl_blocks recv_b = {.n = c->size, .count = recvcount, .type = recvtype};
@@ -66,10 +78,12 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     trl_comm *c = trl_comm_get(comm);
-    if (!c || c->size == 1 || recvtype == MPI_DATATYPE_NULL ||
-        trl_bad_counts(recvcounts, rdispls, c->size) ||
+    if (!c || c->size == 1 ||
+        trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_RECV, recvbuf, recvcounts, rdispls,
+                          recvtype, c->size) ||
         (sendbuf != MPI_IN_PLACE &&
-         (sendtype == MPI_DATATYPE_NULL || trl_bad_counts(sendcounts, sdispls, c->size))))
+         trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_SEND, sendbuf, sendcounts, sdispls,
+                           sendtype, c->size)))
         goto mpi;
     trl_blocks send_b = {.n = c->size, .counts = sendcounts, .displs = sdispls, .type = sendtype};
     trl_blocks recv_b = {.n = c->size, .counts = recvcounts, .displs = rdispls, .type = recvtype};
@@ -82,12 +96,14 @@ mpi:
                           recvtype, comm);
 }
 
-static bool bad_types(const MPI_Datatype *types, int p)
+/* alltoallw's side: a datatype per block, each judged by the library. */
+static bool wside_refused(trl_side_kind side, const void *buf, const int *counts,
+                          const int *displs, const MPI_Datatype *types, int p)
 {
-    if (!types)
+    if (!types || trl_vside_refused(TRL_COLL_ALLTOALLW, side, buf, counts, displs, MPI_BYTE, p))
         return true;
     for (int i = 0; i < p; i++)
-        if (types[i] == MPI_DATATYPE_NULL)
+        if (!trl_move_type_ok(TRL_COLL_ALLTOALLW, side, types[i]))
             return true;
     return false;
 }
@@ -97,10 +113,10 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     trl_comm *c = trl_comm_get(comm);
-    if (!c || c->size == 1 || bad_types(recvtypes, c->size) ||
-        trl_bad_counts(recvcounts, rdispls, c->size) ||
+    if (!c || c->size == 1 ||
+        wside_refused(TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtypes, c->size) ||
         (sendbuf != MPI_IN_PLACE &&
-         (bad_types(sendtypes, c->size) || trl_bad_counts(sendcounts, sdispls, c->size))))
+         wside_refused(TRL_SIDE_SEND, sendbuf, sendcounts, sdispls, sendtypes, c->size)))
         goto mpi;
     trl_blocks send_b = {.n = c->size, .counts = sendcounts, .byte_disp_in = sdispls,
                          .types = sendtypes};

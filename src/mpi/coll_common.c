@@ -5,17 +5,18 @@
 
 #include "exec/exec_mpi.h"
 
+int trl_error(MPI_Comm comm, int rc)
+{
+    PMPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
 int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
             void *recvbuf, MPI_Datatype dtype, MPI_Op op)
 {
     trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, 0, c->tag_ub, &c->shm, NULL};
     int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
-    return rc == MPI_SUCCESS ? rc : PMPI_Comm_call_errhandler(comm, rc);
-}
-
-bool trl_bad_reduction(int count, MPI_Datatype datatype, MPI_Op op)
-{
-    return count < 0 || datatype == MPI_DATATYPE_NULL || op == MPI_OP_NULL;
+    return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
 }
 
 trl_coll_args trl_reduction_args(trl_coll coll, int root, const void *sendbuf, int count,
@@ -186,11 +187,13 @@ int trl_move_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, trl_move_
         pack_rc = trl_side_pack(&recv->side, &recv->b, recv->displs, recv->pack_only, c->dup);
     int rc = trl_run(e, c, comm, send->used ? send->side.base : NULL,
                      recv->used ? recv->side.base : NULL, MPI_BYTE, MPI_OP_NULL);
-    if (rc == MPI_SUCCESS && recv->used)
-        rc = trl_side_unpack(&recv->side, &recv->b, recv->displs, recv->pack_only, c->dup);
+    /* Packing's and unpacking's errors are this rank's: reported after. */
+    int local_rc = pack_rc;
+    if (rc == MPI_SUCCESS && local_rc == MPI_SUCCESS && recv->used)
+        local_rc = trl_side_unpack(&recv->side, &recv->b, recv->displs, recv->pack_only, c->dup);
     trl_move_abandon(send, recv);
-    if (rc == MPI_SUCCESS && pack_rc != MPI_SUCCESS)
-        rc = PMPI_Comm_call_errhandler(comm, pack_rc);
+    if (rc == MPI_SUCCESS && local_rc != MPI_SUCCESS)
+        rc = trl_error(comm, local_rc);
     return rc;
 }
 
@@ -204,14 +207,4 @@ int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *
         return MPI_SUCCESS;
     }
     return trl_move_run(e, c, comm, send, recv);
-}
-
-bool trl_bad_counts(const int *counts, const int *displs, int p)
-{
-    if (!counts || !displs)
-        return true;
-    for (int i = 0; i < p; i++)
-        if (counts[i] < 0)
-            return true;
-    return false;
 }

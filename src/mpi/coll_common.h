@@ -10,15 +10,16 @@
 
 #include "mpi/runtime.h"
 
+/* Report an error as the MPI library's own calls do: through comm's error
+ * handler, then returned (MPI_Comm_call_errhandler itself returns
+ * MPI_SUCCESS once a handler such as MPI_ERRORS_RETURN returns). */
+int trl_error(MPI_Comm comm, int rc);
+
 /* Run a cached schedule on c's private duplicate. An error goes through
  * the user's communicator's error handler, as the MPI library's own
  * collective would. */
 int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
             void *recvbuf, MPI_Datatype dtype, MPI_Op op);
-
-/* Arguments MPI would reject: the MPI library reports them as it always
- * does. */
-bool trl_bad_reduction(int count, MPI_Datatype datatype, MPI_Op op);
 
 /* The shape of a reduction call: elements of the datatype, commutativity
  * of the operation. count is 0 when no data moves (a zero count or an
@@ -108,9 +109,5 @@ void trl_move_abandon(trl_move_side *send, trl_move_side *recv);
  * them and set *served false when the MPI library must serve the call. */
 int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *send,
                    trl_move_side *recv, bool *served);
-
-/* v-variant arguments MPI would reject (missing arrays, a negative count):
- * the MPI library reports them as it always does. */
-bool trl_bad_counts(const int *counts, const int *displs, int p);
 
 #endif

@@ -1,11 +1,13 @@
 /* The PMPI entry points of the reductions beyond reduce and allreduce:
  * MPI_Reduce_scatter, MPI_Reduce_scatter_block, MPI_Scan, MPI_Exscan.
  * Like MPI_Allreduce they work in elements of the call's datatype; the
- * executor applies the operation with PMPI_Reduce_local. One rank, bad
- * arguments and rules choosing "mpi" go to the MPI library. */
+ * executor applies the operation with PMPI_Reduce_local. One rank,
+ * arguments the MPI library rejects (validate.h) and rules choosing "mpi"
+ * go to the MPI library. */
 #include <stdint.h>
 
 #include "mpi/coll_common.h"
+#include "mpi/validate.h"
 
 /* Run a reduction whose shape is a; sendbuf MPI_IN_PLACE reads recvbuf. */
 static int run_reduction(trl_comm *c, trl_coll_args *a, MPI_Comm comm, const void *sendbuf,
@@ -22,7 +24,8 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     trl_comm *c = trl_comm_get(comm);
-    if (!c || c->size == 1 || trl_bad_reduction(recvcount, datatype, op))
+    if (!c || c->size == 1 ||
+        trl_reduction_refused(sendbuf, recvbuf, recvcount, datatype, op, true))
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     trl_coll_args a =
         trl_reduction_args(TRL_COLL_REDUCE_SCATTER_BLOCK, 0, sendbuf, recvcount, datatype, op);
@@ -37,16 +40,18 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     trl_comm *c = trl_comm_get(comm);
-    if (!c || c->size == 1 || !recvcounts || trl_bad_reduction(0, datatype, op))
+    if (!c || c->size == 1 || !recvcounts)
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     size_t *counts = trl_comm_vec(c), total = 0;
-    for (int r = 0; counts && r < c->size; r++) {
-        if (recvcounts[r] < 0)
-            counts = NULL;
-        else
-            total += (size_t)recvcounts[r];
+    bool negative = false;
+    for (int r = 0; r < c->size; r++) {
+        negative |= recvcounts[r] < 0;
+        total += recvcounts[r] < 0 ? 0 : (size_t)recvcounts[r];
     }
-    if (!counts || total > INT32_MAX)
+    /* The send buffer holds the whole vector (only whether it is empty
+     * matters to the aliasing check). */
+    if (!counts || total > INT32_MAX || negative ||
+        trl_reduction_refused(sendbuf, recvbuf, total > 0, datatype, op, true))
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     trl_coll_args a = trl_reduction_args(TRL_COLL_REDUCE_SCATTER, 0, sendbuf, 1, datatype, op);
     if (a.count == 0 || total == 0)
@@ -66,7 +71,7 @@ static int scan(trl_coll coll, const void *sendbuf, void *recvbuf, int count,
 {
     *served = false;
     trl_comm *c = trl_comm_get(comm);
-    if (!c || c->size == 1 || trl_bad_reduction(count, datatype, op))
+    if (!c || c->size == 1 || trl_reduction_refused(sendbuf, recvbuf, count, datatype, op, true))
         return MPI_SUCCESS;
     trl_coll_args a = trl_reduction_args(coll, 0, sendbuf, count, datatype, op);
     if (a.count == 0) {

@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "core/status.h"
 #include "mpi/topo_mpi.h"
+#include "mpi/validate.h"
 
 static struct {
     bool ready;          /* rules loaded; Trellis serves collectives */
@@ -215,6 +216,7 @@ void trl_runtime_init(void)
 
 void trl_runtime_finalize(void)
 {
+    trl_validate_finalize();
     if (!rt.ready)
         return;
     /* Free our duplicates while the MPI library still runs, not from its own
