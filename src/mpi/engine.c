@@ -178,7 +178,10 @@ static void finish(trl_op *op, int rc)
 {
     unlink_op(op);
     op->running = false;
-    op->rc = op->hooks.after ? op->hooks.after(op, rc) : rc;
+    if (op->hooks.after)
+        op->rc = op->hooks.after(op, rc);
+    else if (rc != MPI_SUCCESS)
+        op->rc = rc;
     if (op->persistent)
         op->finished = true;
     else
@@ -189,20 +192,20 @@ static int begin(trl_op *op)
 {
     if (!op->entry) {
         /* Nothing to move: finished as soon as started. */
+        op->rc = MPI_SUCCESS;
         link_op(op);
         op->running = true;
         finish(op, MPI_SUCCESS);
         return MPI_SUCCESS;
     }
-    int rc = op->hooks.before ? op->hooks.before(op) : MPI_SUCCESS;
+    /* The schedule runs even if preparing failed, so no rank is left
+     * waiting; the failure is reported when it finishes (op->rc). */
+    op->rc = op->hooks.before ? op->hooks.before(op) : MPI_SUCCESS;
     trl_comm_tags(op->c, &op->call.tag_base, &op->call.tag_span);
     op->running = true;
     op->finished = false;
     link_op(op);
-    /* The schedule runs even if preparing failed, so no rank is left
-     * waiting; the failure is reported when it finishes. */
     int run = trl_exec_start(&op->x, &op->entry->sched, &op->call, &op->mem);
-    op->rc = rc;
     if (run != MPI_SUCCESS) {
         trl_exec_cancel(&op->x);
         finish(op, run);
@@ -221,7 +224,7 @@ static void turn(void)
         if (rc != MPI_SUCCESS)
             trl_exec_cancel(&op->x);
         if (done || rc != MPI_SUCCESS)
-            finish(op, rc != MPI_SUCCESS ? rc : op->rc);
+            finish(op, rc);
     }
     inside = false;
 }

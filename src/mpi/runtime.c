@@ -248,6 +248,22 @@ trl_comm *trl_comm_find(MPI_Comm comm)
     return value;
 }
 
+void trl_not_set_up(MPI_Comm comm)
+{
+    static bool said;
+    int inter = 1, rank = 0;
+    if (said || !rt.ready || trl_verbose_level() == 0 || comm == MPI_COMM_NULL ||
+        PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return;
+    PMPI_Comm_rank(comm, &rank);
+    if (rank != 0)
+        return;
+    said = true;
+    trl_log("a non-blocking or persistent collective on a communicator that Trellis has not set "
+            "up (made by a constructor it does not intercept) goes to the MPI library; a "
+            "blocking collective on it sets it up (said once)");
+}
+
 trl_comm *trl_comm_get(MPI_Comm comm)
 {
     if (!rt.ready || comm == MPI_COMM_NULL)
@@ -370,6 +386,7 @@ static void say_choice(const trl_comm *c, const trl_coll_args *a, size_t bytes,
     key = fnv1a(key, &c->size, sizeof c->size);
     key = fnv1a(key, &bytes, sizeof bytes);
     key = fnv1a(key, &ch->rule, sizeof ch->rule);
+    key = fnv1a(key, &a->call, sizeof a->call);
     if (!first_time(key))
         return;
     passed_list passed = {.used = 0};
@@ -380,7 +397,10 @@ static void say_choice(const trl_comm *c, const trl_coll_args *a, size_t bytes,
     /* Where ranks do not share a size, the rules saw none. */
     if (trl_coll_has_bytes(coll))
         snprintf(size, sizeof size, " bytes=%zu", bytes);
-    trl_log("%s ranks=%d%s: %s (%s:%d: %s)%s", trl_coll_name(coll), c->size, size,
+    /* Named as the program called it: iallreduce, allreduce_init. */
+    const char *pre = a->call == TRL_CALL_NONBLOCKING ? "i" : "";
+    const char *post = a->call == TRL_CALL_PERSISTENT ? "_init" : "";
+    trl_log("%s%s%s ranks=%d%s: %s (%s:%d: %s)%s", pre, trl_coll_name(coll), post, c->size, size,
             ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, passed.text);
 }
 
@@ -432,7 +452,7 @@ static bool same_key(const trl_cache_entry *e, const trl_coll_args *a, int size)
 {
     if (!e->valid || e->coll != a->coll || e->root != a->root || e->count != a->count ||
         e->elem_size != a->elem_size || e->commutative != a->commutative ||
-        e->in_place != a->in_place)
+        e->in_place != a->in_place || e->call != a->call)
         return false;
     const size_t *v[6];
     int n = vectors(a, v);
@@ -545,7 +565,7 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)
     }
     *e = (trl_cache_entry){.coll = a->coll, .root = a->root, .count = a->count,
                            .elem_size = a->elem_size, .commutative = a->commutative,
-                           .in_place = a->in_place, .valid = true, .transient = transient,
+                           .in_place = a->in_place, .call = a->call, .valid = true, .transient = transient,
                            .vec = vec, .nvec = nvec, .algo = algo, .sched = e->sched};
     if (!transient) {
         c->last_hit = c->cache_next;

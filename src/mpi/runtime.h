@@ -19,6 +19,7 @@ typedef struct {
     int root;
     size_t count, elem_size;
     bool commutative, in_place;
+    trl_call_kind call; /* the rules may choose differently by kind */
     bool valid;
     bool transient; /* built outside the cache (every entry was pinned):
                        freed when its last user unpins it */
@@ -68,6 +69,9 @@ trl_comm *trl_comm_get(MPI_Comm comm);
 /* The same without creating it (a non-blocking call must not wait for
  * other ranks): NULL where it does not exist yet. */
 trl_comm *trl_comm_find(MPI_Comm comm);
+/* Verbose mode's note, once, that comm had no state for a call that may
+ * not create it. */
+void trl_not_set_up(MPI_Comm comm);
 
 /* The cache entry for a call, selecting and building on a miss. a->rank
  * and a->size are filled in here; the per-rank arrays a->counts etc. are
