@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/coll_common.h"
 #include "mpi/engine.h"
 
 static bool fast(void)
@@ -98,7 +99,7 @@ static int take(trl_op *op, MPI_Status *st)
     int rc = MPI_SUCCESS;
     trl_op_take(op, &rc);
     empty_status(st, rc);
-    return rc == MPI_SUCCESS ? rc : PMPI_Comm_call_errhandler(op->comm, rc);
+    return rc == MPI_SUCCESS ? rc : trl_error(op->comm, rc);
 }
 
 int MPI_Wait(MPI_Request *req, MPI_Status *status)
@@ -358,7 +359,7 @@ int MPI_Start(MPI_Request *req)
     if (!op)
         return PMPI_Start(req);
     int rc = trl_op_start(op);
-    return rc == MPI_SUCCESS ? rc : PMPI_Comm_call_errhandler(op->comm, rc);
+    return rc == MPI_SUCCESS ? rc : trl_error(op->comm, rc);
 }
 
 int MPI_Startall(int n, MPI_Request reqs[])
@@ -384,12 +385,12 @@ int MPI_Request_free(MPI_Request *req)
         return PMPI_Request_free(req);
     if (!op->persistent) {
         if (op->running)
-            return PMPI_Comm_call_errhandler(op->comm, MPI_ERR_REQUEST);
+            return trl_error(op->comm, MPI_ERR_REQUEST);
         return PMPI_Request_free(req); /* finished: the grequest goes */
     }
     int rc = trl_op_free(op);
     if (rc != MPI_SUCCESS)
-        return PMPI_Comm_call_errhandler(op->comm, rc);
+        return trl_error(op->comm, rc);
     *req = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
@@ -398,6 +399,6 @@ int MPI_Cancel(MPI_Request *req)
 {
     trl_op *op = trl_op_of(*req);
     if (op && active(op))
-        return PMPI_Comm_call_errhandler(op->comm, MPI_ERR_REQUEST);
+        return trl_error(op->comm, MPI_ERR_REQUEST);
     return PMPI_Cancel(req);
 }

@@ -297,8 +297,10 @@ trl_comm *trl_comm_get(MPI_Comm comm)
         c->last_hit = -1;
         PMPI_Comm_rank(comm, &c->rank);
         PMPI_Comm_size(comm, &c->size);
+        /* MPI_TAG_UB is an attribute of MPI_COMM_WORLD only (a split
+         * communicator may lack it), and holds for every communicator. */
         int *ub, has_ub;
-        PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &has_ub);
+        PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &has_ub);
         c->tag_ub = has_ub && *ub > 0 ? *ub : 32767; /* MPI guarantees 32767 */
         /* Ranges of 64K tags, as many as fit (32768 with Open MPI's and
          * MPICH's 2^31 - 1); a library with fewer tags gets one range. */
