@@ -130,6 +130,11 @@ const char *trl_algo_unusable(const trl_algo *algo, const trl_coll_args *a)
 {
     if ((algo->needs & TRL_NEEDS_COMMUTATIVE) && !a->commutative)
         return "it needs a commutative operation";
+    /* The counts are exchanged by a blocking collective before the
+     * schedule is built, which a call that may not wait cannot do. */
+    if ((algo->needs & TRL_NEEDS_ALL_COUNTS) && a->call != TRL_CALL_BLOCKING)
+        return "it needs every rank's counts, which a non-blocking or persistent call cannot "
+               "exchange before it returns";
     if (algo->unusable) {
         trl_coll_args self = *a;
         self.algo = algo;

@@ -121,6 +121,14 @@ typedef struct {
     int n;
 } trl_params;
 
+/* How a call was made: MPI_X, MPI_IX, or MPI_X_init (persistent). The
+ * last two may not wait for other ranks before they return. */
+typedef enum {
+    TRL_CALL_BLOCKING,
+    TRL_CALL_NONBLOCKING,
+    TRL_CALL_PERSISTENT,
+} trl_call_kind;
+
 /* The shape of one call, as one rank sees it.
  *
  * Units: elements of the call's datatype. The data-movement collectives
@@ -173,6 +181,7 @@ typedef struct {
      * for choosing where data lands locally (to save a copy): it must never
      * change which messages a rank exchanges, since ranks may differ. */
     bool in_place;
+    trl_call_kind call; /* blocking or not: the rules may tell them apart */
     const trl_params *params;
     const struct trl_algo *algo; /* set by trl_algo_build, for defaults */
     /* Where each rank of the communicator sits (host, socket, NUMA domain);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "mpi/coll_common.h"
+#include "mpi/coll_entry.h"
 #include "mpi/validate.h"
 
 /* recv_b describes the receive side; send_b the send side (NULL: in place,
@@ -18,7 +19,7 @@
  * MPI library must serve the call (nothing was run). */
 static int alltoall(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendbuf,
                     const trl_blocks *send_b, void *recvbuf, const trl_blocks *recv_b,
-                    bool *served)
+                    const trl_mode *mode, bool *served)
 {
     *served = true;
     if (!trl_comm_vec(c))
@@ -38,12 +39,13 @@ static int alltoall(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendb
         *served = false;
         return MPI_SUCCESS;
     }
-    trl_coll_args a = {.coll = coll, .elem_size = 1, .commutative = true};
+    trl_coll_args a = {.coll = coll, .elem_size = 1, .commutative = true,
+                       .call = trl_call_of(mode)};
     if (coll == TRL_COLL_ALLTOALL) {
         a.count = recv.counts[0];
         if (a.count == 0) { /* the same on every rank */
             trl_move_abandon(&send, &recv);
-            return MPI_SUCCESS;
+            return trl_nothing(comm, mode);
         }
     } else {
         a.send_counts = send.counts;
@@ -51,49 +53,57 @@ static int alltoall(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendb
         a.recv_counts = recv.counts;
         a.recv_displs = recv.displs;
     }
-    return trl_move_serve(c, comm, &a, &send, &recv, served);
+    return trl_move_serve(c, comm, &a, &send, &recv, served, mode);
+}
+
+int trl_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const trl_mode *mode, bool *served)
+{
+    *served = false;
+    trl_comm *c = trl_comm_for(comm, mode);
+    if (!c || c->size == 1 ||
+        trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
+        (sendbuf != MPI_IN_PLACE &&
+         trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)))
+        return MPI_SUCCESS;
+    trl_blocks send_b = {.n = c->size, .count = sendcount, .type = sendtype};
+    trl_blocks recv_b = {.n = c->size, .count = recvcount, .type = recvtype};
+    return alltoall(c, comm, TRL_COLL_ALLTOALL, sendbuf, &send_b, recvbuf, &recv_b, mode, served);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    trl_comm *c = trl_comm_get(comm);
-    if (!c || c->size == 1 ||
-        trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
-        (sendbuf != MPI_IN_PLACE &&
-         trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)))
-        goto mpi;
-    trl_blocks send_b = {.n = c->size, .count = sendcount, .type = sendtype};
-    trl_blocks recv_b = {.n = c->size, .count = recvcount, .type = recvtype};
     bool served;
-    int rc = alltoall(c, comm, TRL_COLL_ALLTOALL, sendbuf, &send_b, recvbuf, &recv_b, &served);
-    if (served)
-        return rc;
-mpi:
-    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    int rc = trl_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &trl_blocking, &served);
+    return served ? rc : PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
-int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+int trl_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, const trl_mode *mode, bool *served)
 {
-    trl_comm *c = trl_comm_get(comm);
+    *served = false;
+    trl_comm *c = trl_comm_for(comm, mode);
     if (!c || c->size == 1 ||
         trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_RECV, recvbuf, recvcounts, rdispls,
                           recvtype, c->size) ||
         (sendbuf != MPI_IN_PLACE &&
          trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_SEND, sendbuf, sendcounts, sdispls,
                            sendtype, c->size)))
-        goto mpi;
+        return MPI_SUCCESS;
     trl_blocks send_b = {.n = c->size, .counts = sendcounts, .displs = sdispls, .type = sendtype};
     trl_blocks recv_b = {.n = c->size, .counts = recvcounts, .displs = rdispls, .type = recvtype};
+    return alltoall(c, comm, TRL_COLL_ALLTOALLV, sendbuf, &send_b, recvbuf, &recv_b, mode, served);
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
     bool served;
-    int rc = alltoall(c, comm, TRL_COLL_ALLTOALLV, sendbuf, &send_b, recvbuf, &recv_b, &served);
-    if (served)
-        return rc;
-mpi:
-    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                          recvtype, comm);
+    int rc = trl_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &trl_blocking, &served);
+    return served ? rc : PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
 /* alltoallw's side: a datatype per block, each judged by the library. */
@@ -108,25 +118,29 @@ static bool wside_refused(trl_side_kind side, const void *buf, const int *counts
     return false;
 }
 
-int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+int trl_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, const trl_mode *mode, bool *served)
 {
-    trl_comm *c = trl_comm_get(comm);
+    *served = false;
+    trl_comm *c = trl_comm_for(comm, mode);
     if (!c || c->size == 1 ||
         wside_refused(TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtypes, c->size) ||
         (sendbuf != MPI_IN_PLACE &&
          wside_refused(TRL_SIDE_SEND, sendbuf, sendcounts, sdispls, sendtypes, c->size)))
-        goto mpi;
+        return MPI_SUCCESS;
     trl_blocks send_b = {.n = c->size, .counts = sendcounts, .byte_disp_in = sdispls,
                          .types = sendtypes};
     trl_blocks recv_b = {.n = c->size, .counts = recvcounts, .byte_disp_in = rdispls,
                          .types = recvtypes};
+    return alltoall(c, comm, TRL_COLL_ALLTOALLW, sendbuf, &send_b, recvbuf, &recv_b, mode, served);
+}
+
+int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
     bool served;
-    int rc = alltoall(c, comm, TRL_COLL_ALLTOALLW, sendbuf, &send_b, recvbuf, &recv_b, &served);
-    if (served)
-        return rc;
-mpi:
-    return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                          recvtypes, comm);
+    int rc = trl_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &trl_blocking, &served);
+    return served ? rc : PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }

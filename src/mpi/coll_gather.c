@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "mpi/coll_common.h"
+#include "mpi/coll_entry.h"
 #include "mpi/validate.h"
 
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "counts travel as MPI_UINT64_T");
@@ -29,6 +30,7 @@ typedef struct {
     trl_coll_args a;
     trl_move_side *one, *all;
     bool gather; /* data flows one -> all; scatter: all -> one */
+    const trl_mode *mode;
 } rooted;
 
 /* A count no rank sends: the mark of a rank that refuses the call. */
@@ -83,9 +85,10 @@ static int share_counts(rooted *r, bool *refused)
  * may not: where the chosen algorithm exchanges counts first, take part
  * with the mark, so that the others hand the call to the MPI library too
  * instead of waiting there. */
-static void refuse_rooted(trl_comm *c, trl_coll coll, int root)
+static void refuse_rooted(trl_comm *c, trl_coll coll, int root, const trl_mode *mode)
 {
-    trl_coll_args a = {.coll = coll, .root = root, .elem_size = 1, .commutative = true};
+    trl_coll_args a = {.coll = coll, .root = root, .elem_size = 1, .commutative = true,
+                       .call = trl_call_of(mode)};
     if (!trl_coll_is_vector(coll) || !trl_comm_vec(c) || !needs_counts(c, &a))
         return;
     bool refused;
@@ -130,7 +133,7 @@ static int run_truncated(rooted *r, trl_move_side *send, trl_move_side *recv, bo
         if (send->used)
             trl_side_pack(&send->side, &send->b, send->displs, -1, c->dup);
         rc = trl_run(e, c, r->comm, send->used ? send->side.base : NULL, landing, MPI_BYTE,
-                     MPI_OP_NULL);
+                     MPI_OP_NULL, &trl_blocking); /* only blocking calls exchange counts */
     }
     free(landing);
     trl_move_abandon(send, recv);
@@ -155,9 +158,9 @@ static int run_rooted(rooted *r, bool vector, bool *served)
             return run_truncated(r, send, recv, served);
     } else if (r->a.count == 0) {
         trl_move_abandon(send, recv);
-        return MPI_SUCCESS;
+        return trl_nothing(r->comm, r->mode);
     }
-    return trl_move_serve(r->c, r->comm, &r->a, send, recv, served);
+    return trl_move_serve(r->c, r->comm, &r->a, send, recv, served, r->mode);
 }
 
 /* The user's side of a rooted call: this rank's block (`one`, unused when
@@ -173,10 +176,13 @@ typedef struct {
 
 /* Open both sides of a rooted call. */
 static int open_rooted(rooted *r, trl_comm *c, MPI_Comm comm, trl_coll coll, int root,
-                       const rooted_bufs *u, trl_move_side *one, trl_move_side *all)
+                       const rooted_bufs *u, trl_move_side *one, trl_move_side *all,
+                       const trl_mode *mode)
 {
-    *r = (rooted){c, comm, {.coll = coll, .root = root, .elem_size = 1, .commutative = true},
-                  one, all, coll == TRL_COLL_GATHER || coll == TRL_COLL_GATHERV};
+    *r = (rooted){c, comm,
+                  {.coll = coll, .root = root, .elem_size = 1, .commutative = true,
+                   .call = trl_call_of(mode)},
+                  one, all, coll == TRL_COLL_GATHER || coll == TRL_COLL_GATHERV, mode};
     bool is_root = c->rank == root;
     r->a.in_place = u->in_place;
     *one = (trl_move_side){.pack_only = -1};
@@ -218,12 +224,12 @@ static int open_rooted(rooted *r, trl_comm *c, MPI_Comm comm, trl_coll coll, int
 /* Open, look up and run a rooted call; *served false when the MPI library
  * must serve it (nothing was run). */
 static int rooted_move(trl_comm *c, MPI_Comm comm, trl_coll coll, int root,
-                       const rooted_bufs *u, bool *served)
+                       const rooted_bufs *u, const trl_mode *mode, bool *served)
 {
     rooted r;
     trl_move_side one, all;
     *served = true;
-    int rc = open_rooted(&r, c, comm, coll, root, u, &one, &all);
+    int rc = open_rooted(&r, c, comm, coll, root, u, &one, &all, mode);
     if (rc != MPI_SUCCESS)
         return trl_error(comm, rc);
     bool vector = trl_coll_is_vector(coll);
@@ -234,100 +240,120 @@ static int rooted_move(trl_comm *c, MPI_Comm comm, trl_coll coll, int root,
     return run_rooted(&r, vector, served);
 }
 
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+int trl_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const trl_mode *mode,
+        bool *served)
 {
-    trl_comm *c = trl_comm_get(comm);
+    *served = false;
+    trl_comm *c = trl_comm_for(comm, mode);
     if (!c || c->size == 1 || root < 0 || root >= c->size)
-        goto mpi;
+        return MPI_SUCCESS;
     bool is_root = c->rank == root, in_place = is_root && sendbuf == MPI_IN_PLACE;
     if ((!in_place && trl_side_refused(TRL_COLL_GATHER, TRL_SIDE_SEND, sendbuf, sendcount,
                                        sendtype)) ||
         (is_root && trl_side_refused(TRL_COLL_GATHER, TRL_SIDE_RECV, recvbuf, recvcount, recvtype)))
-        goto mpi;
+        return MPI_SUCCESS;
     trl_blocks one_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks all_b = {.n = c->size, .count = recvcount, .type = recvtype};
     rooted_bufs u = {(void *)sendbuf, recvbuf, &one_b, &all_b, in_place};
+    return rooted_move(c, comm, TRL_COLL_GATHER, root, &u, mode, served);
+}
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
     bool served;
-    int rc = rooted_move(c, comm, TRL_COLL_GATHER, root, &u, &served);
-    if (served)
-        return rc;
-mpi:
-    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    int rc = trl_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &trl_blocking, &served);
+    return served ? rc : PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int trl_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm, const trl_mode *mode,
+        bool *served)
+{
+    *served = false;
+    trl_comm *c = trl_comm_for(comm, mode);
+    if (!c || c->size == 1 || root < 0 || root >= c->size)
+        return MPI_SUCCESS;
+    bool is_root = c->rank == root, in_place = is_root && sendbuf == MPI_IN_PLACE;
+    if ((!in_place && trl_side_refused(TRL_COLL_GATHERV, TRL_SIDE_SEND, sendbuf, sendcount,
+                                       sendtype)) ||
+        (is_root && trl_vside_refused(TRL_COLL_GATHERV, TRL_SIDE_RECV, recvbuf, recvcounts, displs,
+                                      recvtype, c->size))) {
+        refuse_rooted(c, TRL_COLL_GATHERV, root, mode);
+        return MPI_SUCCESS;
+    }
+    trl_blocks one_b = {.n = 1, .count = sendcount, .type = sendtype};
+    trl_blocks all_b = {.n = c->size, .counts = recvcounts, .displs = displs, .type = recvtype};
+    rooted_bufs u = {(void *)sendbuf, recvbuf, &one_b, &all_b, in_place};
+    return rooted_move(c, comm, TRL_COLL_GATHERV, root, &u, mode, served);
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm)
 {
-    trl_comm *c = trl_comm_get(comm);
-    if (!c || c->size == 1 || root < 0 || root >= c->size)
-        goto mpi;
-    bool is_root = c->rank == root, in_place = is_root && sendbuf == MPI_IN_PLACE;
-    if ((!in_place && trl_side_refused(TRL_COLL_GATHERV, TRL_SIDE_SEND, sendbuf, sendcount,
-                                       sendtype)) ||
-        (is_root && trl_vside_refused(TRL_COLL_GATHERV, TRL_SIDE_RECV, recvbuf, recvcounts, displs,
-                                      recvtype, c->size))) {
-        refuse_rooted(c, TRL_COLL_GATHERV, root);
-        goto mpi;
-    }
-    trl_blocks one_b = {.n = 1, .count = sendcount, .type = sendtype};
-    trl_blocks all_b = {.n = c->size, .counts = recvcounts, .displs = displs, .type = recvtype};
-    rooted_bufs u = {(void *)sendbuf, recvbuf, &one_b, &all_b, in_place};
     bool served;
-    int rc = rooted_move(c, comm, TRL_COLL_GATHERV, root, &u, &served);
-    if (served)
-        return rc;
-mpi:
-    return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                        comm);
+    int rc = trl_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &trl_blocking, &served);
+    return served ? rc : PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+
+int trl_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const trl_mode *mode,
+        bool *served)
+{
+    *served = false;
+    trl_comm *c = trl_comm_for(comm, mode);
+    if (!c || c->size == 1 || root < 0 || root >= c->size)
+        return MPI_SUCCESS;
+    bool is_root = c->rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;
+    if ((!in_place && trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_RECV, recvbuf, recvcount,
+                                       recvtype)) ||
+        (is_root && trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)))
+        return MPI_SUCCESS;
+    trl_blocks one_b = {.n = 1, .count = recvcount, .type = recvtype};
+    trl_blocks all_b = {.n = c->size, .count = sendcount, .type = sendtype};
+    rooted_bufs u = {recvbuf, (void *)sendbuf, &one_b, &all_b, in_place};
+    return rooted_move(c, comm, TRL_COLL_SCATTER, root, &u, mode, served);
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    trl_comm *c = trl_comm_get(comm);
-    if (!c || c->size == 1 || root < 0 || root >= c->size)
-        goto mpi;
-    bool is_root = c->rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;
-    if ((!in_place && trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_RECV, recvbuf, recvcount,
-                                       recvtype)) ||
-        (is_root && trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)))
-        goto mpi;
-    trl_blocks one_b = {.n = 1, .count = recvcount, .type = recvtype};
-    trl_blocks all_b = {.n = c->size, .count = sendcount, .type = sendtype};
-    rooted_bufs u = {recvbuf, (void *)sendbuf, &one_b, &all_b, in_place};
     bool served;
-    int rc = rooted_move(c, comm, TRL_COLL_SCATTER, root, &u, &served);
-    if (served)
-        return rc;
-mpi:
-    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    int rc = trl_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &trl_blocking, &served);
+    return served ? rc : PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int trl_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm, const trl_mode *mode,
+        bool *served)
+{
+    *served = false;
+    trl_comm *c = trl_comm_for(comm, mode);
+    if (!c || c->size == 1 || root < 0 || root >= c->size)
+        return MPI_SUCCESS;
+    bool is_root = c->rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;
+    if ((!in_place && trl_side_refused(TRL_COLL_SCATTERV, TRL_SIDE_RECV, recvbuf, recvcount,
+                                       recvtype)) ||
+        (is_root && trl_vside_refused(TRL_COLL_SCATTERV, TRL_SIDE_SEND, sendbuf, sendcounts, displs,
+                                      sendtype, c->size))) {
+        refuse_rooted(c, TRL_COLL_SCATTERV, root, mode);
+        return MPI_SUCCESS;
+    }
+    trl_blocks one_b = {.n = 1, .count = recvcount, .type = recvtype};
+    trl_blocks all_b = {.n = c->size, .counts = sendcounts, .displs = displs, .type = sendtype};
+    rooted_bufs u = {recvbuf, (void *)sendbuf, &one_b, &all_b, in_place};
+    return rooted_move(c, comm, TRL_COLL_SCATTERV, root, &u, mode, served);
 }
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm)
 {
-    trl_comm *c = trl_comm_get(comm);
-    if (!c || c->size == 1 || root < 0 || root >= c->size)
-        goto mpi;
-    bool is_root = c->rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;
-    if ((!in_place && trl_side_refused(TRL_COLL_SCATTERV, TRL_SIDE_RECV, recvbuf, recvcount,
-                                       recvtype)) ||
-        (is_root && trl_vside_refused(TRL_COLL_SCATTERV, TRL_SIDE_SEND, sendbuf, sendcounts, displs,
-                                      sendtype, c->size))) {
-        refuse_rooted(c, TRL_COLL_SCATTERV, root);
-        goto mpi;
-    }
-    trl_blocks one_b = {.n = 1, .count = recvcount, .type = recvtype};
-    trl_blocks all_b = {.n = c->size, .counts = sendcounts, .displs = displs, .type = sendtype};
-    rooted_bufs u = {recvbuf, (void *)sendbuf, &one_b, &all_b, in_place};
     bool served;
-    int rc = rooted_move(c, comm, TRL_COLL_SCATTERV, root, &u, &served);
-    if (served)
-        return rc;
-mpi:
-    return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                         root, comm);
+    int rc = trl_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &trl_blocking, &served);
+    return served ? rc : PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
