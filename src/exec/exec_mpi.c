@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "exec/exec_mpi.h"
+#include "reduce/reduce.h"
 
 #include <sched.h>
 #include <stdbool.h>
@@ -192,8 +193,8 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
                 rc = copy(c, at(&f, st->a), at(&f, st->b), st->count, contiguous, type_size);
                 break;
             case TRL_STEP_REDUCE:
-                rc = st->count ? PMPI_Reduce_local(at(&f, st->a), at(&f, st->b), (int)st->count,
-                                                   c->dtype, c->op)
+                rc = st->count ? trl_reduce_local(at(&f, st->a), at(&f, st->b), st->count,
+                                                  c->dtype, c->op)
                                : MPI_SUCCESS;
                 break;
             case TRL_STEP_NOP:
