@@ -92,8 +92,11 @@ enum { COMPLEX_BLOCK = 256 };
         const ru *restrict a = in;                                                    \
         ru *restrict b = inout;                                                       \
         R saved[2 * COMPLEX_BLOCK];                                                   \
-        for (size_t start = 0; start < n; start += COMPLEX_BLOCK) {                   \
-            size_t len = n - start < COMPLEX_BLOCK ? n - start : COMPLEX_BLOCK;       \
+        size_t len = trl_align_head(inout, sizeof(C), n); /* the first block */       \
+        if (len == 0)                                                                 \
+            len = n < COMPLEX_BLOCK ? n : COMPLEX_BLOCK;                              \
+        for (size_t start = 0; start < n;                                             \
+             start += len, len = n - start < COMPLEX_BLOCK ? n - start : COMPLEX_BLOCK) { \
             const ru *x = a + 2 * start;                                              \
             ru *y = b + 2 * start;                                                    \
             memcpy(saved, y, len * sizeof(C));                                        \

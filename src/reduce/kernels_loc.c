@@ -1,8 +1,7 @@
 /* MINLOC and MAXLOC on MPI's pair types (a value and an int index):
  * `inout[i] = in[i] op inout[i]`.
  *
- * Cost: one pass over both buffers; written without branches so the
- * compiler can vectorise the interleaved pairs.
+ * Cost: one pass over both buffers; vectorised, except long double.
  *
  * MPI's rule: the pair with the smaller (MINLOC) or larger (MAXLOC) value;
  * on equal values that value with the smaller of the two indices. Where
@@ -12,29 +11,56 @@
  */
 #include "reduce/kernels.h"
 
+#include <string.h>
+
+/* Branch-free, so the compiler vectorises the interleaved pairs. */
 #define LOC_KERNEL(name, P, BETTER)                                         \
     static TRL_KERNEL void name(const void *in, void *inout, size_t n)     \
     {                                                                       \
         typedef P pu __attribute__((aligned(1)));                           \
         const pu *restrict a = in;                                          \
         pu *restrict b = inout;                                             \
-        for (size_t i = 0; i < n; i++) {                                    \
-            int better = a[i].v BETTER b[i].v, tie = a[i].v == b[i].v;      \
-            int lower = a[i].k < b[i].k ? a[i].k : b[i].k;                  \
-            int k = better ? a[i].k : tie ? lower : b[i].k;                 \
-            b[i].v = better ? a[i].v : b[i].v;                              \
-            b[i].k = k;                                                     \
-        }                                                                   \
+        size_t i = 0, head = trl_align_head(inout, sizeof(P), n);           \
+        for (; i < head; i++)                                               \
+            LOC_STEP(BETTER)                                                \
+        for (; i < n; i++)                                                  \
+            LOC_STEP(BETTER)                                                \
+    }
+#define LOC_STEP(BETTER)                                                    \
+    {                                                                       \
+        int better = a[i].v BETTER b[i].v, tie = a[i].v == b[i].v;          \
+        int lower = a[i].k < b[i].k ? a[i].k : b[i].k;                      \
+        int k = better ? a[i].k : tie ? lower : b[i].k;                     \
+        b[i].v = better ? a[i].v : b[i].v;                                  \
+        b[i].k = k;                                                         \
     }
 #define LOC_KERNELS(suffix, P)            \
     LOC_KERNEL(minloc_##suffix, P, <)     \
     LOC_KERNEL(maxloc_##suffix, P, >)
+
+/* long double does not vectorise (x87), and loading and storing it there
+ * is slow: compare, then copy the bytes only where the pair changes. */
+#define LOC_KERNEL_SCALAR(name, P, BETTER)                                  \
+    static void name(const void *in, void *inout, size_t n)                \
+    {                                                                       \
+        typedef P pu __attribute__((aligned(1)));                           \
+        const pu *restrict a = in;                                          \
+        pu *restrict b = inout;                                             \
+        for (size_t i = 0; i < n; i++) {                                    \
+            if (a[i].v BETTER b[i].v)                                       \
+                memcpy(&b[i], &a[i], sizeof(P));                            \
+            else if (a[i].v == b[i].v && a[i].k < b[i].k)                   \
+                b[i].k = a[i].k;                                            \
+        }                                                                   \
+    }
+
 LOC_KERNELS(float_int, trl_float_int)
 LOC_KERNELS(double_int, trl_double_int)
 LOC_KERNELS(long_int, trl_long_int)
 LOC_KERNELS(2int, trl_2int)
 LOC_KERNELS(short_int, trl_short_int)
-LOC_KERNELS(long_double_int, trl_long_double_int)
+LOC_KERNEL_SCALAR(minloc_long_double_int, trl_long_double_int, <)
+LOC_KERNEL_SCALAR(maxloc_long_double_int, trl_long_double_int, >)
 
 /* Per pair type: {MINLOC, MAXLOC}. */
 static const trl_reduce_fn pairs[][2] = {

@@ -8,7 +8,7 @@
  * - Values: integers at their extremes (SUM and PROD wrap), negative
  *   values, floats with +-0, +-inf, NaN, overflowing products; pairs with
  *   tied values and tied indices (MINLOC/MAXLOC take the smaller index).
- * - Counts 0, 1, 3, 17, 63, 1000, 4097; each buffer at byte offsets 0..7,
+ * - Counts 0, 1, 3, 17, 63, 1000, 4097, 65599; each buffer at byte offsets 0..7,
  *   with guard bytes around the output and the input checked unchanged.
  * - Pairs MPI does not define (and characters, which are not integers to
  *   MPI), user operations and derived datatypes go through the MPI
@@ -394,8 +394,10 @@ static int same_element(enum rep r, const unsigned char *a, const unsigned char 
 
 /* ---- the sweep ---------------------------------------------------------- */
 
-static const size_t counts[] = {0, 1, 3, 17, 63, 1000, 4097};
-enum { MAX_COUNT = 4097, GUARD = 64 };
+/* 65599 elements are over 64 KiB for every type: the kernels' alignment
+ * head (src/reduce/kernels.h) runs only from there. */
+static const size_t counts[] = {0, 1, 3, 17, 63, 1000, 4097, 65599};
+enum { MAX_COUNT = 65599, GUARD = 64 };
 
 typedef struct {
     long elements, differ; /* MPI_Reduce_local against the reference */
