@@ -7,14 +7,18 @@
  * Method: per pair and size, `--reps` samples of each, the two alternated
  * (which goes first alternates too); a sample repeats the call until it
  * has reduced at least 1 MiB, on the same buffers; each side has its own
- * inout buffer with the same start, and values that stay ordinary under
- * repetition (no denormals, no overflow to inf). Bytes per second from the
+ * inout buffer, restored (untimed) before every sample from the same
+ * start, so from 1 MiB up (one call a sample) every call reduces fresh
+ * data: repeated calls into one buffer soon leave MIN, MINLOC or LOR with
+ * nothing to change, and a kernel that stores or reads only where needed
+ * would be timed on that artefact. Values stay ordinary under repetition
+ * (no denormals, no overflow to inf). Bytes per second from the
  * medians of the samples; ratio = the median over repetitions of the MPI
  * library's time / Trellis' time in that repetition (above 1: Trellis
  * faster), so load that comes and goes between repetitions cancels. One
  * process: run it under mpirun -np 1.
  *
- *   reduce_kernels [--reps N] [--max-bytes B] [--only NAME] [--csv FILE] [--control]
+ *   reduce_kernels [--reps N] [--min-bytes B] [--max-bytes B] [--only NAME] [--csv FILE] [--control]
  *
  * --control times the MPI library against itself (both sides call
  * PMPI_Reduce_local): the spread of its ratios around 1 is the noise floor
@@ -131,17 +135,18 @@ static void fill(unsigned char *buf, size_t n, size_t extent, char kind, int pro
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int reps = 15, max_bytes = 16 << 20;
+    int reps = 15, min_bytes = 1024, max_bytes = 16 << 20;
     const char *only = NULL, *csv_path = NULL;
     int control = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc && bench_parse_int(argv[i + 1], 1, &reps) == 0) i++;
-        else if (!strcmp(argv[i], "--max-bytes") && i + 1 < argc && bench_parse_int(argv[i + 1], 1024, &max_bytes) == 0) i++;
+        else if (!strcmp(argv[i], "--min-bytes") && i + 1 < argc && bench_parse_int(argv[i + 1], 1, &min_bytes) == 0) i++;
+        else if (!strcmp(argv[i], "--max-bytes") && i + 1 < argc && bench_parse_int(argv[i + 1], 1, &max_bytes) == 0) i++;
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
         else if (!strcmp(argv[i], "--control")) control = 1;
         else {
-            fprintf(stderr, "usage: reduce_kernels [--reps N] [--max-bytes B] [--only NAME] [--csv FILE] [--control]\n");
+            fprintf(stderr, "usage: reduce_kernels [--reps N] [--min-bytes B] [--max-bytes B] [--only NAME] [--csv FILE] [--control]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -153,7 +158,8 @@ int main(int argc, char **argv)
     fprintf(csv, "type,op,bytes,count,trl_MBps,mpi_MBps,ratio,reps\n");
 
     size_t cap = (size_t)max_bytes + 64;
-    unsigned char *in = malloc(cap), *io_trl = malloc(cap), *io_mpi = malloc(cap);
+    unsigned char *in = malloc(cap), *io_trl = malloc(cap), *io_mpi = malloc(cap),
+                  *io_start = malloc(cap);
     double *t_trl = malloc(sizeof(double) * (size_t)reps), *t_mpi = malloc(sizeof(double) * (size_t)reps),
            *ratios = malloc(sizeof(double) * (size_t)reps);
     double worst_ratio[NTYPES][NOPS];
@@ -169,15 +175,17 @@ int main(int argc, char **argv)
             if (!trl_reduce_covers(types[t].t, op_handle(o)))
                 continue;
             worst_ratio[t][o] = INFINITY;
-            for (int bytes = 1024; bytes <= max_bytes; bytes *= 4) {
+            for (int bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
                 size_t n = (size_t)bytes / (size_t)extent;
+                if (n == 0)
+                    continue;
                 int calls = bytes >= (1 << 20) ? 1 : (1 << 20) / bytes;
                 fill(in, n, (size_t)extent, types[t].kind, op_info[o].prod, 1);
-                fill(io_trl, n, (size_t)extent, types[t].kind, op_info[o].prod, 2);
-                memcpy(io_mpi, io_trl, n * (size_t)extent);
+                fill(io_start, n, (size_t)extent, types[t].kind, op_info[o].prod, 2);
                 for (int r = 0; r < reps; r++) {
                     for (int side = 0; side < 2; side++) {
                         int trl = (side + r) % 2 == 0;
+                        memcpy(trl ? io_trl : io_mpi, io_start, n * (size_t)extent);
                         double t0 = now();
                         for (int c = 0; c < calls; c++) {
                             if (trl && !control)
@@ -213,8 +221,8 @@ int main(int argc, char **argv)
     /* Summary: the worst ratio over the sizes, per pair. */
     if (control)
         printf("\ncontrol run: the \"Trellis\" side is the MPI library too");
-    printf("\nworst ratio (Trellis / MPI library bytes per second) over 1 KiB..%d KiB, per pair; "
-           "- where MPI defines no such pair\n%-26s", max_bytes >> 10, "type");
+    printf("\nworst ratio (Trellis / MPI library bytes per second) over %d..%d bytes, per pair; "
+           "- where MPI defines no such pair\n%-26s", min_bytes, max_bytes, "type");
     for (int o = 0; o < NOPS; o++) printf(" %6s", op_info[o].name);
     printf("\n");
     for (int t = 0; t < NTYPES; t++) {
@@ -230,7 +238,7 @@ int main(int argc, char **argv)
         printf("worst pair: %s %s at %d bytes: %.2f\n", types[worst_t].name, op_info[worst_o].name,
                worst_b, worst);
     if (csv != stdout) fclose(csv);
-    free(in); free(io_trl); free(io_mpi); free(t_trl); free(t_mpi); free(ratios);
+    free(in); free(io_trl); free(io_mpi); free(io_start); free(t_trl); free(t_mpi); free(ratios);
     MPI_Finalize();
     return 0;
 }

@@ -99,6 +99,9 @@ enum { COMPLEX_BLOCK = 256 };
              start += len, len = n - start < COMPLEX_BLOCK ? n - start : COMPLEX_BLOCK) { \
             const ru *x = a + 2 * start;                                              \
             ru *y = b + 2 * start;                                                    \
+            if (n * sizeof(C) >= TRL_ALIGN_FROM_BYTES)                                \
+                for (size_t at = 0; at < len * sizeof(C); at += TRL_CHUNK_BYTES)       \
+                    trl_prefetch_ahead((const char *)x + at, (char *)y + at);         \
             memcpy(saved, y, len * sizeof(C));                                        \
             int unsure = 0;                                                           \
             for (size_t i = 0; i < len; i++)                                          \

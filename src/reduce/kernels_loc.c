@@ -20,11 +20,7 @@
         typedef P pu __attribute__((aligned(1)));                           \
         const pu *restrict a = in;                                          \
         pu *restrict b = inout;                                             \
-        size_t i = 0, head = trl_align_head(inout, sizeof(P), n);           \
-        for (; i < head; i++)                                               \
-            LOC_STEP(BETTER)                                                \
-        for (; i < n; i++)                                                  \
-            LOC_STEP(BETTER)                                                \
+        TRL_LOOP(n, sizeof(P), a, b, LOC_STEP(BETTER));                     \
     }
 #define LOC_STEP(BETTER)                                                    \
     {                                                                       \

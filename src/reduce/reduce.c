@@ -102,7 +102,8 @@ static void put(slot *t, unsigned bits, uintptr_t key, unsigned char value)
     }
 }
 
-size_t trl_reduce_kind_size(trl_reduce_kind kind)
+/* Bytes per element of each representation. */
+static size_t kind_size(trl_reduce_kind kind)
 {
     static const size_t size[TRL_KIND_COUNT] = {
         [TRL_KIND_I8] = 1, [TRL_KIND_U8] = 1, [TRL_KIND_I16] = 2, [TRL_KIND_U16] = 2,
@@ -159,7 +160,7 @@ static void add_type(MPI_Datatype type, type_group group, int kind)
 {
     if (kind < 0 || type == MPI_DATATYPE_NULL || nrows >= MAX_TYPES)
         return;
-    size_t want = trl_reduce_kind_size((trl_reduce_kind)kind);
+    size_t want = kind_size((trl_reduce_kind)kind);
     MPI_Aint lb, extent;
     if (PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || lb != 0 ||
         (size_t)extent != want || (group != GROUP_PAIR && library_size(type) != want))

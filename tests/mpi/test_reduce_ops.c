@@ -9,7 +9,8 @@
  *   values, floats with +-0, +-inf, NaN, overflowing products; pairs with
  *   tied values and tied indices (MINLOC/MAXLOC take the smaller index).
  * - Counts 0, 1, 3, 17, 63, 1000, 4097, 65599; each buffer at byte offsets 0..7,
- *   with guard bytes around the output and the input checked unchanged.
+ *   with guard bytes around the output and the input checked unchanged;
+ *   LAND/LOR where inout alone decides whole blocks (kernels_logic.c).
  * - Pairs MPI does not define (and characters, which are not integers to
  *   MPI), user operations and derived datatypes go through the MPI
  *   library: same error class, and on success the same bytes, as
@@ -528,6 +529,47 @@ static void show_8bit_sum(void)
     }
 }
 
+/* ---- LAND/LOR on large buffers: blocks inout already decides ----------- */
+
+/* The kernels skip in's 4 KiB blocks where inout's block is all zero (LAND)
+ * or all non-zero (LOR); random values never make such a block, so here
+ * inout is all non-zero in its first third, mixed in the middle, all zero
+ * in the last third, at every byte offset. */
+static void check_short_circuit(void)
+{
+    static const struct { MPI_Datatype t; const char *name; enum rep rep; } ts[] = {
+        {MPI_INT8_T, "MPI_INT8_T", S8}, {MPI_UINT16_T, "MPI_UINT16_T", U16},
+        {MPI_INT32_T, "MPI_INT32_T", S32}, {MPI_UINT64_T, "MPI_UINT64_T", U64},
+        {MPI_C_BOOL, "MPI_C_BOOL", BOOL},
+    };
+    enum { N = 100003 };
+    static const enum op ops[] = {LAND, LOR, LXOR};
+    for (size_t k = 0; k < sizeof ts / sizeof *ts; k++) {
+        size_t sz = rep_size(ts[k].rep);
+        unsigned char *in = malloc(N * sz), *io0 = malloc(N * sz), *want = malloc(N * sz),
+                      *buf = malloc(N * sz + 8);
+        for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+            for (int off = 0; off < 8; off++) {
+                fill(in, ts[k].rep, N);
+                memset(io0, 0, N * sz);
+                for (size_t i = 0; i < N; i++) {
+                    uint64_t v = i < N / 3 ? 1 + rnd() % 250 : i < 2 * N / 3 ? rnd() % 2 : 0;
+                    if (ts[k].rep == BOOL) v = v != 0;
+                    memcpy(io0 + i * sz, &v, sz); /* the low bytes (little-endian) */
+                }
+                for (size_t i = 0; i < N; i++)
+                    ref_element(ops[o], ts[k].rep, in + i * sz, io0 + i * sz, want + i * sz);
+                unsigned char *io = buf + off;
+                memcpy(io, io0, N * sz);
+                trl_reduce_local(in, io, N, ts[k].t, op_handle(ops[o]));
+                CHECK(memcmp(io, want, N * sz) == 0, "%s %s n=%d offset %d: wrong where inout "
+                      "decides whole blocks", ts[k].name, op_names[ops[o]], N, off);
+            }
+        }
+        free(in); free(io0); free(want); free(buf);
+    }
+}
+
 /* ---- user operations and derived datatypes ------------------------------ */
 
 static void wrapping_sum(void *in, void *inout, int *len, MPI_Datatype *t)
@@ -608,6 +650,7 @@ int main(int argc, char **argv)
     for (int c = 0; c < 2; c++)
         for (int o = 0; o < NOPS; o++)
             check_passes_through(chars[c], char_names[c], op_handle((enum op)o), op_names[o]);
+    check_short_circuit();
     check_user_and_derived();
     show_8bit_sum();
 
