@@ -95,12 +95,15 @@ trl_reduce_fn trl_reduce_kernel_loc(trl_reduce_op op, trl_reduce_kind kind);   /
  * costs up to half the time of a 1 KiB call, so small buffers go as they
  * are. */
 enum { TRL_ALIGN_FROM_BYTES = 64 * 1024 };
+static inline size_t trl_head_to_line(const void *inout, size_t size, size_t n)
+{
+    size_t misalign = (uintptr_t)inout % 64;
+    size_t head = misalign % size ? 0 : (64 - misalign) % 64 / size;
+    return head < n ? head : n;
+}
 static inline size_t trl_align_head(const void *inout, size_t size, size_t n)
 {
-    if (n * size < TRL_ALIGN_FROM_BYTES)
-        return 0;
-    size_t misalign = (uintptr_t)inout % 64;
-    return misalign % size ? 0 : (64 - misalign) % 64 / size;
+    return n * size < TRL_ALIGN_FROM_BYTES ? 0 : trl_head_to_line(inout, size, n);
 }
 
 /* Prefetch the lines 4 KiB ahead of a 1 KiB chunk of both buffers. Beyond
