@@ -63,19 +63,19 @@ INTEGER_KERNELS(16)
 INTEGER_KERNELS(32)
 INTEGER_KERNELS(64)
 
-#define REAL_KERNELS(suffix, T)                   \
-    TRL_ELEMENTWISE(sum_##suffix, T, x + y)       \
-    TRL_ELEMENTWISE(prod_##suffix, T, x * y)      \
-    TRL_ELEMENTWISE(max_##suffix, T, MAX_OF(x, y)) \
-    TRL_ELEMENTWISE(min_##suffix, T, MIN_OF(x, y))
-REAL_KERNELS(float, f32u)
-REAL_KERNELS(double, f64u)
-REAL_KERNELS(long_double, fldu)
+#define REAL_KERNELS(KERNEL, suffix, T)  \
+    KERNEL(sum_##suffix, T, x + y)        \
+    KERNEL(prod_##suffix, T, x * y)       \
+    KERNEL(max_##suffix, T, MAX_OF(x, y)) \
+    KERNEL(min_##suffix, T, MIN_OF(x, y))
+REAL_KERNELS(TRL_ELEMENTWISE, float, f32u)
+REAL_KERNELS(TRL_ELEMENTWISE, double, f64u)
+REAL_KERNELS(TRL_ELEMENTWISE_SCALAR, long_double, fldu)
 
 TRL_ELEMENTWISE(sum_float_complex, c32u, x + y)
 TRL_ELEMENTWISE(sum_double_complex, c64u, x + y)
-TRL_ELEMENTWISE(sum_long_double_complex, cldu, x + y)
-TRL_ELEMENTWISE(prod_long_double_complex, cldu, x * y)
+TRL_ELEMENTWISE_SCALAR(sum_long_double_complex, cldu, x + y)
+TRL_ELEMENTWISE_SCALAR(prod_long_double_complex, cldu, x * y)
 
 /* Complex PROD for float and double, a block at a time: the textbook
  * formula's real parts into one local array and imaginary parts into
