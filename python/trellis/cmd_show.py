@@ -40,7 +40,13 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         "--bytes", type=cmd_explain.size_argument, default=4, help="with --rules (4)"
     )
     parser.add_argument("--root", type=int, help="with --rules: root of a rooted collective")
-    parser.add_argument("--layout", help="TRELLIS_TOPOLOGY text or a layout file")
+    parser.add_argument(
+        "--layout",
+        "--topology",
+        dest="layout",
+        help="TRELLIS_TOPOLOGY text or a layout file; with --rules the rules' layout filters "
+        "(hosts=, ranks_per_host=, placement=) see it too",
+    )
     parser.add_argument("--out", required=True, metavar="PREFIX", help="PREFIX.svg and PREFIX.png")
     parser.set_defaults(func=run)
 
@@ -175,7 +181,23 @@ def show_schedule(args: argparse.Namespace) -> str:
         f"receives from); depth: {depth} messages; arcs crossing hosts: "
         f"{crossing} of {len(arcs)} ({messages} messages)"
     )
+    out += chosen_by(data)
     return "\n".join(out) + "\n"
+
+
+def chosen_by(data: dict) -> list[str]:
+    """Which rule chose the algorithm, what the layout filters saw, and any rule passed
+    over on the way (as `trellis explain` says)."""
+    rule = data["rule"]
+    seen = f"hosts={data['hosts']} ranks_per_host={data['ranks_per_host']}"
+    lines = [
+        f"chosen by: {rule['source']}:{rule['line']}: {rule['text']}",
+        f"the rules saw: {seen} placement={data['placement']}",
+    ]
+    if data["rejected"]:
+        r = data["rejected"]
+        lines.append(f"passed over: {r['source']}:{r['line']}: {r['text']}: {r['why']}")
+    return lines
 
 
 def run(args: argparse.Namespace) -> str:

@@ -318,9 +318,13 @@ static void say_choice(const trl_comm *c, trl_coll coll, size_t bytes, const trl
     key = fnv1a(key, &c->size, sizeof c->size);
     key = fnv1a(key, &bytes, sizeof bytes);
     key = fnv1a(key, &ch->rule, sizeof ch->rule);
+    trl_layout_stats seen = trl_topo_stats(c->topo.host ? &c->topo : NULL, c->size);
+    key = fnv1a(key, &seen.hosts, sizeof seen.hosts);
+    key = fnv1a(key, &seen.ranks_per_host, sizeof seen.ranks_per_host);
+    key = fnv1a(key, &seen.block, sizeof seen.block);
     if (!first_time(key))
         return;
-    char fallback[512] = "", size[48] = "";
+    char fallback[512] = "", size[48] = "", layout[96] = "";
     if (ch->rejected)
         snprintf(fallback, sizeof fallback, "; fell back from %s (%s:%d: %s) because %s",
                  ch->rejected->algo->name, ch->rejected->source, ch->rejected->line,
@@ -328,8 +332,12 @@ static void say_choice(const trl_comm *c, trl_coll coll, size_t bytes, const trl
     /* Where ranks do not share a size, the rules saw none. */
     if (trl_coll_has_bytes(coll))
         snprintf(size, sizeof size, " bytes=%zu", bytes);
-    trl_log("%s ranks=%d%s: %s (%s:%d: %s)%s", trl_coll_name(coll), c->size, size,
-            ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, fallback);
+    /* What the layout filters saw, where there is more than one host. */
+    if (seen.hosts > 1)
+        snprintf(layout, sizeof layout, "; hosts=%d ranks_per_host=%d placement=%s", seen.hosts,
+                 seen.ranks_per_host, seen.block ? "block" : "other");
+    trl_log("%s ranks=%d%s: %s (%s:%d: %s)%s%s", trl_coll_name(coll), c->size, size,
+            ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, layout, fallback);
 }
 
 size_t *trl_comm_vec(trl_comm *c)

@@ -118,3 +118,18 @@ def test_errors(run_trellis, tmp_path):
     proc = run_trellis("show", str(tmp_path / "missing.tree"), "--out", str(tmp_path / "x"))
     assert proc.returncode == 2
     assert "no such file" in proc.stderr
+
+
+def test_show_says_which_rule_a_multi_host_call_gets(run_trellis, tmp_path):
+    rules = "allreduce hosts=2- hier; allreduce recursive_doubling"
+    for layout, want, line, saw in (
+        ("hosts=2 ranks_per_host=2", "hier", 1, "hosts=2 ranks_per_host=2 placement=block"),
+        ("hosts=1 ranks_per_host=4", "recursive_doubling", 2,
+         "hosts=1 ranks_per_host=4 placement=block"),
+    ):  # fmt: skip
+        proc = run_trellis("show", "--rules", rules, "--ranks", "4", "--topology", layout,
+                           "--out", str(tmp_path / want))  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert f"{want}: children per node" in proc.stdout
+        assert f"chosen by: TRELLIS_RULES:{line}: " in proc.stdout
+        assert f"the rules saw: {saw}" in proc.stdout
