@@ -166,6 +166,10 @@ static int cmd_algorithms(void)
         fputs(", \"restrictions\": [", stdout);
         if (a->needs & TRL_NEEDS_COMMUTATIVE)
             json_string(stdout, "commutative");
+        if (a->needs & TRL_NEEDS_BLOCK_PLACEMENT) {
+            fputs(a->needs & TRL_NEEDS_COMMUTATIVE ? ", " : "", stdout);
+            json_string(stdout, "placement=block");
+        }
         fputs("], \"params\": [", stdout);
         for (const trl_param_spec *p = a->params; p && p->name; p++) {
             if (p != a->params)

@@ -301,16 +301,16 @@ static const error_case error_cases[] = {
     /* The algorithm. */
     {"allreduce ringg", false,
      "test.rules:1:11: unknown algorithm 'ringg' for allreduce (expected one of: reduce_bcast, "
-     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, tree, mpi)"},
+     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded, tree, mpi)"},
     {"barrier bintree", false,
      "test.rules:1:9: unknown algorithm 'bintree' for barrier (expected one of: linear, binomial, "
      "dissemination, recursive_doubling, hier, mpi)"},
     {"allreduce bytes=4K-", false,
      "test.rules:1:20: missing algorithm after filters (expected one of: reduce_bcast, "
-     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, tree, mpi)"},
+     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded, tree, mpi)"},
     {"bcast   # no algorithm", false,
      "test.rules:1:6: missing algorithm after bcast (expected one of: linear, binomial, knomial, kary, "
-     "chain, scatter_allgather, hier, tree, mpi)"},
+     "chain, scatter_allgather, hier, hier_sharded, tree, mpi)"},
     /* Parameters. */
     {"allreduce recursive_doubling ring", false,
      "test.rules:1:30: unexpected 'ring' after algorithm recursive_doubling (parameters are name=value)"},
@@ -340,7 +340,8 @@ static const error_case error_cases[] = {
      "binomial, knomial, kary, chain, rabenseifner, hier)"},
     {"allreduce reduce_bcast bcast=mpi", false,
      "test.rules:1:24: bcast=mpi: the MPI library's own bcast cannot be part of another algorithm "
-     "(expected one of: linear, binomial, knomial, kary, chain, scatter_allgather, hier)"},
+     "(expected one of: linear, binomial, knomial, kary, chain, scatter_allgather, hier, "
+     "hier_sharded)"},
     {"allreduce reduce_bcast reduce=tree", false,
      "test.rules:1:24: reduce=tree: reduce tree needs a file of its own and cannot be part of "
      "another algorithm (expected one of: linear, binomial, knomial, kary, chain, rabenseifner, "
@@ -387,11 +388,11 @@ static const error_case error_cases[] = {
      "knomial, kary, chain, rabenseifner, hier, tree, mpi)"},
     {"bcast ringg\nbcast alsobad", false,
      "test.rules:1:7: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, knomial, "
-     "kary, chain, scatter_allgather, hier, tree, mpi)"},
+     "kary, chain, scatter_allgather, hier, hier_sharded, tree, mpi)"},
     /* Inline: every ';' or newline separated part is a line. */
     {"allreduce ring; bcast ringg", true,
      "TRELLIS_RULES:2:8: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, "
-     "knomial, kary, chain, scatter_allgather, hier, tree, mpi)"},
+     "knomial, kary, chain, scatter_allgather, hier, hier_sharded, tree, mpi)"},
     {"bcast binomial # a; ; reduce binomial\nbarrier ranks=9-3 linear", true,
      "TRELLIS_RULES:4:9: range '9-3' is empty"},
 };
@@ -677,6 +678,59 @@ static void selects_by_a_communicators_own_layout(void)
     trl_topo_free(&world);
 }
 
+/* Hierarchical forms that cannot serve a layout are passed over, with the
+ * reason verbose mode and explain give. */
+static void passes_over_hierarchies_a_layout_cannot_serve(void)
+{
+    trl_topo block, rr;
+    if (!layout("hosts=2 ranks_per_host=3", &block) ||
+        !layout("hosts=2 ranks_per_host=3 placement=round-robin", &rr))
+        return;
+    trl_ruleset rs;
+    CHECK(parse("scan hier\nscan linear\n"
+                "reduce hier\nreduce binomial\n"
+                "reduce_scatter_block hier\nreduce_scatter_block reduce_scatterv\n"
+                "allreduce hier world=ring\nallreduce hier_sharded\n"
+                "allreduce recursive_doubling\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    static const struct {
+        trl_coll coll;
+        bool commutative, is_block;
+        int rule;        /* the rule chosen */
+        const char *why; /* why the one before was passed over, or NULL */
+    } cases[] = {
+        {TRL_COLL_SCAN, false, true, 0, NULL},
+        {TRL_COLL_SCAN, true, false, 1,
+         "it needs placement=block (every host holding consecutive ranks)"},
+        {TRL_COLL_REDUCE, false, true, 2, NULL},
+        {TRL_COLL_REDUCE, true, false, 2, NULL},
+        {TRL_COLL_REDUCE, false, false, 3,
+         "a non-commutative operation needs every group of every level to hold consecutive "
+         "ranks (placement=block)"},
+        {TRL_COLL_REDUCE_SCATTER_BLOCK, true, false, 5,
+         "it needs placement=block (every host holding consecutive ranks)"},
+        {TRL_COLL_ALLREDUCE, true, false, 6, NULL},
+        {TRL_COLL_ALLREDUCE, false, true, 8, "a level's algorithm needs a commutative operation"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        trl_coll_args a = call(cases[i].coll, 6, cases[i].commutative);
+        a.topo = cases[i].is_block ? &block : &rr;
+        trl_choice ch;
+        CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rule == &rs.rules[cases[i].rule],
+              "case %zu: picked rule %d, want %d", i, ch.rule ? (int)(ch.rule - rs.rules) : -1,
+              cases[i].rule);
+        if (cases[i].why)
+            CHECK(ch.why && !strcmp(ch.why, cases[i].why), "case %zu: passed over because %s", i,
+                  ch.why ? ch.why : "(nothing)");
+        else
+            CHECK(!ch.rejected, "case %zu: passed over a rule because %s", i, ch.why);
+    }
+    trl_rules_free(&rs);
+    trl_topo_free(&block);
+    trl_topo_free(&rr);
+}
+
 static void fails_when_nothing_matches(void)
 {
     trl_ruleset rs;
@@ -942,6 +996,7 @@ int main(void)
     RUN(parses_layout_filters);
     RUN(selects_by_layout);
     RUN(selects_by_a_communicators_own_layout);
+    RUN(passes_over_hierarchies_a_layout_cannot_serve);
     RUN(fails_when_nothing_matches);
     RUN(builtin_rules_parse);
     RUN(builtin_rules_end_with_catch_alls);
