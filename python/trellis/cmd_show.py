@@ -33,7 +33,11 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     )
     parser.add_argument("file", nargs="?", type=Path, help="a tree or script file")
     parser.add_argument("--direction", choices=["reduce", "bcast"], help="only this direction")
-    parser.add_argument("--rules", help="draw the schedule these rules choose (inline or a file)")
+    parser.add_argument(
+        "--rules",
+        help="draw the schedule these rules choose (inline or a file; '' for the built-in "
+        "rules alone), and say which rule chose it",
+    )
     parser.add_argument("--collective", default="allreduce", help="with --rules (allreduce)")
     parser.add_argument("--ranks", type=int, help="with --rules: communicator size")
     parser.add_argument(

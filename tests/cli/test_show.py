@@ -133,3 +133,12 @@ def test_show_says_which_rule_a_multi_host_call_gets(run_trellis, tmp_path):
         assert f"{want}: children per node" in proc.stdout
         assert f"chosen by: TRELLIS_RULES:{line}: " in proc.stdout
         assert f"the rules saw: {saw}" in proc.stdout
+
+
+def test_show_draws_the_builtin_choice_with_empty_rules(run_trellis, tmp_path):
+    proc = run_trellis("show", "--rules", "", "--ranks", "8", "--layout",
+                       "hosts=2 ranks_per_host=4 placement=round-robin",
+                       "--out", str(tmp_path / "b"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"^chosen by: built-in:\d+: allreduce ", proc.stdout, re.MULTILINE)
+    assert "the rules saw: hosts=2 ranks_per_host=4 placement=other" in proc.stdout
