@@ -230,7 +230,7 @@ int trl_hier_hosts_init(trl_hier_hosts *hh, const trl_coll_args *a)
             order[low[i].key] = i;
             hh->first[i + 1] = hh->first[i] + count[low[i].key];
         }
-        for (int i = 0; i < nh; i++)
+        for (int i = 0; i < nh; i++) /* now where host i's next rank goes */
             count[i] = hh->first[i];
         for (int r = 0; r < p; r++) {
             int i = order[t && t->nhosts > 0 ? t->host[r] : 0];
