@@ -122,7 +122,7 @@ static int entry_times(const explain_opts *o, double **enter)
 static void print_summary(FILE *out, const explain_opts *o, const resolved_call *c,
                           const trl_sim_result *res, double seconds)
 {
-    print_choice_json(o, &c->choice, out);
+    print_choice_json(o, c, out);
     fputs(",\n \"layout\": ", out);
     json_string(out, c->layout);
     fputs(", \"model\": ", out);

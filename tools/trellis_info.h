@@ -69,7 +69,7 @@ int resolve_call(const explain_opts *o, resolved_call *c);
 void release_call(resolved_call *c);
 
 /* {"collective": ..., "algorithm": ..., "rule": ..., ... (no closing brace). */
-void print_choice_json(const explain_opts *o, const trl_choice *ch, FILE *out);
+void print_choice_json(const explain_opts *o, const resolved_call *c, FILE *out);
 
 /* trellis-info simulate (tools/info_simulate.c). */
 int cmd_simulate(int argc, char **argv);

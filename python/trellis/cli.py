@@ -15,6 +15,7 @@ from trellis import (
     cmd_bench,
     cmd_calibrate,
     cmd_explain,
+    cmd_layout,
     cmd_plan,
     cmd_run,
     cmd_show,
@@ -35,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_bench.add_parser(subparsers)
     cmd_calibrate.add_parser(subparsers)
     cmd_explain.add_parser(subparsers)
+    cmd_layout.add_parser(subparsers)
     cmd_plan.add_parser(subparsers)
     cmd_show.add_parser(subparsers)
     cmd_simulate.add_parser(subparsers)

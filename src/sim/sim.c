@@ -107,8 +107,10 @@ typedef struct {
     trl_sim_step *rec;
     step_state *st;
     uint32_t *succ, *roots;
-    uint32_t *ready; /* the executor's stacks: receives from the top, the rest from the bottom */
-    uint32_t nready, nrecv;
+    /* The executor's two FIFO queues (src/exec/exec_mpi.c): receives from
+     * the top down, the rest from the bottom up; a step is queued once. */
+    uint32_t *ready;
+    uint32_t recv_head, recv_tail, other_head, other_tail;
     uint32_t *in; /* receives whose message is in, waiting for the CPU: a FIFO */
     uint32_t in_head, in_tail;
     int32_t *recv_at; /* receive steps by (peer, tag): open addressing */
@@ -324,7 +326,7 @@ static void enter(sim *S, sim_rank *R, double t)
 {
     R->entered = true;
     R->t_enter = t;
-    for (uint32_t k = R->nroots; k-- > 0;) { /* so the first root goes first */
+    for (uint32_t k = 0; k < R->nroots; k++) { /* in order, as the executor queues them */
         R->rec[R->roots[k]].t_ready = t;
         push_ready(R, R->roots[k]);
     }
@@ -382,9 +384,9 @@ static void push_ready(sim_rank *R, uint32_t i)
 {
     R->st[i].state = ST_READY;
     if (R->rec[i].kind == TRL_STEP_RECV)
-        R->ready[R->nsteps - 1 - R->nrecv++] = i;
+        R->ready[R->nsteps - 1 - R->recv_tail++] = i;
     else
-        R->ready[R->nready++] = i;
+        R->ready[R->other_tail++] = i;
 }
 
 static void complete(sim_rank *R, uint32_t i, double now)
@@ -488,12 +490,14 @@ static void start(sim *S, sim_rank *R, uint32_t i, double now)
 }
 
 /* While the CPU is free: start every ready step (receives first, each
- * stack last-in first), then take in the messages that have arrived. */
+ * queue in the order its steps became ready, as the executor does), then
+ * take in the messages that have arrived. */
 static void advance(sim *S, sim_rank *R, double now)
 {
     while (R->busy < 0 && R->entered && S->status == TRL_OK) {
-        if (R->nready + R->nrecv > 0) {
-            uint32_t i = R->nrecv ? R->ready[R->nsteps - R->nrecv--] : R->ready[--R->nready];
+        if (R->recv_head < R->recv_tail || R->other_head < R->other_tail) {
+            uint32_t i = R->recv_head < R->recv_tail ? R->ready[R->nsteps - 1 - R->recv_head++]
+                                                     : R->ready[R->other_head++];
             start(S, R, i, now);
         } else if (R->in_head != R->in_tail) {
             uint32_t i = R->in[R->in_head++];

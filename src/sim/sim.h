@@ -4,7 +4,7 @@
  *
  * Each rank runs its schedule as the MPI executor (src/exec/exec_mpi.c)
  * does: it starts every ready step, receives before the others and each
- * kind last-ready first (the executor's two stacks); a send costs its
+ * kind in the order it became ready (the executor's two FIFO queues); a send costs its
  * rank's CPU the link's overhead and then travels on its own; a receive is
  * posted at no cost and, once its message is in, costs the CPU the
  * overhead; reduce and copy steps hold the CPU. Messages match receives by

@@ -68,9 +68,7 @@ def simulated(model: Path, collective: str, algorithm: str, ranks: int, nbytes: 
 # pairwise ones, dissemination and the linear scan for every count. Not exact, and why
 # (docs/simulate.md): the linear and tree algorithms whose root posts several sends at
 # once pay the latency once, not per message (the formulas charge it per message, so
-# they are upper bounds); an interior node of a binomial bcast or scatter serves its
-# smaller subtree first, as the executor starts ready steps last-ready first, which
-# costs a round from 8 ranks on; the others' formulas count rounds differently.
+# they are upper bounds); the others' formulas count rounds differently.
 EXACT = [
     ("reduce", "binomial", [2, 4, 8, 16]),
     ("reduce", "rabenseifner", [2, 4, 8, 16]),
@@ -80,9 +78,9 @@ EXACT = [
     ("barrier", "binomial", [2, 4, 8, 16]),
     ("barrier", "dissemination", [2, 3, 5, 7, 8, 13]),
     ("barrier", "recursive_doubling", [2, 4, 8, 16]),
-    ("bcast", "binomial", [2, 4]),
+    ("bcast", "binomial", [2, 4, 8, 16]),
     ("gather", "binomial", [2, 4, 8, 16]),
-    ("scatter", "binomial", [2, 4]),
+    ("scatter", "binomial", [2, 4, 8, 16]),
     ("allgather", "ring", [2, 3, 5, 8]),
     ("allgather", "recursive_doubling", [2, 4, 8, 16]),
     ("allgather", "bruck", [2, 4, 8, 16]),

@@ -10,11 +10,15 @@
  * use.
  * Any number of ranks: the binomial tree is cut off at p; nothing depends
  * on p being a power of two.
- * Messages carry no data (count 0 at offset 0 of scratch).
+ * Messages carry no data (count 0 at offset 0 of scratch). The fan-out
+ * serves the largest subtree first, as the binomial bcast does: the
+ * executor posts sends in the order they are built, and the smallest first
+ * cost a gap per level (trellis simulate, tests/cli/test_simulate.py).
  */
 #include <stdlib.h>
 
 #include "algo/builders.h"
+#include "algo/tree_steps.h"
 #include "core/status.h"
 #include "pattern/tree.h"
 
@@ -33,8 +37,12 @@ int trl_barrier_binomial(const trl_coll_args *a, trl_sched *s)
 
     /* heard[] ends with the step the fan-out waits for. */
     int *heard = malloc((size_t)(nchildren + 1) * sizeof *heard);
-    if (!heard)
+    int *order = trl__tree_serving_order(&t, rank, nchildren);
+    if (!heard || !order) {
+        free(heard);
+        free(order);
         return TRL_ERR_NOMEM;
+    }
     trl_sched_phase(s, "fan-in");
     for (int i = 0; i < nchildren; i++)
         heard[i] = trl_sched_recv(s, trl_tree_child(&t, rank, i), none, 0, TRL_NODEPS);
@@ -47,12 +55,13 @@ int trl_barrier_binomial(const trl_coll_args *a, trl_sched *s)
          * can be posted at once. */
         go = trl_sched_recv(s, parent, none, 0, TRL_NODEPS);
         for (int i = 0; i < nchildren; i++)
-            trl_sched_send(s, trl_tree_child(&t, rank, i), none, 0, TRL_DEPS(go));
+            trl_sched_send(s, order[i], none, 0, TRL_DEPS(go));
     } else {
         trl_sched_phase(s, "fan-out");
         for (int i = 0; i < nchildren; i++)
-            trl_sched_send(s, trl_tree_child(&t, rank, i), none, 0, heard, nchildren);
+            trl_sched_send(s, order[i], none, 0, heard, nchildren);
     }
     free(heard);
+    free(order);
     return s->status;
 }
