@@ -45,9 +45,10 @@
         const pu *restrict a = in;                                          \
         pu *restrict b = inout;                                             \
         for (size_t i = 0; i < n; i++) {                                    \
-            if (a[i].v BETTER b[i].v)                                       \
-                memcpy(&b[i], &a[i], sizeof(P));                            \
-            else if (a[i].v == b[i].v && a[i].k < b[i].k)                   \
+            if (a[i].v BETTER b[i].v) {                                     \
+                memcpy(&b[i].v, &a[i].v, sizeof a[i].v);                    \
+                b[i].k = a[i].k;                                            \
+            } else if (a[i].v == b[i].v && a[i].k < b[i].k)                   \
                 b[i].k = a[i].k;                                            \
         }                                                                   \
     }
@@ -62,8 +63,9 @@ LOC_KERNELS(double_int, trl_double_int)
  * ones with far fewer shuffles than the struct loop above: MAXLOC on
  * MPI_SHORT_INT ran at 0.79-0.90 of Open MPI's speed from 1 KiB to 4 MiB
  * with the struct loop, on data whose branches Open MPI's scalar kernel
- * predicts, and 1.2-1.5x with this. Padding comes along from whichever element wins;
- * MPI gives it no value. */
+ * predicts, and 1.2-1.5x with this. Padding is a hole in MPI's type: the
+ * selection covers the value's and the index's bytes only, so inout's
+ * padding stays as it was (one AND per word). */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 typedef uint64_t word __attribute__((aligned(1)));
 #define WORD_PAIR_KERNEL(name, P, VT, BETTER)                                     \
@@ -73,6 +75,7 @@ typedef uint64_t word __attribute__((aligned(1)));
     {                                                                             \
         const word *restrict a = in;                                              \
         word *restrict b = inout;                                                 \
+        const uint64_t data = ~(uint64_t)0 << 32 | (~(uint64_t)0 >> (64 - 8 * sizeof(VT))); \
         TRL_LOOP(n, 8, a, b, {                                                    \
             uint64_t x = a[i];                                                    \
             uint64_t y = b[i];                                                    \
@@ -80,7 +83,8 @@ typedef uint64_t word __attribute__((aligned(1)));
             VT yv = (VT)y;                                                        \
             int take = xv BETTER yv;                                              \
             take |= xv == yv && (int32_t)(x >> 32) < (int32_t)(y >> 32);         \
-            b[i] = take ? x : y;                                                  \
+            uint64_t from_x = take ? data : 0;                                    \
+            b[i] = (x & from_x) | (y & ~from_x);                                  \
         });                                                                       \
     }
 /* The 16-byte pairs (MPI_LONG_INT): GNU C vectors of four elements, words
@@ -91,14 +95,11 @@ typedef uint64_t word __attribute__((aligned(1)));
  * on data whose branches its scalar kernel predicts. */
 typedef int64_t four_pairs __attribute__((vector_size(64)));
 typedef uint64_t four_pairs_bits __attribute__((vector_size(64)));
-typedef struct { uint64_t v, k; } words2 __attribute__((aligned(1)));
 typedef struct { four_pairs w; } four_pairs_u __attribute__((aligned(1)));
 #define TWO_WORD_PAIR_STEP(BETTER, a, b, e)                                       \
     {                                                                             \
-        long xv = (long)a[e].v;                                                   \
-        long yv = (long)b[e].v;                                                   \
-        int take = xv BETTER yv;                                                  \
-        take |= xv == yv && (int32_t)a[e].k < (int32_t)b[e].k;                   \
+        int take = a[e].v BETTER b[e].v;                                          \
+        take |= a[e].v == b[e].v && a[e].k < b[e].k;                              \
         b[e].v = take ? a[e].v : b[e].v;                                          \
         b[e].k = take ? a[e].k : b[e].k;                                          \
     }
@@ -107,10 +108,14 @@ typedef struct { four_pairs w; } four_pairs_u __attribute__((aligned(1)));
                    #P " is two words: value, then index in the low half");        \
     static TRL_KERNEL void name(const void *in, void *inout, size_t n)           \
     {                                                                             \
-        const words2 *restrict a = in;                                            \
-        words2 *restrict b = inout;                                               \
+        typedef P pu __attribute__((aligned(1)));                                 \
+        const pu *restrict a = in;                                                \
+        pu *restrict b = inout;                                                   \
         const four_pairs to_value = {1, 0, 3, 2, 5, 4, 7, 6};                     \
         const four_pairs to_both = {0, 0, 2, 2, 4, 4, 6, 6};                      \
+        /* the odd words' upper halves are padding: never taken from in */       \
+        const four_pairs data = {-1, 0xFFFFFFFF, -1, 0xFFFFFFFF,                  \
+                                 -1, 0xFFFFFFFF, -1, 0xFFFFFFFF};                 \
         size_t e = 0;                                                             \
         /* aligned at every size: 0.9 of the speed from L1 otherwise */          \
         for (size_t head = trl_head_to_line(inout, sizeof(P), n); e < head; e++)  \
@@ -125,7 +130,7 @@ typedef struct { four_pairs w; } four_pairs_u __attribute__((aligned(1)));
                 (four_pairs)((four_pairs_bits)x << 32) < (four_pairs)((four_pairs_bits)y << 32); \
             four_pairs take = (x BETTER y) |                                      \
                               ((x == y) & __builtin_shuffle(lower_index, to_value)); \
-            take = __builtin_shuffle(take, to_both);                              \
+            take = __builtin_shuffle(take, to_both) & data;                       \
             gb[i].w = (x & take) | (y & ~take);                                   \
         });                                                                       \
         for (e += 4 * groups; e < n; e++)                                         \
@@ -149,15 +154,51 @@ LOC_KERNELS(short_int, trl_short_int)
 LOC_KERNEL_SCALAR(minloc_long_double_int, trl_long_double_int, <)
 LOC_KERNEL_SCALAR(maxloc_long_double_int, trl_long_double_int, >)
 
+/* The last element ends at its index: its trailing padding (MPI_DOUBLE_INT,
+ * MPI_LONG_INT, MPI_LONG_DOUBLE_INT) may lie past the end of a buffer sized
+ * by the true extent, as the executor's scratch is. The kernels above load
+ * and store whole elements, so they stop one short and the last element
+ * goes field by field. */
+#define LAST_BY_FIELDS(kernel, P, BETTER)                                    \
+    static void kernel##_tight(const void *in, void *inout, size_t n)       \
+    {                                                                        \
+        if (n == 0)                                                          \
+            return;                                                          \
+        kernel(in, inout, n - 1);                                            \
+        const char *x = (const char *)in + (n - 1) * sizeof(P);              \
+        char *y = (char *)inout + (n - 1) * sizeof(P);                       \
+        __typeof__(((P *)0)->v) xv, yv;                                      \
+        int xk, yk;                                                          \
+        memcpy(&xv, x + offsetof(P, v), sizeof xv);                          \
+        memcpy(&yv, y + offsetof(P, v), sizeof yv);                          \
+        memcpy(&xk, x + offsetof(P, k), sizeof xk);                          \
+        memcpy(&yk, y + offsetof(P, k), sizeof yk);                          \
+        if (xv BETTER yv) {                                                  \
+            memcpy(y + offsetof(P, v), &xv, sizeof xv);                      \
+            memcpy(y + offsetof(P, k), &xk, sizeof xk);                      \
+        } else if (xv == yv && xk < yk) {                                    \
+            memcpy(y + offsetof(P, k), &xk, sizeof xk);                      \
+        }                                                                    \
+    }
+#define LAST_BY_FIELDS_BOTH(suffix, P)               \
+    LAST_BY_FIELDS(minloc_##suffix, P, <)            \
+    LAST_BY_FIELDS(maxloc_##suffix, P, >)
+LAST_BY_FIELDS_BOTH(float_int, trl_float_int)
+LAST_BY_FIELDS_BOTH(double_int, trl_double_int)
+LAST_BY_FIELDS_BOTH(long_int, trl_long_int)
+LAST_BY_FIELDS_BOTH(2int, trl_2int)
+LAST_BY_FIELDS_BOTH(short_int, trl_short_int)
+LAST_BY_FIELDS_BOTH(long_double_int, trl_long_double_int)
+
 /* Per pair type: {MINLOC, MAXLOC}. */
 static const trl_reduce_fn pairs[][2] = {
-    [TRL_KIND_FLOAT_INT - TRL_KIND_FLOAT_INT] = {minloc_float_int, maxloc_float_int},
-    [TRL_KIND_DOUBLE_INT - TRL_KIND_FLOAT_INT] = {minloc_double_int, maxloc_double_int},
-    [TRL_KIND_LONG_INT - TRL_KIND_FLOAT_INT] = {minloc_long_int, maxloc_long_int},
-    [TRL_KIND_2INT - TRL_KIND_FLOAT_INT] = {minloc_2int, maxloc_2int},
-    [TRL_KIND_SHORT_INT - TRL_KIND_FLOAT_INT] = {minloc_short_int, maxloc_short_int},
-    [TRL_KIND_LONG_DOUBLE_INT - TRL_KIND_FLOAT_INT] = {minloc_long_double_int,
-                                                       maxloc_long_double_int},
+    [TRL_KIND_FLOAT_INT - TRL_KIND_FLOAT_INT] = {minloc_float_int_tight, maxloc_float_int_tight},
+    [TRL_KIND_DOUBLE_INT - TRL_KIND_FLOAT_INT] = {minloc_double_int_tight, maxloc_double_int_tight},
+    [TRL_KIND_LONG_INT - TRL_KIND_FLOAT_INT] = {minloc_long_int_tight, maxloc_long_int_tight},
+    [TRL_KIND_2INT - TRL_KIND_FLOAT_INT] = {minloc_2int_tight, maxloc_2int_tight},
+    [TRL_KIND_SHORT_INT - TRL_KIND_FLOAT_INT] = {minloc_short_int_tight, maxloc_short_int_tight},
+    [TRL_KIND_LONG_DOUBLE_INT - TRL_KIND_FLOAT_INT] = {minloc_long_double_int_tight,
+                                                       maxloc_long_double_int_tight},
 };
 
 trl_reduce_fn trl_reduce_kernel_loc(trl_reduce_op op, trl_reduce_kind kind)

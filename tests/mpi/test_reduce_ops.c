@@ -10,6 +10,10 @@
  *   tied values and tied indices (MINLOC/MAXLOC take the smaller index).
  * - Counts 0, 1, 3, 17, 63, 1000, 4097, 65599; each buffer at byte offsets 0..7,
  *   with guard bytes around the output and the input checked unchanged;
+ *   the pairs' padding is a hole MPI gives no value: inout's stays as it
+ *   was, and a buffer that ends where its last index ends (the true
+ *   extent, as the executor sizes scratch) is neither read nor written
+ *   past (it ends at a page no access is allowed to);
  *   LAND/LOR where inout alone decides whole blocks (kernels_logic.c).
  * - Pairs MPI does not define (and characters, which are not integers to
  *   MPI), user operations and derived datatypes go through the MPI
@@ -29,10 +33,13 @@
 #include <float.h>
 #include <math.h>
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "reduce/reduce.h"
 
@@ -393,6 +400,46 @@ static int same_element(enum rep r, const unsigned char *a, const unsigned char 
     }
 }
 
+/* Whether byte `b` of an element carries data; the pairs' padding does not
+ * (long double's own unused bytes count as data: MPI_LONG_DOUBLE's size is
+ * its full 16 bytes). */
+static int is_data_byte(enum rep r, size_t b)
+{
+#define FIELDS(T) return (b < sizeof(((T *)0)->v)) || \
+    (b >= offsetof(T, k) && b < offsetof(T, k) + sizeof(int));
+    switch (r) {
+    case P_FLT: FIELDS(p_flt)
+    case P_DBL: FIELDS(p_dbl)
+    case P_LONG: FIELDS(p_long)
+    case P_INT: FIELDS(p_int)
+    case P_SHORT: FIELDS(p_short)
+    case P_LDBL: FIELDS(p_ldbl)
+    default: return 1;
+    }
+#undef FIELDS
+}
+
+/* Sets every hole byte of n elements to `mark`. */
+static void mark_holes(unsigned char *p, enum rep r, size_t n, unsigned char mark)
+{
+    size_t sz = rep_size(r);
+    for (size_t i = 0; i < n; i++)
+        for (size_t b = 0; b < sz; b++)
+            if (!is_data_byte(r, b))
+                p[i * sz + b] = mark;
+}
+
+/* Whether every hole byte of n elements still holds `mark`. */
+static int holes_kept(const unsigned char *p, enum rep r, size_t n, unsigned char mark)
+{
+    size_t sz = rep_size(r);
+    for (size_t i = 0; i < n; i++)
+        for (size_t b = 0; b < sz; b++)
+            if (!is_data_byte(r, b) && p[i * sz + b] != mark)
+                return 0;
+    return 1;
+}
+
 /* ---- the sweep ---------------------------------------------------------- */
 
 /* 65599 elements are over 64 KiB for every type: the kernels' alignment
@@ -426,6 +473,9 @@ static void sweep_pair(const test_type *t, enum op o, observation *obs)
             unsigned char *in = in_buf + GUARD + off_in, *io = io_buf + GUARD + off_io;
             memcpy(in, in0, n * sz);
             memcpy(io, io0, n * sz);
+            mark_holes(in, t->rep, n, 0xEE); /* unlike inout's: a copied hole shows */
+            mark_holes(in0, t->rep, n, 0xEE);
+            mark_holes(io, t->rep, n, 0x77);
             memcpy(mpi_buf, io_buf, bytes + 2 * GUARD);
 
             int rc = trl_reduce_local(in, io, n, t->t, op_handle(o));
@@ -437,6 +487,8 @@ static void sweep_pair(const test_type *t, enum op o, observation *obs)
             CHECK(bad == n, "%s %s n=%zu offsets %d/%d: element %zu differs from the reference",
                   t->name, op_names[o], n, off_in, off_io, bad);
             CHECK(memcmp(in, in0, n * sz) == 0, "%s %s n=%zu: input changed", t->name, op_names[o], n);
+            CHECK(holes_kept(io, t->rep, n, 0x77), "%s %s n=%zu offsets %d/%d: wrote into the padding",
+                  t->name, op_names[o], n, off_in, off_io);
             int guards_ok = 1;
             for (int g = 0; g < GUARD + off_io; g++)
                 guards_ok &= io_buf[g] == 0x5A;
@@ -467,6 +519,59 @@ static void sweep_pair(const test_type *t, enum op o, observation *obs)
         }
     }
     free(in0); free(io0); free(want); free(in_buf); free(io_buf); free(mpi_buf);
+}
+
+/* A buffer of n elements of `t` that ends where the last one's data ends
+ * (the true extent), right before a page no access is allowed to: a kernel
+ * that loads or stores a whole last element (its trailing padding) faults. */
+static unsigned char *at_page_end(size_t bytes, void **map, size_t *map_len)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t data_pages = (bytes + page - 1) / page;
+    *map_len = (data_pages + 1) * page;
+    unsigned char *m = mmap(NULL, *map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    mprotect(m + data_pages * page, page, PROT_NONE);
+    *map = m;
+    return m + data_pages * page - bytes;
+}
+
+static void check_tight_buffers(const test_type *t, enum op o)
+{
+    static const size_t tight_counts[] = {1, 2, 3, 5, 8, 17, 63, 1000};
+    size_t sz = rep_size(t->rep);
+    MPI_Aint true_lb, true_extent;
+    MPI_Type_get_true_extent(t->t, &true_lb, &true_extent);
+    for (size_t c = 0; c < sizeof tight_counts / sizeof *tight_counts; c++) {
+        size_t n = tight_counts[c], bytes = (n - 1) * sz + (size_t)true_extent;
+        unsigned char *x0 = calloc(n, sz), *y0 = calloc(n, sz), *want = calloc(n, sz),
+                      *got = calloc(n, sz);
+        fill(x0, t->rep, n);
+        fill(y0, t->rep, n);
+        for (size_t i = 0; i < n; i++)
+            ref_element(o, t->rep, x0 + i * sz, y0 + i * sz, want + i * sz);
+        void *map_in = NULL, *map_io = NULL;
+        size_t len_in = 0, len_io = 0;
+        unsigned char *in = at_page_end(bytes, &map_in, &len_in);
+        unsigned char *io = at_page_end(bytes, &map_io, &len_io);
+        CHECK(in && io, "mmap failed");
+        if (!in || !io)
+            return;
+        memcpy(in, x0, bytes);
+        memcpy(io, y0, bytes);
+        int rc = trl_reduce_local(in, io, n, t->t, op_handle(o));
+        memcpy(got, io, bytes);
+        size_t bad = n;
+        for (size_t i = 0; i < n && bad == n; i++)
+            if (!same_element(t->rep, got + i * sz, want + i * sz))
+                bad = i;
+        CHECK(rc == MPI_SUCCESS && bad == n, "%s %s n=%zu in a buffer of its true extent: element %zu "
+              "differs (rc %d)", t->name, op_names[o], n, bad, rc);
+        munmap(map_in, len_in);
+        munmap(map_io, len_io);
+        free(x0); free(y0); free(want); free(got);
+    }
 }
 
 /* A pair MPI does not define, or that the library lacks: trl_reduce_local
@@ -641,6 +746,7 @@ int main(int argc, char **argv)
             CHECK(trl_reduce_covers(t->t, op_handle((enum op)o)), "%s %s: not covered", t->name,
                   op_names[o]);
             sweep_pair(t, (enum op)o, &obs[k][o]);
+            check_tight_buffers(t, (enum op)o);
             pairs++;
         }
     }
