@@ -7,7 +7,7 @@
  *   trellis-info builtin-rules
  *       The built-in rules, in the rules language.
  *   trellis-info explain <collective> --ranks N [--bytes B] [--root R]
- *                [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]
+ *                [--elem-size S] [--noncommutative] [--nonblocking] [--rules TEXT-OR-FILE]
  *                [--topology LAYOUT] [--rank R] [--steps | --goal | --json]
  *       Which algorithm the rules choose for that call and why, then every
  *       rank's schedule: GOAL text (LogGOPSim's format) by default, the
@@ -52,7 +52,8 @@ static const char usage_text[] =
     "usage: trellis-info algorithms\n"
     "       trellis-info builtin-rules\n"
     "       trellis-info explain <collective> --ranks N [--bytes B] [--root R]\n"
-    "                    [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]\n"
+    "                    [--elem-size S] [--noncommutative] [--nonblocking]\n"
+    "                    [--rules TEXT-OR-FILE]\n"
     "                    [--topology LAYOUT] [--rank R] [--steps | --goal | --json]\n"
     "       trellis-info simulate <collective> --ranks N [--bytes B] [--root R]\n"
     "                    [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]\n"
@@ -239,12 +240,17 @@ int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate)
 
         bool is_form = !strcmp(name, "--steps") || !strcmp(name, "--goal") ||
                        !strcmp(name, "--json");
-        bool is_flag = !strcmp(name, "--noncommutative") || (is_form && !simulate);
+        bool is_flag = !strcmp(name, "--noncommutative") || !strcmp(name, "--nonblocking") ||
+                       (is_form && !simulate);
         if (is_flag) {
             if (value)
                 return usage_error("%s: %s takes no value", cmd, name);
             if (!strcmp(name, "--noncommutative")) {
                 o->commutative = false;
+                continue;
+            }
+            if (!strcmp(name, "--nonblocking")) {
+                o->nonblocking = true;
                 continue;
             }
             if (mode_given)
@@ -375,6 +381,8 @@ static void print_choice_text(const explain_opts *o, const resolved_call *c, FIL
         fprintf(out, ", root %lld", o->root);
     if (trl_coll_is_reduction(o->coll))
         fprintf(out, ", %s operation", o->commutative ? "commutative" : "non-commutative");
+    if (o->nonblocking)
+        fputs(", non-blocking call", out);
     fputc('\n', out);
 
     fprintf(out, "algorithm: %s: %s\n", algo->name, algo->description);
@@ -439,6 +447,7 @@ void print_choice_json(const explain_opts *o, const resolved_call *c, FILE *out)
     else
         fputs(", \"root\": null", out);
     fprintf(out, ", \"commutative\": %s", o->commutative ? "true" : "false");
+    fprintf(out, ", \"nonblocking\": %s", o->nonblocking ? "true" : "false");
     fputs(",\n \"algorithm\": ", out);
     json_string(out, ch->algo->name);
     fputs(", \"description\": ", out);
@@ -472,7 +481,8 @@ static int call_shape(const explain_opts *o, trl_coll_args *a, call_vectors *v)
 {
     size_t p = (size_t)o->ranks, n = (size_t)(o->bytes / o->elem_size);
     *a = (trl_coll_args){.coll = o->coll, .size = (int)o->ranks, .root = (int)o->root, .count = n,
-                         .elem_size = (size_t)o->elem_size, .commutative = o->commutative};
+                         .elem_size = (size_t)o->elem_size, .commutative = o->commutative,
+                         .call = o->nonblocking ? TRL_CALL_NONBLOCKING : TRL_CALL_BLOCKING};
     v->counts = calloc(p, sizeof *v->counts);
     v->displs = calloc(p, sizeof *v->displs);
     if (!v->counts || !v->displs)

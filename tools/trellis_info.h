@@ -29,6 +29,7 @@ typedef struct {
     bool root_given;
     unsigned long long elem_size;
     bool commutative;
+    bool nonblocking; /* --nonblocking: as MPI_Ixxx or MPI_Xxx_init calls it */
     const char *rules;
     const char *topology; /* --topology, as TRELLIS_TOPOLOGY */
     long long only_rank; /* -1: every rank */

@@ -67,6 +67,12 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         "reduce_scatter_block, scan, exscan)",
     )
     parser.add_argument(
+        "--nonblocking",
+        action="store_true",
+        help="the call is non-blocking or persistent (MPI_Iallreduce, MPI_Allreduce_init): "
+        "the rules' nonblocking= filter sees it",
+    )
+    parser.add_argument(
         "--rules",
         metavar="RULES",
         help="rules inline (';' between rules) or a rules file, as in TRELLIS_RULES",
@@ -97,6 +103,7 @@ def explain(  # noqa: PLR0913 -- one keyword per option of `trellis-info explain
     root: int | None = None,
     elem_size: int | None = None,
     noncommutative: bool = False,
+    nonblocking: bool = False,
     rules: str | None = None,
     topology: str | None = None,
     rank: int | None = None,
@@ -117,6 +124,8 @@ def explain(  # noqa: PLR0913 -- one keyword per option of `trellis-info explain
             argv += [option, str(value)]
     if noncommutative:
         argv.append("--noncommutative")
+    if nonblocking:
+        argv.append("--nonblocking")
     if form is not None:
         argv.append(f"--{form}")
     return native.info(*argv)
@@ -143,6 +152,7 @@ def run(args: argparse.Namespace) -> str:
         root=args.root,
         elem_size=args.elem_size,
         noncommutative=args.noncommutative,
+        nonblocking=args.nonblocking,
         rules=args.rules,
         topology=args.topology,
         rank=args.rank,

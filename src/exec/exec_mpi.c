@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "exec/exec_mpi.h"
+#include "exec/typeinfo.h"
 #include "reduce/reduce.h"
 
 #include <sched.h>
@@ -347,12 +348,13 @@ static int reap_mpi(trl_exec *x, bool block)
 
 int trl_exec_start(trl_exec *x, const trl_sched *s, const trl_exec_call *call, trl_exec_mem *m)
 {
-    MPI_Aint lb, true_lb, true_extent;
     *x = (trl_exec){.s = s, .call = *call, .m = m, .window = trl_exec_window()};
-    PMPI_Type_get_extent(call->dtype, &lb, &x->extent);
-    PMPI_Type_get_true_extent(call->dtype, &true_lb, &true_extent);
-    PMPI_Type_size(call->dtype, &x->type_size);
-    x->contiguous = (MPI_Aint)x->type_size == x->extent && true_extent == x->extent && true_lb == 0;
+    trl_type_info tmp;
+    const trl_type_info *t = trl_type_info_of(call->dtype, &tmp);
+    MPI_Aint true_lb = t->true_lb, true_extent = t->true_extent;
+    x->extent = t->extent;
+    x->type_size = t->size;
+    x->contiguous = t->contiguous;
 
     /* Scratch holds s->scratch elements laid out like a user buffer; with a
      * negative extent later elements lie lower, so the first one sits at

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "exec/shm.h"
 #include "exec/comm_ranks.h"
+#include "exec/typeinfo.h"
 
 #include <limits.h>
 #include <sched.h>
@@ -87,9 +88,19 @@ void trl_shm_sleep(trl_shm *s, uint32_t seen)
 #endif
 }
 
+/* Contiguous data (the usual case, and every data mover's bytes) is
+ * copied as it is; any other goes through the MPI library's packing. */
 static int pack(const void *buf, int count, MPI_Datatype dtype, void *out, MPI_Comm comm,
                 uint32_t *bytes)
 {
+    trl_type_info tmp;
+    const trl_type_info *t = trl_type_info_of(dtype, &tmp);
+    size_t n = (size_t)t->size * (size_t)count;
+    if (t->contiguous && n <= TRL_SHM_BYTES) {
+        memcpy(out, buf, n);
+        *bytes = (uint32_t)n;
+        return MPI_SUCCESS;
+    }
     int pos = 0;
     int rc = PMPI_Pack(buf, count, dtype, out, TRL_SHM_BYTES, &pos, comm);
     *bytes = (uint32_t)pos;
@@ -102,10 +113,14 @@ static int pack(const void *buf, int count, MPI_Datatype dtype, void *out, MPI_C
 static int unpack(const void *in, uint32_t bytes, void *buf, int count, MPI_Datatype dtype,
                   MPI_Comm comm)
 {
-    int size;
-    PMPI_Type_size(dtype, &size);
-    if ((size_t)size * (size_t)count != bytes)
+    trl_type_info tmp;
+    const trl_type_info *t = trl_type_info_of(dtype, &tmp);
+    if ((size_t)t->size * (size_t)count != bytes)
         return MPI_ERR_TRUNCATE; /* the schedules of the two ends disagree */
+    if (t->contiguous) {
+        memcpy(buf, in, bytes);
+        return MPI_SUCCESS;
+    }
     int pos = 0;
     return PMPI_Unpack(in, (int)bytes, &pos, buf, count, dtype, comm);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exec/exec_mpi.h"
+#include "exec/typeinfo.h"
 
 const trl_mode trl_blocking = {TRL_MODE_BLOCKING, NULL};
 
@@ -50,14 +51,19 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
     }
     if (trl_engine_threaded())
         return run_threaded(e, c, comm, sendbuf, recvbuf, dtype, op, hooks, data);
-    trl_op self = {.c = c, .comm = comm, .data = data};
-    int before = hooks->before ? hooks->before(&self) : MPI_SUCCESS;
-    self.rc = before;
     trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, 0, 0, &c->shm, NULL};
     trl_comm_tags(c, &call.tag_base, &call.tag_span);
     /* Collectives in flight advance while this one waits. */
     if (trl_engine_busy())
         call.idle = trl_engine_progress;
+    if (!hooks->before && !hooks->after && !hooks->release) {
+        /* The small calls' path: nothing around the run. */
+        int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
+        return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
+    }
+    trl_op self = {.c = c, .comm = comm, .data = data};
+    int before = hooks->before ? hooks->before(&self) : MPI_SUCCESS;
+    self.rc = before;
     int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
     if (hooks->after)
         rc = hooks->after(&self, rc);
@@ -88,22 +94,21 @@ int trl_nothing(MPI_Comm comm, const trl_mode *mode)
 trl_coll_args trl_reduction_args(trl_coll coll, int root, const void *sendbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op)
 {
-    int size, commute;
-    PMPI_Type_size(datatype, &size);
-    PMPI_Op_commutative(op, &commute);
+    trl_type_info tmp;
+    int size = trl_type_info_of(datatype, &tmp)->size;
     trl_coll_args a = {.coll = coll, .root = root, .count = size ? (size_t)count : 0,
-                       .elem_size = (size_t)size, .commutative = commute,
+                       .elem_size = (size_t)size, .commutative = trl_op_commutes(op),
                        .in_place = sendbuf == MPI_IN_PLACE};
     return a;
 }
 
 bool trl_type_contiguous(MPI_Datatype t, int *size, MPI_Aint *extent)
 {
-    MPI_Aint lb, true_lb, true_extent;
-    PMPI_Type_size(t, size);
-    PMPI_Type_get_extent(t, &lb, extent);
-    PMPI_Type_get_true_extent(t, &true_lb, &true_extent);
-    return (MPI_Aint)*size == *extent && true_extent == *extent && true_lb == 0;
+    trl_type_info tmp;
+    const trl_type_info *info = trl_type_info_of(t, &tmp);
+    *size = info->size;
+    *extent = info->extent;
+    return info->contiguous;
 }
 
 static MPI_Datatype type_of(const trl_blocks *b, int i)

@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,11 +70,40 @@ void trl_comm_release(trl_comm *c)
         free_comm(c);
 }
 
+/* The last communicator looked up on this thread: programs call collectives
+ * on one communicator over and over, and the attribute lookup costs more
+ * than all the rest of a small call's set-up. A communicator's state going
+ * (delete_attr) changes the epoch, which empties every thread's entry: a
+ * freed handle may come back as another communicator. */
+static atomic_uint comm_epoch = 1;
+static _Thread_local struct {
+    MPI_Comm comm;
+    trl_comm *c;
+    unsigned epoch;
+} last;
+
+static inline trl_comm *cached(MPI_Comm comm)
+{
+    return last.c && last.comm == comm &&
+                   last.epoch == atomic_load_explicit(&comm_epoch, memory_order_acquire)
+               ? last.c
+               : NULL;
+}
+
+static inline trl_comm *remember(MPI_Comm comm, trl_comm *c)
+{
+    last.comm = comm;
+    last.c = c;
+    last.epoch = atomic_load_explicit(&comm_epoch, memory_order_acquire);
+    return c;
+}
+
 static int delete_attr(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)comm;
     (void)keyval;
     (void)extra;
+    atomic_fetch_add_explicit(&comm_epoch, 1, memory_order_acq_rel);
     trl_comm_release(value);
     return MPI_SUCCESS;
 }
@@ -240,12 +270,15 @@ void trl_runtime_finalize(void)
 
 trl_comm *trl_comm_find(MPI_Comm comm)
 {
+    trl_comm *hit = cached(comm);
+    if (hit)
+        return hit;
     void *value;
     int found;
     if (!rt.ready || comm == MPI_COMM_NULL ||
         PMPI_Comm_get_attr(comm, rt.keyval, &value, &found) != MPI_SUCCESS || !found)
         return NULL;
-    return value;
+    return remember(comm, value);
 }
 
 void trl_not_set_up(MPI_Comm comm)
@@ -266,6 +299,9 @@ void trl_not_set_up(MPI_Comm comm)
 
 trl_comm *trl_comm_get(MPI_Comm comm)
 {
+    trl_comm *hit = cached(comm);
+    if (hit)
+        return hit;
     if (!rt.ready || comm == MPI_COMM_NULL)
         return NULL;
     void *value;
@@ -273,7 +309,7 @@ trl_comm *trl_comm_get(MPI_Comm comm)
     if (PMPI_Comm_get_attr(comm, rt.keyval, &value, &found) != MPI_SUCCESS)
         return NULL;
     if (found)
-        return value;
+        return remember(comm, value);
     if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
         return NULL;
 

@@ -6,6 +6,7 @@
  *   rule   = collective { filter } algorithm { param }
  *   filter = ("ranks" | "bytes" | "hosts" | "ranks_per_host") "=" range
  *          | "commutative" "=" ("yes" | "no") | "placement" "=" ("block" | "other")
+ *          | "nonblocking" "=" ("yes" | "no")
  *   range  = "*" | n | n "-" | "-" n | n "-" n
  *   param  = name "=" value
  *
@@ -38,10 +39,11 @@ enum {
     FILTER_HOSTS,
     FILTER_RANKS_PER_HOST,
     FILTER_PLACEMENT,
+    FILTER_NONBLOCKING,
     FILTER_COUNT
 };
-static const char *const filter_names[FILTER_COUNT] = {"ranks", "bytes", "commutative",
-                                                       "hosts", "ranks_per_host", "placement"};
+static const char *const filter_names[FILTER_COUNT] = {
+    "ranks", "bytes", "commutative", "hosts", "ranks_per_host", "placement", "nonblocking"};
 
 typedef struct {
     const char *p;
@@ -280,6 +282,8 @@ static int parse_filter(parser *ps, trl_rule *r, const token *t, const pair *kv,
         return parse_range_filter(ps, t, kv, f, &r->ranks_per_host);
     case FILTER_PLACEMENT:
         return parse_either(ps, t, kv, "block", "other", &r->placement);
+    case FILTER_NONBLOCKING:
+        return parse_either(ps, t, kv, "yes", "no", &r->nonblocking);
     default:
         return parse_either(ps, t, kv, "yes", "no", &r->commutative);
     }
@@ -485,7 +489,8 @@ static int parse_part(parser *ps, trl_ruleset *rs, size_t *cap)
         return TRL_OK;
     trl_rule r = {.ranks = {0, TRL_RANGE_MAX}, .bytes = {0, TRL_RANGE_MAX}, .commutative = -1,
                   .hosts = {0, TRL_RANGE_MAX}, .ranks_per_host = {0, TRL_RANGE_MAX},
-                  .placement = -1, .source = rs->source, .line = ps->line};
+                  .placement = -1, .nonblocking = -1, .source = rs->source,
+                  .line = ps->line};
     int rc = parse_rule(ps, &r, &first);
     if (rc == TRL_OK) {
         r.text = trimmed_copy(begin, ps->end);

@@ -32,6 +32,9 @@ typedef struct {
      * and placement: -1 any, 0 other, 1 block. */
     trl_range hosts, ranks_per_host;
     int placement;
+    /* The form of the call: -1 any, 0 blocking, 1 non-blocking or
+     * persistent (MPI_Ixxx, MPI_Xxx_init). */
+    int nonblocking;
     const trl_algo *algo;
     trl_params params;
     const char *source; /* owned by the ruleset */

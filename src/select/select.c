@@ -20,7 +20,8 @@ static bool in_range(const trl_range *r, unsigned long long v)
 static bool matches(const trl_rule *r, const trl_coll_args *a, size_t bytes)
 {
     if (r->coll != a->coll || !in_range(&r->ranks, (unsigned long long)a->size) ||
-        !in_range(&r->bytes, bytes) || (r->commutative >= 0 && r->commutative != a->commutative))
+        !in_range(&r->bytes, bytes) || (r->commutative >= 0 && r->commutative != a->commutative) ||
+        (r->nonblocking >= 0 && r->nonblocking != (a->call != TRL_CALL_BLOCKING)))
         return false;
     trl_layout_stats l = trl_topo_stats(a->topo, a->size);
     return in_range(&r->hosts, (unsigned long long)l.hosts) &&

@@ -133,7 +133,8 @@ def test_errors_of_the_c_side_come_without_its_usage_text(run_trellis) -> None:
          "TRELLIS_RULES:1:12: host=knomial(radix=1): radix=1: value out of range (2..1024)"),
         ("allreduce hier world=linear",
          ("TRELLIS_RULES:1:16: world=linear: not an algorithm a level can run (expected one of: "
-         "reduce_bcast, recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded)")),
+         "reduce_bcast, recursive_doubling, ring, rabenseifner, knomial, direct, hier, "
+         "hier_sharded)")),
     ],
 )  # fmt: skip
 def test_level_errors_say_what_is_accepted(run_trellis, rules: str, message: str) -> None:
@@ -513,3 +514,21 @@ def test_layout_filter_errors_are_located(run_trellis) -> None:
                        "bcast binomial;bcast placement=rr linear")  # fmt: skip
     assert proc.returncode == 2
     assert "TRELLIS_RULES:2:7: placement=rr: expected block or other" in proc.stderr
+
+
+def test_nonblocking_calls_are_chosen_for_with_their_own_filter(run_trellis) -> None:
+    """nonblocking= sees the form of the call; a gatherv tree that exchanges counts first
+    is passed over for a call that may not wait (issue 13)."""
+    rules = "allreduce nonblocking=yes ring; allreduce knomial"
+    for extra, want in (((), "knomial"), (("--nonblocking",), "ring")):
+        proc = run_trellis("explain", "allreduce", "--ranks", "4", "--bytes", "8",
+                           "--rules", rules, *extra)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert algorithm(proc.stdout) == want
+    assert "non-blocking call" in proc.stdout
+    proc = run_trellis("explain", "gatherv", "--ranks", "4", "--bytes", "8", "--nonblocking",
+                       "--rules", "gatherv binomial", "--json")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["nonblocking"] is True
+    assert data["algorithm"] != "binomial"

@@ -221,7 +221,7 @@ static const error_case error_cases[] = {
     /* Filters. */
     {"allreduce radix=4 ring", false,
      "test.rules:1:11: unknown filter 'radix' (expected one of: ranks, bytes, commutative, "
-     "hosts, ranks_per_host, placement)"},
+     "hosts, ranks_per_host, placement, nonblocking)"},
     {"allreduce bytes=1K- ranks=2 bytes=4K ring", false, "test.rules:1:29: duplicate filter 'bytes'"},
     {"barrier bytes=0 linear", false, "test.rules:1:9: filter 'bytes' does not apply to barrier"},
     {"gatherv bytes=0-1K linear", false,
@@ -638,6 +638,38 @@ static void filters_on_commutativity(void)
     a.commutative = true;
     CHECK(trl_select(&rs, &builtin, &a, 1, &ch) == TRL_OK && ch.rule == &rs.rules[1] && !ch.rejected,
           "commutative should take rule 2, without rejecting rule 1");
+    trl_rules_free(&rs);
+}
+
+/* nonblocking= tells MPI_Ixxx and MPI_Xxx_init calls from blocking ones;
+ * a gatherv tree needing every rank's counts is passed over for them. */
+static void filters_on_the_form_of_the_call(void)
+{
+    trl_ruleset rs;
+    CHECK(parse("allreduce nonblocking=yes ring\n"
+                "allreduce nonblocking=no knomial\n"
+                "gatherv binomial\n"
+                "gatherv linear\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    trl_coll_args a = call(TRL_COLL_ALLREDUCE, 5, true);
+    trl_choice ch;
+    CHECK(trl_select(&rs, &builtin, &a, 1, &ch) == TRL_OK && ch.rule == &rs.rules[1],
+          "a blocking call should take rule 2");
+    a.call = TRL_CALL_NONBLOCKING;
+    CHECK(trl_select(&rs, &builtin, &a, 1, &ch) == TRL_OK && ch.rule == &rs.rules[0],
+          "a non-blocking call should take rule 1");
+    a.call = TRL_CALL_PERSISTENT;
+    CHECK(trl_select(&rs, &builtin, &a, 1, &ch) == TRL_OK && ch.rule == &rs.rules[0],
+          "a persistent call counts as non-blocking");
+    trl_coll_args g = call(TRL_COLL_GATHERV, 5, true);
+    CHECK(trl_select(&rs, &builtin, &g, 0, &ch) == TRL_OK && ch.rule == &rs.rules[2] &&
+              !ch.rejected,
+          "a blocking gatherv may exchange counts: rule 3");
+    g.call = TRL_CALL_NONBLOCKING;
+    CHECK(trl_select(&rs, &builtin, &g, 0, &ch) == TRL_OK && ch.rule == &rs.rules[3] &&
+              ch.rejected == &rs.rules[2] && ch.why && strstr(ch.why, "counts"),
+          "a non-blocking gatherv passes the tree over, saying why");
     trl_rules_free(&rs);
 }
 
@@ -1172,6 +1204,7 @@ int main(void)
     RUN(follows_algorithm_parameters_when_passing_over);
     RUN(falls_back_to_builtin_past_a_rejected_rule);
     RUN(filters_on_commutativity);
+    RUN(filters_on_the_form_of_the_call);
     RUN(parses_layout_filters);
     RUN(selects_by_layout);
     RUN(selects_by_a_communicators_own_layout);

@@ -1,0 +1,77 @@
+#include "exec/typeinfo.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Named (predefined) datatypes: an open-addressing table, written once per
+ * slot and published by its state, read without a lock. About 70 named
+ * types exist; past the bound a type is simply asked each time. */
+enum { SLOTS = 256, MAX_USED = SLOTS / 2 };
+enum { EMPTY, NAMED, WRITING }; /* WRITING: claimed, not yet readable */
+
+typedef struct {
+    _Atomic unsigned char state;
+    MPI_Datatype type;
+    trl_type_info info;
+} slot;
+
+static slot table[SLOTS];
+static atomic_int used;
+
+static size_t slot_of(MPI_Datatype type)
+{
+    uint64_t h = 0;
+    memcpy(&h, &type, sizeof type < sizeof h ? sizeof type : sizeof h);
+    return (size_t)((h * 0x9e3779b97f4a7c15ULL) >> 40) & (SLOTS - 1);
+}
+
+static void ask(MPI_Datatype type, trl_type_info *out)
+{
+    MPI_Aint lb;
+    PMPI_Type_size(type, &out->size);
+    PMPI_Type_get_extent(type, &lb, &out->extent);
+    PMPI_Type_get_true_extent(type, &out->true_lb, &out->true_extent);
+    out->contiguous = (MPI_Aint)out->size == out->extent && out->true_extent == out->extent &&
+                      out->true_lb == 0;
+}
+
+const trl_type_info *trl_type_info_of(MPI_Datatype type, trl_type_info *out)
+{
+    size_t i = slot_of(type);
+    for (size_t n = 0; n < SLOTS; n++, i = (i + 1) & (SLOTS - 1)) {
+        int state = atomic_load_explicit(&table[i].state, memory_order_acquire);
+        if (state == EMPTY)
+            break;
+        if (state == NAMED && table[i].type == type)
+            return &table[i].info;
+    }
+    ask(type, out);
+    int ni, na, nd, combiner;
+    PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
+    if (combiner != MPI_COMBINER_NAMED || atomic_fetch_add(&used, 1) >= MAX_USED)
+        return out;
+    /* Claim an empty slot (another thread may race for the same one). */
+    for (i = slot_of(type);; i = (i + 1) & (SLOTS - 1)) {
+        unsigned char empty = EMPTY;
+        if (atomic_compare_exchange_strong(&table[i].state, &empty, WRITING)) {
+            table[i].type = type;
+            table[i].info = *out;
+            atomic_store_explicit(&table[i].state, NAMED, memory_order_release);
+            return out;
+        }
+    }
+}
+
+bool trl_op_commutes(MPI_Op op)
+{
+    static const MPI_Op predefined[] = {MPI_MAX,  MPI_MIN, MPI_SUM, MPI_PROD,   MPI_LAND,
+                                        MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR,   MPI_BXOR,
+                                        MPI_MAXLOC, MPI_MINLOC};
+    for (size_t i = 0; i < sizeof predefined / sizeof *predefined; i++)
+        if (op == predefined[i])
+            return true;
+    int commute = 0;
+    PMPI_Op_commutative(op, &commute);
+    return commute;
+}
