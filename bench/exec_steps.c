@@ -136,7 +136,7 @@ int main(int argc, char **argv)
         int r = most > 100000 ? (reps < 3 ? reps : 3) : reps;
         double *t = malloc((size_t)r * sizeof *t);
         trl_exec_call call = {coll == TRL_COLL_BCAST ? recv : send, recv, MPI_INT, MPI_SUM, comm,
-                              0, *ub, shm.n ? &shm : NULL, NULL};
+                              0, *ub, shm.n ? &shm : NULL, NULL, NULL};
         for (int k = 0; k < r; k++) {
             fill(send, recv, count, rank, coll, k);
             MPI_Barrier(comm);

@@ -21,6 +21,7 @@ from trellis import (
     cmd_show,
     cmd_simulate,
     cmd_testbed,
+    cmd_trace,
 )
 from trellis.native import TrellisError
 
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_show.add_parser(subparsers)
     cmd_simulate.add_parser(subparsers)
     cmd_testbed.add_parser(subparsers)
+    cmd_trace.add_parser(subparsers)
     # `run` passes mpirun's options through untouched, which argparse cannot do: it is
     # listed here for --help, and its command line is split by cmd_run itself.
     subparsers.add_parser(

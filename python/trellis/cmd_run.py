@@ -28,6 +28,9 @@ stand anywhere among the options:
                     hostfile, launch agent and private subnet; docs/testbed.md); DIR
                     is the testbed's directory (default /run/trellis-testbed)
     --verbose       set TRELLIS_VERBOSE=1 (mpirun's own verbose flag is -v)
+    --trace DIR     set TRELLIS_TRACE: every rank records its collectives' steps and
+                    writes DIR/rank-N.jsonl at MPI_Finalize (`trellis trace DIR` shows
+                    them; docs/trace-format.md); DIR is made absolute
     --dry-run       print the mpirun command instead of running it
     -h, --help      this help
 
@@ -53,7 +56,7 @@ from trellis.native import TrellisError
 
 USAGE = (
     "usage: trellis run [--rules RULES] [--topology LAYOUT] [--testbed[=DIR]] [--verbose] "
-    "[--dry-run] "
+    "[--trace DIR] [--dry-run] "
     "[mpirun options] program [args]"
 )
 
@@ -89,7 +92,7 @@ TWO_VALUE_OPTIONS = frozenset({"mca", "gmca"})
 NP_OPTIONS = frozenset({"np", "n", "c"})
 
 TRELLIS_FLAGS = frozenset({"--verbose", "--dry-run", "-h", "--help"})
-TRELLIS_VALUE_OPTIONS = frozenset({"--rules", "--topology"})
+TRELLIS_VALUE_OPTIONS = frozenset({"--rules", "--topology", "--trace"})
 
 YIELD_PARAM = "mpi_yield_when_idle"
 # TRELLIS_* variables for this command, not for the library in the ranks.
@@ -104,6 +107,7 @@ class Split:
     topology: str | None = None
     testbed: str | None = None  # the testbed's directory; "" for the default
     verbose: bool = False
+    trace: str | None = None
     dry_run: bool = False
     help: bool = False
     mpirun: list[str] = field(default_factory=list)
@@ -144,6 +148,8 @@ def _trellis_option(split: Split, argv: Sequence[str], i: int) -> int:
         inline = argv[i + 1]
     if name == "--rules":
         split.rules = inline
+    elif name == "--trace":
+        split.trace = inline
     else:
         split.topology = inline
     return 1 if has_value else 2
@@ -217,6 +223,24 @@ def sets_mca(mpirun: Sequence[str], param: str) -> bool:
     )
 
 
+def environment(split: Split, environ: Mapping[str, str], *, as_root: bool,
+                cwd: Path | None) -> dict[str, str]:  # fmt: skip
+    """What the command sets in its environment for the ranks."""
+    env: dict[str, str] = {}
+    if as_root:
+        for name in ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"):
+            if environ.get(name) != "1":
+                env[name] = "1"
+    for name, value in (("TRELLIS_RULES", split.rules), ("TRELLIS_TOPOLOGY", split.topology)):
+        if value is not None:  # a file is made absolute: ranks may start elsewhere
+            env[name] = native.absolute_if_file(value, name, cwd)
+    if split.verbose:
+        env["TRELLIS_VERBOSE"] = "1"
+    if split.trace is not None:  # absolute too
+        env["TRELLIS_TRACE"] = str(((cwd or Path.cwd()) / split.trace).resolve())
+    return env
+
+
 def plan(  # noqa: PLR0913 -- the inputs are explicit so that tests can vary them
     argv: Sequence[str],
     *,
@@ -231,16 +255,7 @@ def plan(  # noqa: PLR0913 -- the inputs are explicit so that tests can vary the
     if not split.program:
         raise TrellisError(f"trellis run: which program?\n{USAGE}", 2)
 
-    env: dict[str, str] = {}
-    if as_root:
-        for name in ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"):
-            if environ.get(name) != "1":
-                env[name] = "1"
-    for name, value in (("TRELLIS_RULES", split.rules), ("TRELLIS_TOPOLOGY", split.topology)):
-        if value is not None:  # a file is made absolute: ranks may start elsewhere
-            env[name] = native.absolute_if_file(value, name, cwd)
-    if split.verbose:
-        env["TRELLIS_VERBOSE"] = "1"
+    env = environment(split, environ, as_root=as_root, cwd=cwd)
 
     options = list(split.mpirun)
     added: list[str] = []

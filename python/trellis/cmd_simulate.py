@@ -178,11 +178,7 @@ def as_json(r: Result) -> dict:
         "layout": r.meta["layout"], "model": r.meta["model"],
         "predicted_ns": r.meta["predicted_ns"], "steps": r.meta["steps"],
         "messages": r.meta["messages"], "seconds": r.meta["seconds"],
-        "phase_on_path_ns": rep.phase_on_path,
-        "phase_span_ns": {k: list(v) for k, v in rep.phase_span.items()},
-        "per_rank_mean_ns": {c: float(rep.per_rank[c].mean()) for c in timeline.CATEGORIES},
-        "critical_path": [vars(s) for s in rep.path],
-    }  # fmt: skip
+    } | {k: v for k, v in timeline.report_json(rep).items() if k != "total_ns"}  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> str:

@@ -1,6 +1,6 @@
 """Timelines of collective calls and where their time goes: the records of
 docs/trace-format.md read into columns, and the analysis `trellis simulate` prints (and
-`trellis trace` is to print for traced runs).
+`trellis trace` prints for traced runs).
 
 A timeline holds, for each call, every rank's entry and exit and every step's times
 (ready, posted, done), kind, peer, bytes, phase and the link class its message crosses.
@@ -9,11 +9,13 @@ The analysis of one call gives:
 - the time in each phase on the critical path (these add up to the call's time), and
   each phase's span (first start to last end over all ranks);
 - per rank, its time in the call split into reducing, copying, transferring, waiting for
-  a late peer (a receive posted before its matching send was), and the rest, in that
+  a late peer (a receive posted before its matching send was, or a send before its
+  receive), and the rest, in that
   order of precedence (a moment counts once, for the first of these going on);
 - the critical path: from the last completion back through each step's last dependency
   to finish (`after`), or, for a receive whose sender posted later than it, through the
-  message to the send, until a rank's entry.
+  message to the send, or, for a send that waited for its receiver, to the receive,
+  until a rank's entry.
 
 Calls are then aggregated per (collective, bytes, algorithm).
 """
@@ -68,6 +70,7 @@ class Call:
     algorithm: str
     rule: str | None = None
     hostnames: list[str] = field(default_factory=list)
+    id: int | None = None  # the records' own number, where it is not `call` (traces)
 
 
 @dataclass
@@ -80,6 +83,12 @@ class Timeline:
     # together and in step order (the ranks in any order).
     steps: np.ndarray
     hostnames: dict[int, str] = field(default_factory=dict)
+    # (call, rank in the call's communicator) -> rank in MPI_COMM_WORLD, where the
+    # records say (traces of sub-communicators); otherwise the two are the same.
+    world_rank: dict[tuple[int, int], int] = field(default_factory=dict)
+
+    def world(self, call: int, rank: int) -> int:
+        return self.world_rank.get((call, rank), rank)
 
 
 def _sorted(steps: np.ndarray, entries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -126,6 +135,9 @@ def read_records(paths: Iterable[Path]) -> Timeline:
     hostnames: dict[int, str] = {}
     entries: list[tuple] = []
     steps: list[tuple] = []
+    # Calls are numbered densely in reading order: a tracer's numbers are 64-bit.
+    ids: dict[int, int] = {}
+    world_rank: dict[tuple[int, int], int] = {}
     kinds = {k: i for i, k in enumerate(KINDS)}
     links = {k: i for i, k in enumerate(LINKS)}
     for path in paths:
@@ -147,13 +159,17 @@ def read_records(paths: Iterable[Path]) -> Timeline:
                     if "hostname" in rec:
                         hostnames[r] = rec["hostname"]
                 elif kind == "call":
-                    c = int(_need(rec, "call", where))
+                    raw = int(_need(rec, "call", where))
+                    c = ids.setdefault(raw, len(ids))
                     if c not in calls:
                         calls[c] = Call(
                             c, str(_need(rec, "collective", where)),
                             int(_need(rec, "bytes", where)), int(_need(rec, "ranks", where)),
                             rec.get("root"), str(_need(rec, "algorithm", where)), rec.get("rule"),
+                            id=raw,
                         )  # fmt: skip
+                    if "world_rank" in rec:
+                        world_rank[(c, int(rec["rank"]))] = int(rec["world_rank"])
                     entries.append((c, int(_need(rec, "rank", where)),
                                     float(_need(rec, "t_enter", where)),
                                     float(_need(rec, "t_exit", where))))  # fmt: skip
@@ -161,8 +177,9 @@ def read_records(paths: Iterable[Path]) -> Timeline:
                     name = rec.get("phase") or ""
                     phase = phases.setdefault(name, len(phases))
                     level = rec.get("level")
+                    raw = int(_need(rec, "call", where))
                     steps.append((
-                        int(_need(rec, "call", where)), int(_need(rec, "rank", where)),
+                        ids.setdefault(raw, len(ids)), int(_need(rec, "rank", where)),
                         int(_need(rec, "step", where)), kinds[_need(rec, "kind", where)],
                         links.get(level, LOCAL) if level else LOCAL, phase,
                         rec.get("peer", -1) if rec.get("peer") is not None else -1,
@@ -177,7 +194,7 @@ def read_records(paths: Iterable[Path]) -> Timeline:
                                   np.array(entries, dtype=ENTRY_DTYPE))  # fmt: skip
     rank_arr = np.array(sorted(ranks.values()), dtype=RANK_DTYPE)
     names = sorted(phases, key=phases.__getitem__)
-    return Timeline(names, calls, rank_arr, entry_arr, step_arr, hostnames)
+    return Timeline(names, calls, rank_arr, entry_arr, step_arr, hostnames, world_rank)
 
 
 def records(tl: Timeline, source: str = "simulate") -> Iterator[dict]:
@@ -193,14 +210,17 @@ def records(tl: Timeline, source: str = "simulate") -> Iterator[dict]:
         yield rec
     for e in tl.entries:
         c = tl.calls[int(e["call"])]
-        yield {"type": "call", "call": c.call, "rank": int(e["rank"]),
+        yield {"type": "call", "call": c.id if c.id is not None else c.call,
+               "rank": int(e["rank"]),
                "collective": c.collective, "bytes": c.bytes, "ranks": c.ranks, "root": c.root,
                "algorithm": c.algorithm, "rule": c.rule, "t_enter": float(e["t_enter"]),
                "t_exit": float(e["t_exit"])}  # fmt: skip
     for s in tl.steps:
         kind = int(s["kind"])
         message = kind in (SEND, RECV)
-        yield {"type": "step", "call": int(s["call"]), "rank": int(s["rank"]),
+        c = tl.calls.get(int(s["call"]))
+        yield {"type": "step", "call": c.id if c and c.id is not None else int(s["call"]),
+               "rank": int(s["rank"]),
                "step": int(s["step"]), "kind": KINDS[kind],
                "peer": int(s["peer"]) if message else None,
                "tag": int(s["tag"]) if message else None, "bytes": int(s["bytes"]),
@@ -279,6 +299,14 @@ def _match_sends(st: np.ndarray) -> np.ndarray:
     return match
 
 
+def _match_recvs(match: np.ndarray) -> np.ndarray:
+    """For each row, the row of the receive its send matches (-1: none)."""
+    out = np.full(len(match), -1, dtype=np.int64)
+    recv_rows = np.flatnonzero(match >= 0)
+    out[match[recv_rows]] = recv_rows
+    return out
+
+
 def _exclusive(intervals: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], n: int,
                ncat: int) -> np.ndarray:  # fmt: skip
     """Per owner (0..n-1) and category (0..ncat-1), the time in which the category is
@@ -332,10 +360,14 @@ def _per_rank(st: np.ndarray, match: np.ndarray, ent: np.ndarray) -> dict[str, n
     index = st["rank"] if whole else np.searchsorted(ranks, st["rank"])
     kind = st["kind"]
     posted, done = st["t_posted"], st["t_done"]
-    peer_posted = np.where(match >= 0, st["t_posted"][np.maximum(match, 0)], -np.inf)
+    # The other side's posting: a receive's send, a send's receive.
+    other = np.maximum(match, _match_recvs(match))
+    peer_posted = np.where(other >= 0, st["t_posted"][np.maximum(other, 0)], -np.inf)
     sends, recvs = kind == SEND, kind == RECV
-    moving_from = np.where(recvs, np.maximum(posted, peer_posted), posted)
-    late = recvs & (peer_posted > posted)
+    moving_from = np.where(sends | recvs, np.maximum(posted, peer_posted), posted)
+    # A receive posted before its send, or a send (one the receiver must match:
+    # rendezvous, flow control) before its receive: waiting for a late peer.
+    late = (sends | recvs) & (peer_posted > posted)
     # The intervals of each category, in order of precedence (CATEGORIES).
     parts = [
         (kind == REDUCE, posted, done),
@@ -364,6 +396,7 @@ def _critical_path(st: np.ndarray, match: np.ndarray, ent: np.ndarray, phases: l
     entry_row = np.searchsorted(ent["rank"], np.arange(len(first)))
     latest = np.flatnonzero(st["t_done"] == st["t_done"].max())
     last = int(latest[np.argmax(st["step"][latest])])
+    recv_of = _match_recvs(match)
     path: list[Segment] = []
     cur = last
     while True:
@@ -371,7 +404,15 @@ def _critical_path(st: np.ndarray, match: np.ndarray, ent: np.ndarray, phases: l
         rank, phase = int(s["rank"]), phases[int(s["phase"])]
         kind = int(s["kind"])
         m = int(match[cur])
-        if kind == RECV and m >= 0 and st["t_posted"][m] >= s["t_posted"]:
+        r = int(recv_of[cur])
+        if kind == SEND and r >= 0 and s["t_posted"] < st["t_posted"][r] <= s["t_done"]:
+            # A send held until its receiver came: the path goes on at the receive.
+            path.append(Segment("send", rank, float(st["t_posted"][r]), float(s["t_done"]),
+                                phase, int(s["step"]), -1,
+                                LINKS[int(s["link"])] if s["link"] < LOCAL else ""))  # fmt: skip
+            cur, s = r, st[r]
+            rank, phase = int(s["rank"]), phases[int(s["phase"])]
+        elif kind == RECV and m >= 0 and st["t_posted"][m] >= s["t_posted"]:
             # The sender was the later: the path goes through the message to it.
             path.append(Segment("message", rank, float(st["t_posted"][m]), float(s["t_done"]),
                                 phase, int(s["step"]), int(s["peer"]),
@@ -454,6 +495,22 @@ def aggregate(reports: list[CallReport]) -> list[Aggregate]:
 
 
 # ---- printing ------------------------------------------------------------------------
+
+
+def report_json(rep: CallReport) -> dict:
+    """A call's breakdown as JSON: phases on the path, their spans, mean per-rank times
+    and the critical path."""
+    return {
+        "total_ns": rep.total,
+        "phase_on_path_ns": rep.phase_on_path,
+        "phase_span_ns": {k: list(v) for k, v in rep.phase_span.items()},
+        "per_rank_mean_ns": {c: float(rep.per_rank[c].mean()) for c in CATEGORIES},
+        "critical_path": [vars(s) for s in rep.path],
+    }  # fmt: skip
+
+
+def aggregate_json(a: Aggregate) -> dict:
+    return vars(a).copy()
 
 
 def us(ns: float) -> str:

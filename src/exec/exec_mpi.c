@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Polls without progress between two drains of the rings (trl_shm_drain),
  * and between two turns of MPI's progress engine while waiting only on
@@ -111,9 +112,29 @@ void trl_exec_mem_free(trl_exec_mem *m)
     memset(m, 0, sizeof *m);
 }
 
-/* Queue a step whose dependencies are all done. */
-static inline void make_ready(trl_exec *x, uint32_t i)
+int64_t trl_now_ns(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A traced execution's times (trl_exec_trace): which of ready, posted, done. */
+enum { TRACE_READY, TRACE_POSTED, TRACE_DONE };
+static inline void traced(const trl_exec *x, uint32_t i, int which)
+{
+    if (__builtin_expect(x->call.trace != NULL, 0))
+        x->call.trace->t[3 * (size_t)i + which] = trl_now_ns();
+}
+
+/* Queue a step whose dependencies are all done; `after`: the step whose
+ * completion did it (-1: none). */
+static inline void make_ready(trl_exec *x, uint32_t i, int32_t after)
+{
+    if (__builtin_expect(x->call.trace != NULL, 0)) {
+        traced(x, i, TRACE_READY);
+        x->call.trace->after[i] = after;
+    }
     if (x->s->steps[i].kind == TRL_STEP_RECV)
         x->m->recv_q[x->recv_tail++] = i;
     else
@@ -125,9 +146,10 @@ static inline void complete(trl_exec *x, uint32_t i)
     const trl_sched *s = x->s;
     x->done++;
     x->idle = 0;
+    traced(x, i, TRACE_DONE);
     for (uint32_t k = s->succ_first[i]; k < s->succ_first[i + 1]; k++)
         if (--x->m->waiting[s->succ[k]] == 0)
-            make_ready(x, s->succ[k]);
+            make_ready(x, s->succ[k], (int32_t)i);
 }
 
 /* Copy count elements between two buffers of the call's datatype. A
@@ -201,6 +223,7 @@ static int post(trl_exec *x, uint32_t i)
 {
     const trl_step *st = &x->s->steps[i];
     trl_exec_mem *m = x->m;
+    traced(x, i, TRACE_POSTED);
     if (trl_shm_carries(x->call.shm, st->peer, st->count * (size_t)x->type_size)) {
         bool finished;
         int rc = shm_step(x, st, &finished);
@@ -236,6 +259,7 @@ static int run_local(trl_exec *x, uint32_t i)
 {
     const trl_step *st = &x->s->steps[i];
     int rc = MPI_SUCCESS;
+    traced(x, i, TRACE_POSTED);
     if (st->kind == TRL_STEP_COPY)
         rc = copy(x, at(x, st->a), at(x, st->b), st->count);
     else if (st->kind == TRL_STEP_REDUCE && st->count)
@@ -384,7 +408,7 @@ int trl_exec_start(trl_exec *x, const trl_sched *s, const trl_exec_call *call, t
     for (size_t i = 0; i < s->nsteps; i++)
         m->waiting[i] = s->steps[i].ndeps;
     for (size_t i = 0; i < s->nroots; i++)
-        make_ready(x, s->roots[i]);
+        make_ready(x, s->roots[i], -1);
     return x->status = pump(x);
 }
 

@@ -41,6 +41,17 @@ typedef struct {
     size_t cap_peers;
 } trl_exec_mem;
 
+/* A traced execution's record (src/mpi/trace.c): per step, when it became
+ * ready, was started and completed (trl_now_ns), and which step's
+ * completion made it ready (-1: none, ready at the start). */
+typedef struct {
+    int64_t *t; /* 3 per step: ready, posted, done; 0 until then */
+    int32_t *after;
+} trl_exec_trace;
+
+/* Nanoseconds on the monotonic clock. */
+int64_t trl_now_ns(void);
+
 typedef struct {
     const void *sendbuf; /* already resolved for MPI_IN_PLACE */
     void *recvbuf;
@@ -55,6 +66,7 @@ typedef struct {
      * must advance meanwhile (collectives in flight); the executor then
      * never blocks inside MPI. */
     void (*idle)(void);
+    trl_exec_trace *trace; /* NULL: not traced (the usual case: one test per step) */
 } trl_exec_call;
 
 typedef struct {

@@ -7,6 +7,7 @@
 
 #include "exec/exec_mpi.h"
 #include "exec/typeinfo.h"
+#include "mpi/trace.h"
 
 const trl_mode trl_blocking = {TRL_MODE_BLOCKING, NULL};
 
@@ -51,12 +52,15 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
     }
     if (trl_engine_threaded())
         return run_threaded(e, c, comm, sendbuf, recvbuf, dtype, op, hooks, data);
-    trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, 0, 0, &c->shm, NULL};
+    trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, 0, 0, &c->shm, NULL, NULL};
     trl_comm_tags(c, &call.tag_base, &call.tag_span);
     /* Collectives in flight advance while this one waits. */
     if (trl_engine_busy())
         call.idle = trl_engine_progress;
-    if (!hooks->before && !hooks->after && !hooks->release) {
+    trl_trace_call *traced = NULL;
+    if (__builtin_expect(trl_trace_on, 0))
+        traced = trl_trace_begin(e, c, &call.trace);
+    if (!hooks->before && !hooks->after && !hooks->release && !traced) {
         /* The small calls' path: nothing around the run. */
         int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
         return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
@@ -69,6 +73,7 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
         rc = hooks->after(&self, rc);
     else if (rc == MPI_SUCCESS)
         rc = before;
+    trl_trace_end(traced);
     if (hooks->release)
         hooks->release(&self);
     return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);

@@ -287,7 +287,7 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
     op->comm = comm;
     if (e) {
         op->entry = trl_cache_pin(c, e);
-        op->call = (trl_exec_call){sendbuf, recvbuf, dtype, mpi_op, c->dup, 0, 0, &c->shm, NULL};
+        op->call = (trl_exec_call){sendbuf, recvbuf, dtype, mpi_op, c->dup, 0, 0, &c->shm, NULL, NULL};
     }
     op->hooks = *hooks;
     op->data = data;

@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/status.h"
 #include "mpi/topo_mpi.h"
+#include "mpi/trace.h"
 #include "mpi/validate.h"
 
 static struct {
@@ -21,6 +22,7 @@ static struct {
     trl_topo world;      /* MPI_COMM_WORLD's layout: described or discovered */
     int keyval;
     int cache_cap;
+    int world_rank;
     pthread_mutex_t lock; /* the verbose "already said" set */
     uint64_t *said;
     size_t nsaid, cap_said;
@@ -175,6 +177,7 @@ void trl_runtime_init(void)
 {
     int rank;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    rt.world_rank = rank;
 
     /* Entries per communicator; a bound keeps a bad value from asking for
      * gigabytes on every communicator. */
@@ -242,6 +245,7 @@ void trl_runtime_init(void)
     /* Set up now (collective over WORLD, as every rank is here): a first
      * collective that is non-blocking cannot (comm_setup.c). */
     trl_comm_get(MPI_COMM_WORLD);
+    trl_trace_init(&rt.world);
 }
 
 void trl_runtime_finalize(void)
@@ -249,6 +253,7 @@ void trl_runtime_finalize(void)
     trl_validate_finalize();
     if (!rt.ready)
         return;
+    trl_trace_finalize(); /* before the rules its records name are freed */
     /* Free our duplicates while the MPI library still runs, not from its own
      * attribute clean-up during finalize. */
     MPI_Comm predefined[] = {MPI_COMM_WORLD, MPI_COMM_SELF};
@@ -319,16 +324,22 @@ trl_comm *trl_comm_get(MPI_Comm comm)
     /* Dup is collective: every rank takes part whatever happened here, and
      * all agree on the outcome. */
     MPI_Comm dup = MPI_COMM_NULL;
-    int ok = c && c->cache;
+    int me;
+    PMPI_Comm_rank(comm, &me);
+    /* With the outcome, rank 0's name for the communicator: {ok, id}. */
+    static int64_t set_up;
+    int64_t mine[2] = {c && c->cache, me == 0 ? (int64_t)rt.world_rank << 24 | set_up++ : INT64_MAX},
+            all[2];
     if (PMPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
-        ok = 0;
-    int all_ok;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+        mine[0] = 0;
+    PMPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_MIN, comm);
+    int all_ok = (int)all[0];
     if (all_ok)
         trl_shm_attach(&c->shm, dup); /* collective over dup */
     if (c) {
         c->dup = dup;
         c->refs = 1;
+        c->trace_id = all[1];
         c->cache_cap = rt.cache_cap;
         c->last_hit = -1;
         PMPI_Comm_rank(comm, &c->rank);
@@ -614,7 +625,8 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)
     *e = (trl_cache_entry){.coll = a->coll, .root = a->root, .count = a->count,
                            .elem_size = a->elem_size, .commutative = a->commutative,
                            .in_place = a->in_place, .call = a->call, .valid = true, .transient = transient,
-                           .vec = vec, .nvec = nvec, .algo = algo, .sched = e->sched};
+                           .vec = vec, .nvec = nvec, .algo = algo, .sched = e->sched,
+                           .rule_bytes = trl_coll_rule_bytes(a), .rule = ch.rule};
     if (!transient) {
         c->last_hit = c->cache_next;
         c->cache_next = (c->cache_next + 1) % c->cache_cap;

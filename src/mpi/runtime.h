@@ -27,6 +27,9 @@ typedef struct {
     size_t *vec, nvec; /* the v-variants' per-rank arrays, back to back */
     const trl_algo *algo; /* NULL build: the MPI library's own */
     trl_sched sched;
+    /* For the tracer (trace.c): what the rules saw, and the rule that chose. */
+    size_t rule_bytes;
+    const trl_rule *rule;
 } trl_cache_entry;
 
 typedef struct {
@@ -54,6 +57,11 @@ typedef struct {
     /* trl_comm_choose's answers for collectives without a size. */
     const trl_algo *choice[TRL_COLL_COUNT];
     trl_topo topo; /* where each rank sits: from WORLD's, no communication */
+    /* The same on every rank of the communicator, different for every
+     * communicator: rank 0's world rank and its count of communicators
+     * set up (trace.c names calls with it and traced_calls). */
+    int64_t trace_id;
+    uint32_t traced_calls;
 } trl_comm;
 
 /* Called from MPI_Init/MPI_Init_thread after the MPI library started:

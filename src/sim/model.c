@@ -13,21 +13,6 @@
 #include "core/status.h"
 #include "topo/topo.h"
 
-static const char *const link_names[TRL_LINK_COUNT] = {"socket", "host", "world"};
-
-const char *trl_link_name(trl_link c)
-{
-    return c >= 0 && c < TRL_LINK_COUNT ? link_names[c] : "?";
-}
-
-trl_link trl_link_between(const trl_topo *t, int a, int b)
-{
-    if (!t || t->host[a] == t->host[b]) {
-        bool one_socket = t && t->socket[a] >= 0 && t->socket[a] == t->socket[b];
-        return one_socket ? TRL_LINK_SOCKET : TRL_LINK_HOST;
-    }
-    return TRL_LINK_WORLD;
-}
 
 static int __attribute__((format(printf, 5, 6)))
 error_at(trl_model_error *err, const char *source, int line, int column, const char *fmt, ...)
@@ -68,7 +53,7 @@ static int one_setting(trl_model *m, const char *part, const char *key, size_t k
     static const char *const local_keys[] = {"per_step", "per_byte"};
     int c = -1;
     for (int i = 0; i < TRL_LINK_COUNT; i++)
-        if (!strcmp(part, link_names[i]))
+        if (!strcmp(part, trl_link_name((trl_link)i)))
             c = i;
     const char *const *keys = c >= 0 ? link_keys : local_keys;
     int nkeys = c >= 0 ? 5 : 2, k = -1;

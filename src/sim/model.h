@@ -31,11 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct trl_topo;
-
-/* Link classes, by where two ranks sit: one socket; one host (different or
- * unknown sockets); different hosts. */
-typedef enum { TRL_LINK_SOCKET, TRL_LINK_HOST, TRL_LINK_WORLD, TRL_LINK_COUNT } trl_link;
+#include "topo/topo.h" /* the link classes */
 
 typedef struct {
     double latency, overhead, gap, per_byte; /* ns, ns, ns, ns per byte */
@@ -56,11 +52,6 @@ typedef struct {
     int line, column; /* 1-based; 0: no position */
     char message[256];
 } trl_model_error;
-
-const char *trl_link_name(trl_link c); /* "socket", "host", "world" */
-
-/* The class of the link between ranks a and b (NULL topo: one host). */
-trl_link trl_link_between(const struct trl_topo *t, int a, int b);
 
 /* Parse a model's text; source names it in errors. On error returns a
  * negative status and fills *err; *out is then undefined. */

@@ -111,6 +111,22 @@ void trl_topo_free(trl_topo *t)
     memset(t, 0, sizeof *t);
 }
 
+static const char *const link_names[TRL_LINK_COUNT] = {"socket", "host", "world"};
+
+const char *trl_link_name(trl_link c)
+{
+    return c >= 0 && c < TRL_LINK_COUNT ? link_names[c] : "?";
+}
+
+trl_link trl_link_between(const trl_topo *t, int a, int b)
+{
+    if (!t || !t->host || t->host[a] == t->host[b]) {
+        bool one_socket = t && t->socket && t->socket[a] >= 0 && t->socket[a] == t->socket[b];
+        return one_socket ? TRL_LINK_SOCKET : TRL_LINK_HOST;
+    }
+    return TRL_LINK_WORLD;
+}
+
 /* ---- printing ------------------------------------------------------------ */
 
 /* Text that stops, with "...", at the first piece that does not fit. */

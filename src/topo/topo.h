@@ -62,6 +62,15 @@ int trl_topo_subset(const trl_topo *world, const int *world_ranks, int n, trl_to
 
 void trl_topo_free(trl_topo *t);
 
+/* Link classes, by where two ranks sit: one socket; one host (different or
+ * unknown sockets); different hosts. */
+typedef enum { TRL_LINK_SOCKET, TRL_LINK_HOST, TRL_LINK_WORLD, TRL_LINK_COUNT } trl_link;
+
+const char *trl_link_name(trl_link c); /* "socket", "host", "world" */
+
+/* The class of the link between ranks a and b (NULL topo: one host). */
+trl_link trl_link_between(const trl_topo *t, int a, int b);
+
 /* Set max_per_host and block from host[] and nhosts (O(size)); whoever
  * fills host[] by hand calls it after. */
 void trl_topo_summarize(trl_topo *t);

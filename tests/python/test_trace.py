@@ -1,0 +1,170 @@
+"""The run-time tracer (TRELLIS_TRACE, `trellis run --trace`) and `trellis trace`: real
+mpirun jobs of tests/mpi/trace_prog (a known sequence of collectives, one rank late in
+its last allreduce), their records against `trellis explain`'s schedules, the clocks,
+the bound on memory, and what `trellis trace` makes of them (issue 15)."""
+
+import itertools
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from test_runtime import BUILD, trellis_run
+
+from trellis import timeline
+
+PROGRAM = str(BUILD / "tests" / "mpi" / "trace_prog")
+RULES = "allreduce recursive_doubling; bcast binomial"
+RANKS = 4
+LATE_RANK, LATE_MS = 2, 300
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory):
+    """One traced run of 4 ranks, rank 2 late by 300 ms in the last big allreduce."""
+    out = tmp_path_factory.mktemp("trace")
+    proc = trellis_run("-np", str(RANKS), "--trace", str(out), "--rules", RULES, PROGRAM,
+                       str(LATE_RANK), str(LATE_MS), timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "trace_prog ranks=4: ok" in proc.stdout
+    return out
+
+
+def lines(directory):
+    return [json.loads(line) for f in sorted(directory.glob("rank-*.jsonl"))
+            for line in f.read_text().splitlines()]  # fmt: skip
+
+
+def explained(collective: str, nbytes: int, **extra: str) -> dict:
+    args = [str(BUILD / "trellis-info"), "explain", collective, "--ranks", str(RANKS),
+            "--bytes", str(nbytes), "--rules", RULES, "--json"]  # fmt: skip
+    for k, v in extra.items():
+        args += [f"--{k.replace('_', '-')}", v]
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def test_every_rank_writes_its_calls_in_order(traced) -> None:
+    recs = lines(traced)
+    files = sorted(p.name for p in traced.glob("rank-*.jsonl"))
+    assert files == [f"rank-{r:05d}.jsonl" for r in range(RANKS)]
+    calls = [r for r in recs if r["type"] == "call" and r["rank"] == 0]
+    got = [(c["collective"], c["bytes"], c["algorithm"]) for c in calls]
+    want = [("allreduce", 4096, "recursive_doubling")] * 3 + [("bcast", 4096, "binomial")] * 2
+    want += [("allreduce", 4096, "recursive_doubling"), ("allreduce", 4, "recursive_doubling")]
+    assert got == want
+    assert all(c["rule"].startswith("TRELLIS_RULES:") for c in calls)
+    assert [c["root"] for c in calls if c["collective"] == "bcast"] == [1, 1]
+    # The same call has the same number on every rank, and no two calls share one.
+    ids = {r["rank"]: [c["call"] for c in recs if c["type"] == "call" and c["rank"] == r["rank"]]
+           for r in recs if r["type"] == "rank"}  # fmt: skip
+    assert all(v == ids[0] for v in ids.values())
+    assert len(set(ids[0])) == len(ids[0])
+
+
+@pytest.mark.parametrize("which", [0, 3, 6])
+def test_the_steps_are_the_schedule(traced, which) -> None:
+    """A traced call's step records are `trellis explain`'s schedule step for step: kind,
+    peer, tag, bytes and phase; each step's times in order; sends pair with receives."""
+    recs = lines(traced)
+    call_id = [c["call"] for c in recs if c["type"] == "call" and c["rank"] == 0][which]
+    call = next(c for c in recs if c["type"] == "call" and c["call"] == call_id)
+    extra = {"root": "1"} if call["collective"] == "bcast" else {}
+    if call["collective"] == "allreduce":
+        extra["elem_size"] = "4"
+    plan = explained(call["collective"], call["bytes"], **extra)
+    steps = [r for r in recs if r["type"] == "step" and r["call"] == call_id]
+    for s in plan["schedules"]:
+        mine = sorted((r for r in steps if r["rank"] == s["rank"]), key=lambda r: r["step"])
+        assert len(mine) == s["nsteps"]
+        assert [r["phase"] for r in mine] == s["phases"]
+        listed = [re.match(r"\s+l\d+: (\w+)\s+(.*)", line)
+                  for line in s["steps"].splitlines()[1:]]  # fmt: skip
+        assert [m.group(1) for m in listed] == [r["kind"] for r in mine]
+        for m, r in zip(listed, mine, strict=True):
+            if r["kind"] in ("send", "recv"):
+                peer = int(re.search(r"(?:to|from) (\d+)", m.group(2)).group(1))
+                tag = int(re.search(r"tag (\d+)", m.group(2)).group(1))
+                assert (r["peer"], r["tag"], r["level"]) == (peer, tag, "socket")
+            count = int(re.search(r" x(\d+)", m.group(2)).group(1))
+            assert r["bytes"] == count * plan["elem_size"]
+            assert r["t_ready"] <= r["t_posted"] <= r["t_done"]
+    sends = {(r["rank"], r["peer"], r["tag"]) for r in steps if r["kind"] == "send"}
+    recvs = {(r["peer"], r["rank"], r["tag"]) for r in steps if r["kind"] == "recv"}
+    assert sends
+    assert sends == recvs
+
+
+def test_a_late_rank_shows_as_the_others_waiting(traced) -> None:
+    tl = timeline.read_records(sorted(traced.glob("rank-*.jsonl")))
+    order = sorted(tl.calls, key=lambda c: tl.entries["t_enter"][tl.entries["call"] == c].min())
+    report = timeline.analyze_call(tl, order[5])  # the late allreduce
+    # The others wait on messages the late rank holds up: receives posted before their
+    # sends (waiting), sends whose receiver is not there yet (counted as transferring).
+    held = report.per_rank["waiting"] + report.per_rank["transferring"]
+    held_up = dict(zip(report.ranks.tolist(), held.tolist(), strict=True))
+    others = [w for r, w in held_up.items() if r != LATE_RANK]
+    assert min(others) > 0.5 * LATE_MS * 1e6, held_up
+    assert held_up[LATE_RANK] < 0.25 * min(others), held_up
+    first = report.path[0]
+    assert (first.what, first.rank) == ("entry", LATE_RANK)
+    assert report.total >= LATE_MS * 1e6
+
+
+def test_clock_offsets_are_within_their_stated_error(traced) -> None:
+    """All ranks share this machine's clock, so the true offset is 0: each estimate must
+    be within its own stated error of it."""
+    ranks = [r for r in lines(traced) if r["type"] == "rank"]
+    assert len(ranks) == RANKS
+    for r in ranks:
+        assert abs(r["clock_offset_ns"]) <= r["clock_error_ns"], r
+        assert r["clock_error_ns"] > 0 or r["rank"] == 0
+
+
+def test_trace_command_writes_perfetto_and_png(traced, tmp_path) -> None:
+    perfetto, picture = tmp_path / "t.json", tmp_path / "t.png"
+    proc = subprocess.run(
+        [sys.executable, "-m", "trellis", "trace", str(traced), "--perfetto", str(perfetto),
+         "--png", str(picture), "--calls", "2"],
+        capture_output=True, text=True, check=False,
+        env={**os.environ, "TRELLIS_BUILD": str(BUILD)},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "7 traced calls, 4 ranks" in proc.stdout
+    assert "allreduce, 4096 bytes, recursive_doubling: 4 calls" in proc.stdout
+    assert "waiting for a late peer" in proc.stdout
+    events = json.loads(perfetto.read_text())["traceEvents"]
+    steps = [e for e in events if e["ph"] == "X" and e["cat"] != "call"]
+    assert len(steps) == sum(1 for r in lines(traced) if r["type"] == "step")
+    starts = [e for e in events if e["ph"] == "s"]
+    ends = [e for e in events if e["ph"] == "f"]
+    assert starts
+    assert sorted(e["id"] for e in starts) == sorted(e["id"] for e in ends)
+    # Slices on one track never overlap unless nested (what trace viewers need).
+    by_track: dict = {}
+    for e in steps:
+        by_track.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+    for spans in by_track.values():
+        spans.sort()
+        assert all(a[1] <= b[0] + 1e-6 for a, b in itertools.pairwise(spans))
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_memory_is_bounded_by_the_calls_kept(tmp_path) -> None:
+    proc = trellis_run("-np", "2", "--trace", str(tmp_path), PROGRAM,
+                       env={"TRELLIS_TRACE_CALLS": "2"}, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for f in tmp_path.glob("rank-*.jsonl"):
+        recs = [json.loads(line) for line in f.read_text().splitlines()]
+        (rank,) = [r for r in recs if r["type"] == "rank"]
+        assert (rank["calls"], rank["calls_kept"]) == (7, 2)
+        assert [r["bytes"] for r in recs if r["type"] == "call"] == [4096, 4]
+
+
+def test_trace_of_a_directory_without_records_says_why(tmp_path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "trellis", "trace", str(tmp_path)],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert proc.returncode != 0
+    assert "holds no rank-*.jsonl files" in proc.stderr
