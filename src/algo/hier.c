@@ -43,8 +43,10 @@ static uint64_t domain(const trl_topo *t, trl_level_kind kind, int rank)
 }
 
 /* One level: sort the ranks taking part (part[0..n)) into groups, keep
- * this rank's, and leave the leaders in part[] for the next level. */
-static int one_level(trl_hier *h, const trl_coll_args *a, int level, int root, int *part, int *n)
+ * this rank's, and leave the leaders in part[] for the next level.
+ * lead_of, if not NULL, gets every member's leader (lead_of[rank]). */
+static int one_level(trl_hier *h, const trl_coll_args *a, int level, int root, int *part, int *n,
+                     int *lead_of)
 {
     trl_level_kind kind = h->levels.kind[level];
     member *m = malloc((size_t)*n * sizeof *m);
@@ -72,6 +74,8 @@ static int one_level(trl_hier *h, const trl_coll_args *a, int level, int root, i
                 mine = hi;
         }
         part[leaders++] = m[lead].rank;
+        for (int i = lo; lead_of && i < hi; i++)
+            lead_of[m[i].rank] = m[lead].rank;
         if (mine < 0)
             continue;
         trl_hier_group *g = &h->group[level];
@@ -112,7 +116,7 @@ int trl_hier_init(trl_hier *h, const trl_coll_args *a, int root)
     for (int level = 0; level < h->levels.n && rc == TRL_OK; level++) {
         if (h->active < level) /* this rank stopped at an earlier level */
             break;
-        rc = one_level(h, a, level, root, part, &n);
+        rc = one_level(h, a, level, root, part, &n, NULL);
     }
     free(part);
     if (rc)
@@ -125,6 +129,59 @@ void trl_hier_free(trl_hier *h)
     for (int i = 0; i < TRL_LEVEL_COUNT; i++)
         free(h->group[i].ranks);
     memset(h, 0, sizeof *h);
+}
+
+int trl_hier_map_init(trl_hier_map *m, const trl_coll_args *a, const trl_levels *levels, int root)
+{
+    int p = a->size, n = p;
+    memset(m, 0, sizeof *m);
+    m->levels = *levels;
+    m->size = p;
+    m->lead = malloc((size_t)levels->n * (size_t)p * sizeof *m->lead);
+    int *part = malloc((size_t)p * sizeof *part);
+    trl_hier h;
+    memset(&h, 0, sizeof h);
+    h.levels = *levels;
+    int rc = m->lead && part ? TRL_OK : TRL_ERR_NOMEM;
+    for (int i = 0; rc == TRL_OK && i < levels->n * p; i++)
+        m->lead[i] = -1;
+    for (int i = 0; rc == TRL_OK && i < p; i++)
+        part[i] = i;
+    for (int level = 0; level < levels->n && rc == TRL_OK; level++)
+        rc = one_level(&h, a, level, root, part, &n, m->lead + (size_t)level * (size_t)p);
+    trl_hier_free(&h);
+    free(part);
+    if (rc)
+        trl_hier_map_free(m);
+    return rc;
+}
+
+void trl_hier_map_free(trl_hier_map *m)
+{
+    free(m->lead);
+    memset(m, 0, sizeof *m);
+}
+
+int trl_hier_map_group(const trl_hier_map *m, int level, int rank, trl_hier_group *g)
+{
+    const int *lead = m->lead + (size_t)level * (size_t)m->size;
+    int leader = lead[rank];
+    memset(g, 0, sizeof *g);
+    if (leader < 0)
+        return TRL_ERR_INVALID;
+    for (int r = 0; r < m->size; r++)
+        g->n += lead[r] == leader;
+    g->ranks = malloc((size_t)g->n * sizeof *g->ranks);
+    if (!g->ranks)
+        return TRL_ERR_NOMEM;
+    for (int r = 0, i = 0; r < m->size; r++) {
+        if (lead[r] != leader)
+            continue;
+        g->leader = r == leader ? i : g->leader;
+        g->me = r == rank ? i : g->me;
+        g->ranks[i++] = r;
+    }
+    return TRL_OK;
 }
 
 const trl_algo *trl_hier_level_algo(const trl_coll_args *a, const trl_hier *h, int i,
