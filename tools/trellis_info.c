@@ -436,6 +436,7 @@ static void print_choice_json(const explain_opts *o, const trl_choice *ch, FILE 
  * v-variants every rank's block alike. The arrays live in *v. */
 typedef struct {
     size_t *counts, *displs;
+    size_t *matrix; /* alltoallv, alltoallw: every pair's count */
 } vectors;
 
 static int call_shape(const explain_opts *o, trl_coll_args *a, vectors *v)
@@ -472,6 +473,14 @@ static int call_shape(const explain_opts *o, trl_coll_args *a, vectors *v)
         a->count = 0;
         a->send_counts = a->recv_counts = v->counts;
         a->send_displs = a->recv_displs = v->displs;
+        /* The matrix of all counts, as the runtime gathers it for an
+         * algorithm that needs it (the others never read it). */
+        v->matrix = malloc(p * p * sizeof *v->matrix);
+        if (!v->matrix)
+            return -1;
+        for (size_t i = 0; i < p * p; i++)
+            v->matrix[i] = n;
+        a->counts = v->matrix;
         break;
     default:
         break;
@@ -483,6 +492,7 @@ static void free_shape(vectors *v)
 {
     free(v->counts);
     free(v->displs);
+    free(v->matrix);
 }
 
 /* Build and print every rank's schedule (or the one asked for). */

@@ -3,10 +3,36 @@
  * alltoallw reach the same builders: once datatypes and displacements are
  * turned into bytes they are the same call. MPI_IN_PLACE (data taken from
  * the receive buffer and replaced) runs on a staged copy of the receive
- * buffer, so no builder has to order reads before overwrites. */
+ * buffer, so no builder has to order reads before overwrites. An
+ * algorithm that needs every rank's counts (the node-aware hier) gets the
+ * matrix of all send counts, one allgather first. */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "mpi/coll_common.h"
+
+/* alltoallv, alltoallw: an algorithm that needs every rank's counts
+ * (TRL_NEEDS_ALL_COUNTS) gets the matrix of all send counts in a->counts
+ * (row i: rank i's), gathered here; *matrix is the buffer to free. */
+static int share_matrix(trl_comm *c, trl_coll_args *a, size_t **matrix)
+{
+    *matrix = NULL;
+    const trl_algo *algo = trl_comm_choose(c, a);
+    if (!algo || !algo->build || !(algo->needs & TRL_NEEDS_ALL_COUNTS))
+        return MPI_SUCCESS;
+    size_t p = (size_t)c->size, *m = malloc(p * p * sizeof *m);
+    if (!m)
+        return MPI_ERR_NO_MEM;
+    int rc = PMPI_Allgather(a->send_counts, c->size, MPI_UINT64_T, m, c->size, MPI_UINT64_T,
+                            c->dup);
+    if (rc != MPI_SUCCESS) {
+        free(m);
+        return rc;
+    }
+    a->counts = m;
+    *matrix = m;
+    return MPI_SUCCESS;
+}
 
 /* recv_b describes the receive side; send_b the send side (NULL: in place,
  * the send side is a copy of the receive side). *served false when the
@@ -41,7 +67,15 @@ static int alltoall(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendb
         a.recv_counts = recv.counts;
         a.recv_displs = recv.displs;
     }
-    return trl_move_serve(c, comm, &a, &send, &recv, served);
+    size_t *matrix = NULL;
+    rc = coll == TRL_COLL_ALLTOALL ? MPI_SUCCESS : share_matrix(c, &a, &matrix);
+    if (rc != MPI_SUCCESS) {
+        trl_move_abandon(&send, &recv);
+        return PMPI_Comm_call_errhandler(comm, rc);
+    }
+    rc = trl_move_serve(c, comm, &a, &send, &recv, served);
+    free(matrix);
+    return rc;
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

@@ -54,13 +54,16 @@ trl_comm *trl_comm_get(MPI_Comm comm);
 
 /* The cache entry for a call, selecting and building on a miss. a->rank
  * and a->size are filled in here; the per-rank arrays a->counts etc. are
- * part of the key where given (each c->size long). NULL when the call must
- * go to the MPI library (with the reason printed in verbose mode). */
+ * part of the key where given (each c->size long; for alltoallv and
+ * alltoallw a->counts is the c->size x c->size matrix of send counts).
+ * NULL when the call must go to the MPI library (with the reason printed
+ * in verbose mode). */
 const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a);
 
-/* Only the choice for a call (with verbose mode's report), for gatherv and
- * scatterv, whose callers must exchange counts first when the algorithm
- * needs every rank's. NULL when nothing can be chosen. */
+/* Only the choice for a call (with verbose mode's report), for gatherv,
+ * scatterv, alltoallv and alltoallw, whose callers must exchange counts
+ * first when the algorithm needs every rank's. NULL when nothing can be
+ * chosen. */
 const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a);
 
 /* c->vec, grown to hold 6 arrays of c->size entries; NULL if out of memory. */
