@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16};
-enum { NSIZES = sizeof sizes / sizeof *sizes, MAX_LAYOUTS = 8 };
+enum { NSIZES = sizeof sizes / sizeof *sizes, MAX_LAYOUTS = 12 };
 
 /* ---- hier: parameter variants x described layouts ------------------------ */
 
@@ -50,6 +50,38 @@ static const char *const hier_barrier[] = {
     NULL,
 };
 
+/* The data movers' level algorithms are the v-variants' (ranges of blocks). */
+static const char *const hier_gather[] = {
+    "host=binomial world=binomial",
+    "levels=group:3,world group=binomial world=linear",
+    "levels=socket,host,world socket=binomial world=binomial",
+    NULL,
+};
+static const char *const hier_scatter[] = {
+    "host=binomial world=binomial",
+    "levels=group:3,world group=binomial world=linear",
+    "levels=socket,host,world socket=binomial world=binomial",
+    NULL,
+};
+static const char *const hier_allgather[] = {
+    "world=ring",
+    "world=recursive_doubling gather=binomial",
+    "host=knomial(radix=3) world=gather_bcast gather=binomial",
+    "host=chain(segment=1000) world=bruck", /* the whole image: bigger segments */
+    "levels=group:3,world group=scatter_allgather gather=binomial world=ring",
+    "levels=socket,host,world socket=linear host=kary(radix=3) world=multileader",
+    NULL,
+};
+/* Algorithms without levels=: their own variants only. */
+static const char *const multileader[] = {
+    "",
+    "world=bruck host=recursive_doubling",
+    "world=gather_bcast host=bruck",
+    "world=recursive_doubling host=hier",
+    NULL,
+};
+static const char *const no_params[] = {"", NULL};
+
 /* The layouts tried on p ranks: one host (no topology), two hosts, three
  * round-robin, one rank per host, sockets and NUMA domains, hosts that
  * interleave, and the issue's 4x4 and 4+3+2. */
@@ -82,6 +114,12 @@ static int layouts_for(int p, char out[][160])
         snprintf(out[n++], 160, "hosts=4 ranks_per_host=4");
     if (p == 9)
         snprintf(out[n++], 160, "hosts=3 ranks_per_host=4,3,2");
+    if (p >= 4) { /* irregular, block placement: 6+5+5 scaled down */
+        int q = p / 3, r = p % 3;
+        snprintf(out[n++], 160, "hosts=3 ranks_per_host=%d,%d,%d", q + (r > 0), q + (r > 1), q);
+    }
+    if (p >= 3) /* a host of one rank after a big one */
+        snprintf(out[n++], 160, "hosts=2 ranks_per_host=%d,1", p - 1);
     return n;
 }
 
@@ -91,7 +129,7 @@ static int hier_variant(sweep *w, const char *text)
     if (!with_params(w->algo, text, &params))
         return 2;
     /* Small segments make many messages: keep their counts small. */
-    size_t max_count = strstr(text, "segment=24") ? 1000 : (size_t)-1;
+    size_t max_count = strstr(text, "segment=") ? 1000 : (size_t)-1;
     for (int si = 0; si < NSIZES; si++) {
         int p = sizes[si];
         char layouts[MAX_LAYOUTS][160];
@@ -109,8 +147,12 @@ static int hier_variant(sweep *w, const char *text)
                 }
                 t = &topo;
             }
-            /* The largest count on two layouts only: the rest is shape. */
-            size_t most = l <= 1 ? max_count : 1000;
+            /* The largest count on two layouts only: the rest is shape. An
+             * allgather moves p blocks to each of p ranks: the largest
+             * count up to 9 ranks only. */
+            bool square = w->algo->coll == TRL_COLL_ALLGATHER ||
+                          w->algo->coll == TRL_COLL_ALLGATHERV;
+            size_t most = l <= 1 && !(square && p > 9) ? max_count : 1000;
             sweep_size(w, text, &params, most, p, t ? layouts[l] : NULL, t);
             if (t)
                 trl_topo_free(t);
@@ -120,13 +162,40 @@ static int hier_variant(sweep *w, const char *text)
     return 0;
 }
 
+/* The variants of an algorithm beyond hier_common; *common: whether
+ * those apply too (the algorithms with levels=). */
+static const char *const *own_variants(const trl_algo *algo, bool *common)
+{
+    *common = !strcmp(algo->name, "hier");
+    switch (algo->coll) {
+    case TRL_COLL_BCAST:
+        return hier_bcast;
+    case TRL_COLL_REDUCE:
+        return hier_reduce;
+    case TRL_COLL_ALLREDUCE:
+        return hier_allreduce;
+    case TRL_COLL_BARRIER:
+        return hier_barrier;
+    case TRL_COLL_GATHER:
+    case TRL_COLL_GATHERV:
+        return hier_gather;
+    case TRL_COLL_SCATTER:
+    case TRL_COLL_SCATTERV:
+        return hier_scatter;
+    case TRL_COLL_ALLGATHER:
+    case TRL_COLL_ALLGATHERV:
+        return *common ? hier_allgather : multileader;
+    default:
+        *common = false;
+        return no_params;
+    }
+}
+
 int sweep_hier(sweep *w)
 {
-    const char *const *own = w->algo->coll == TRL_COLL_BCAST    ? hier_bcast
-                             : w->algo->coll == TRL_COLL_REDUCE ? hier_reduce
-                             : w->algo->coll == TRL_COLL_ALLREDUCE ? hier_allreduce
-                                                                   : hier_barrier;
-    for (const char *const *v = hier_common; *v; v++)
+    bool common;
+    const char *const *own = own_variants(w->algo, &common);
+    for (const char *const *v = hier_common; common && *v; v++)
         if (hier_variant(w, *v))
             return 2;
     for (const char *const *v = own; *v; v++)
