@@ -52,8 +52,9 @@ static void args_of(const check_case *c, int rank, trl_coll_args *a, void *vctx)
     a->displs = NULL;
 }
 
-/* Schedules that could not have come from the true counts, or that send
- * empty messages. */
+/* Schedules that could not have come from the true counts, that send
+ * empty messages, or whose root moves some data twice (it receives, for a
+ * gather, or sends, for a scatter, more than all the blocks). */
 static bool check_shape(tally *t, const check_case *c, const trl_sched *s, size_t total)
 {
     /* A hierarchy's root keeps all blocks, and each level's algorithm may
@@ -67,12 +68,23 @@ static bool check_shape(tally *t, const check_case *c, const trl_sched *s, size_
                        s[r].scratch, most > total ? "the bound" : "all the data", most);
             return false;
         }
+        trl_step_kind at_root = c->algo->coll == TRL_COLL_GATHER ||
+                                        c->algo->coll == TRL_COLL_GATHERV
+                                    ? TRL_STEP_RECV
+                                    : TRL_STEP_SEND;
+        size_t moved = 0;
         for (size_t i = 0; i < s[r].nsteps; i++) {
             const trl_step *st = &s[r].steps[i];
             if ((st->kind == TRL_STEP_SEND || st->kind == TRL_STEP_RECV) && st->count == 0) {
                 check_fail(t, c, "rank %d step l%zu: an empty message", r, i + 1);
                 return false;
             }
+            moved += st->kind == at_root ? st->count : 0;
+        }
+        if (r == c->root && moved > total) {
+            check_fail(t, c, "the root moves %zu elements in messages, more than all the data (%zu)",
+                       moved, total);
+            return false;
         }
     }
     return true;
