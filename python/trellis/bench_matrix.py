@@ -9,7 +9,9 @@ column is the call as the program makes it, which without libtrellis.so preloade
 the MPI library's own."""
 
 import csv
+import json
 import os
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -20,6 +22,11 @@ from trellis.native import TrellisError
 
 HAN_OPTIONS = ["--mca", "coll_han_priority", "100"]
 CONFIG_KEYS = frozenset({"rules", "topology"})
+# A ';' starts the next setting only where a setting's name and '=' follow it; any other
+# ';' is part of the value, so `rules=allreduce ring; bcast linear` holds two rules (a
+# rule starts with a collective, a layout word is never one of these names).
+NEXT_SETTING = re.compile(r";(?=\s*(?:rules|topology(?:@\d+)?|TRELLIS_\w+)=)")
+SETTINGS_HELP = "rules=, topology=, topology@N=, TRELLIS_*="
 
 
 @dataclass(frozen=True)
@@ -27,11 +34,21 @@ class Config:
     name: str
     kind: str  # "ompi", "han" or "trellis"
     env: dict[str, str] = field(default_factory=dict, hash=False)
+    # topology@N=: the layout for runs on N ranks (a layout has a fixed size).
+    layouts: dict[int, str] = field(default_factory=dict, hash=False)
+
+    def env_for(self, ranks: int) -> dict[str, str]:
+        """The TRELLIS_* variables of a run on `ranks` ranks."""
+        env = dict(self.env)
+        if ranks in self.layouts:
+            env["TRELLIS_TOPOLOGY"] = self.layouts[ranks]
+        return env
 
 
 def parse_config(text: str) -> Config:
-    """`ompi`, `han`, or `NAME:rules=RULES;topology=LAYOUT` (a file or text each), with
-    any other TRELLIS_* variable as `TRELLIS_NAME=value`."""
+    """`ompi`, `han`, or `NAME:SETTING;SETTING...` with settings `rules=RULES`,
+    `topology=LAYOUT` (every run), `topology@N=LAYOUT` (runs on N ranks), each a file or
+    the text itself, and any other TRELLIS_* variable as `TRELLIS_NAME=value`."""
     if text in {"ompi", "han"}:
         return Config(text, text)
     name, sep, rest = text.partition(":")
@@ -40,22 +57,51 @@ def parse_config(text: str) -> Config:
             f"trellis bench: --config {text!r}: expected ompi, han or NAME:rules=...;topology=...",
             2,
         )
-    env = {}
-    for item in filter(None, rest.split(";")):
+    env: dict[str, str] = {}
+    layouts: dict[int, str] = {}
+    for item in NEXT_SETTING.split(rest):
+        if not item.strip():
+            continue
         key, eq, value = item.partition("=")
         key = key.strip()
         if eq and key.startswith("TRELLIS_"):  # any other setting of the library
             env[key] = value
             continue
-        if not eq or key not in CONFIG_KEYS:
+        base, at, count = key.partition("@")
+        per_count = at and base == "topology" and count.isdigit() and int(count) > 0
+        if not eq or base not in CONFIG_KEYS or (at and not per_count):
             raise TrellisError(
-                f"trellis bench: --config {name}: unknown setting {item!r} (rules=, topology=, "
-                "TRELLIS_*=)",
+                f"trellis bench: --config {name}: unknown setting {item!r} ({SETTINGS_HELP})", 2
+            )
+        variable = f"TRELLIS_{base.upper()}"
+        value = native.absolute_if_file(value, variable)
+        if at:
+            layouts[int(count)] = value
+        else:
+            env[variable] = value
+    return Config(name, "trellis", env, layouts)
+
+
+def check_layouts(config: Config, counts: list[int]) -> None:
+    """Refuse, before anything runs, a layout that does not parse or whose size is not
+    the process count it would run with."""
+    for ranks in counts:
+        layout = config.env_for(ranks).get("TRELLIS_TOPOLOGY")
+        if layout is None:
+            continue
+        try:
+            described = json.loads(native.info("layout", "--json", "--topology", layout))["ranks"]
+        except TrellisError as err:
+            message = str(err).removeprefix("trellis: ").removeprefix("layout: ")
+            raise TrellisError(f"trellis bench: --config {config.name}: {message}", 2) from None
+        if described != ranks:
+            setting = f"topology@{ranks}=" if ranks in config.layouts else "topology="
+            raise TrellisError(
+                f"trellis bench: --config {config.name}: {setting} describes {described} ranks, "
+                f"but --np runs {ranks}: a layout has a fixed number of ranks; give one for each "
+                f"process count (topology@{ranks}=LAYOUT) or run this --np alone",
                 2,
             )
-        path = Path(value)
-        env[f"TRELLIS_{key.upper()}"] = str(path.resolve()) if path.is_file() else value
-    return Config(name, "trellis", env)
 
 
 @dataclass
@@ -83,7 +129,7 @@ def command(
     env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
     if config.kind == "trellis":
         mpirun += ["-x", f"LD_PRELOAD={native.library()}"]
-        for name, value in config.env.items():
+        for name, value in config.env_for(ranks).items():
             env[name] = value
             mpirun += ["-x", name]
     args = [

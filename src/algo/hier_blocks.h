@@ -102,32 +102,6 @@ int trl_hier_blocks_level(const trl_coll_args *a, trl_sched *s, const trl_hier_b
                           trl_coll coll, const char *param, const trl_hier_image *im,
                           trl_ref mine, bool in_place, size_t count, bool *led);
 
-/* Hosts, for the algorithms that pair the ranks of one host with those of
- * another (alltoall, the multi-leader allgather): hosts in the order of
- * their lowest rank, each host's ranks in rank order. */
-typedef struct {
-    int h;         /* hosts */
-    int *first;    /* host k's ranks are ranks[first[k] .. first[k+1]) */
-    int *ranks;
-    int *host_of;  /* per rank */
-    int *local_of; /* per rank: its index among its host's ranks */
-    int most;      /* the most ranks on one host */
-} trl_hier_hosts;
-
-int trl_hier_hosts_init(trl_hier_hosts *t, const trl_coll_args *a);
-void trl_hier_hosts_free(trl_hier_hosts *t);
-
-static inline int trl_hier_host_size(const trl_hier_hosts *t, int k)
-{
-    return t->first[k + 1] - t->first[k];
-}
-
-/* Rank `local` of host k. */
-static inline int trl_hier_host_rank(const trl_hier_hosts *t, int k, int local)
-{
-    return t->ranks[t->first[k] + local];
-}
-
 /* Whether two places are the same (where data already lies in place). */
 static inline bool trl_ref_same(trl_ref x, trl_ref y)
 {

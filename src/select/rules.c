@@ -4,7 +4,8 @@
  * in the middle of a collective call.
  *
  *   rule   = collective { filter } algorithm { param }
- *   filter = ("ranks" | "bytes") "=" range | "commutative" "=" ("yes" | "no")
+ *   filter = ("ranks" | "bytes" | "hosts" | "ranks_per_host") "=" range
+ *          | "commutative" "=" ("yes" | "no") | "placement" "=" ("block" | "other")
  *   range  = "*" | n | n "-" | "-" n | n "-" n
  *   param  = name "=" value
  *
@@ -16,13 +17,13 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/env_value.h"
 #include "core/status.h"
 
 /* User text quoted in a message is cut to this many characters, so the
@@ -30,8 +31,17 @@
 #define QUOTE_MAX 60
 #define Q(p, len) (int)((len) < QUOTE_MAX ? (len) : QUOTE_MAX), (p)
 
-enum { FILTER_RANKS, FILTER_BYTES, FILTER_COMMUTATIVE, FILTER_COUNT };
-static const char *const filter_names[FILTER_COUNT] = {"ranks", "bytes", "commutative"};
+enum {
+    FILTER_RANKS,
+    FILTER_BYTES,
+    FILTER_COMMUTATIVE,
+    FILTER_HOSTS,
+    FILTER_RANKS_PER_HOST,
+    FILTER_PLACEMENT,
+    FILTER_COUNT
+};
+static const char *const filter_names[FILTER_COUNT] = {"ranks", "bytes", "commutative",
+                                                       "hosts", "ranks_per_host", "placement"};
 
 typedef struct {
     const char *p;
@@ -95,19 +105,6 @@ static void list_add(char *buf, size_t len, const char *word)
 {
     size_t used = strlen(buf);
     snprintf(buf + used, len - used, "%s%s", used ? ", " : "", word);
-}
-
-/* The algorithms of a collective, in table order. Those that run the MPI
- * library's own collective are left out where another algorithm must be
- * built from them. */
-/* nested_only: the algorithms another can run inside it (built by
- * Trellis, needing no parameter of their own such as a tree file). */
-static void list_algorithms(trl_coll coll, bool nested_only, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    for (const trl_algo *a = trl_algorithms; a->name; a++)
-        if (a->coll == coll && (!nested_only || trl_algo_nestable(a)))
-            list_add(buf, len, a->name);
 }
 
 /* ---- words -------------------------------------------------------------- */
@@ -191,20 +188,52 @@ static bool parse_range(const char *p, size_t len, bool sizes, trl_range *r)
            (nhi == 0 || parse_bound(dash + 1, nhi, sizes, &r->hi));
 }
 
+/* What a range filter counts: its example ranges, and why 0 alone matches
+ * nothing (NULL for bytes, where 0 is a size). */
+static void range_words(int f, const char **examples, const char **why_not_zero)
+{
+    switch (f) {
+    case FILTER_BYTES:
+        *examples = "0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)";
+        *why_not_zero = NULL;
+        return;
+    case FILTER_HOSTS:
+        *examples = "1, 2-, 2-8, -4 or * (whole numbers of hosts)";
+        *why_not_zero = "a communicator spans at least 1 host";
+        return;
+    case FILTER_RANKS_PER_HOST:
+        *examples = "1, 2-, 2-8, -4 or * (whole numbers of ranks)";
+        *why_not_zero = "a host of the communicator holds at least 1 rank";
+        return;
+    default:
+        *examples = "1-8, 9-, -64, 16 or * (whole numbers of ranks)";
+        *why_not_zero = "the smallest has 1 rank";
+    }
+}
+
 static int parse_range_filter(parser *ps, const token *t, const pair *kv, int f, trl_range *r)
 {
-    bool sizes = f == FILTER_BYTES;
-    if (!parse_range(kv->val, kv->vlen, sizes, r))
-        return fail(ps, t->column, "%.*s: expected a range such as %s", Q(t->p, t->len),
-                    sizes ? "0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)"
-                          : "1-8, 9-, -64, 16 or * (whole numbers of ranks)");
+    const char *examples, *why_not_zero;
+    range_words(f, &examples, &why_not_zero);
+    if (!parse_range(kv->val, kv->vlen, f == FILTER_BYTES, r))
+        return fail(ps, t->column, "%.*s: expected a range such as %s", Q(t->p, t->len), examples);
     if (r->lo > r->hi)
         return fail(ps, t->column, "range '%.*s' is empty", Q(kv->val, kv->vlen));
-    if (!sizes && r->hi == 0)
-        return fail(ps, t->column,
-                    "range '%.*s' matches no communicator (the smallest has 1 rank)",
-                    Q(kv->val, kv->vlen));
+    if (why_not_zero && r->hi == 0)
+        return fail(ps, t->column, "range '%.*s' matches no communicator (%s)",
+                    Q(kv->val, kv->vlen), why_not_zero);
     return TRL_OK;
+}
+
+/* A filter of two words: *out gets 1 for `yes`, 0 for `no`. */
+static int parse_either(parser *ps, const token *t, const pair *kv, const char *yes,
+                        const char *no, int *out)
+{
+    if (word_is(yes, kv->val, kv->vlen) || word_is(no, kv->val, kv->vlen)) {
+        *out = word_is(yes, kv->val, kv->vlen);
+        return TRL_OK;
+    }
+    return fail(ps, t->column, "%.*s: expected %s or %s", Q(t->p, t->len), yes, no);
 }
 
 /* Which filters make sense for a collective: a barrier carries no data,
@@ -223,9 +252,13 @@ static bool filter_applies(int f, trl_coll coll)
 static int parse_filter(parser *ps, trl_rule *r, const token *t, const pair *kv, unsigned *seen)
 {
     int f = filter_index(kv->key, kv->klen);
-    if (f < 0)
-        return fail(ps, t->column, "unknown filter '%.*s' (expected one of: ranks, bytes, commutative)",
-                    Q(kv->key, kv->klen));
+    if (f < 0) {
+        char names[160] = "";
+        for (int i = 0; i < FILTER_COUNT; i++)
+            list_add(names, sizeof names, filter_names[i]);
+        return fail(ps, t->column, "unknown filter '%.*s' (expected one of: %s)",
+                    Q(kv->key, kv->klen), names);
+    }
     if (*seen & (1u << f))
         return fail(ps, t->column, "duplicate filter '%s'", filter_names[f]);
     *seen |= 1u << f;
@@ -236,15 +269,20 @@ static int parse_filter(parser *ps, trl_rule *r, const token *t, const pair *kv,
                         ? " (each rank knows only its own counts)" : "");
     if (kv->vlen == 0)
         return fail(ps, t->column, "missing value after '%s='", filter_names[f]);
-    if (f == FILTER_RANKS)
+    switch (f) {
+    case FILTER_RANKS:
         return parse_range_filter(ps, t, kv, f, &r->ranks);
-    if (f == FILTER_BYTES)
+    case FILTER_BYTES:
         return parse_range_filter(ps, t, kv, f, &r->bytes);
-    if (word_is("yes", kv->val, kv->vlen) || word_is("no", kv->val, kv->vlen)) {
-        r->commutative = kv->val[0] == 'y';
-        return TRL_OK;
+    case FILTER_HOSTS:
+        return parse_range_filter(ps, t, kv, f, &r->hosts);
+    case FILTER_RANKS_PER_HOST:
+        return parse_range_filter(ps, t, kv, f, &r->ranks_per_host);
+    case FILTER_PLACEMENT:
+        return parse_either(ps, t, kv, "block", "other", &r->placement);
+    default:
+        return parse_either(ps, t, kv, "yes", "no", &r->commutative);
     }
-    return fail(ps, t->column, "%.*s: expected yes or no", Q(t->p, t->len));
 }
 
 /* ---- the algorithm and its parameters ----------------------------------- */
@@ -259,7 +297,7 @@ static int parse_algorithm(parser *ps, trl_rule *r, const token *t)
     if (r->algo)
         return TRL_OK;
     char names[160];
-    list_algorithms(r->coll, false, names, sizeof names);
+    trl_algo_names(r->coll, false, names, sizeof names);
     return fail(ps, t->column, "unknown algorithm '%.*s' for %s (expected one of: %s)",
                 Q(t->p, t->len), trl_coll_name(r->coll), names);
 }
@@ -277,43 +315,6 @@ static int unknown_param(parser *ps, const trl_rule *r, const token *t, const pa
                     Q(kv->key, kv->klen), trl_coll_name(r->coll), r->algo->name);
     return fail(ps, t->column, "parameter '%.*s' is not known to %s %s (it takes: %s)",
                 Q(kv->key, kv->klen), trl_coll_name(r->coll), r->algo->name, names);
-}
-
-/* Explain why trl_param_parse_value refused a value. The messages name the
- * accepted values, which the core's short reasons leave out. */
-static int bad_value(parser *ps, const token *t, const pair *kv, const trl_param_spec *spec,
-                     const char *why)
-{
-    if (spec->kind == TRL_PARAM_CHOICE)
-        return fail(ps, t->column, "%.*s: expected one of: %s", Q(t->p, t->len), spec->choices);
-    if (spec->kind > TRL_PARAM_ALGO) /* the message is the whole story (a file's own line) */
-        return fail(ps, t->column, "%.*s: %s", Q(t->p, t->len), why);
-    if (spec->kind == TRL_PARAM_ALGO) {
-        char names[160];
-        list_algorithms(spec->of, true, names, sizeof names);
-        /* The MPI library's own collective cannot be a step of a schedule. */
-        const trl_algo *named = trl_algo_find(spec->of, kv->val, kv->vlen);
-        if (named && named->build)
-            return fail(ps, t->column, "%.*s: %s %s needs a file of its own and cannot be part "
-                        "of another algorithm (expected one of: %s)", Q(t->p, t->len),
-                        trl_coll_name(spec->of), named->name, names);
-        if (named)
-            return fail(ps, t->column,
-                        "%.*s: the MPI library's own %s cannot be part of another algorithm "
-                        "(expected one of: %s)",
-                        Q(t->p, t->len), trl_coll_name(spec->of), names);
-        return fail(ps, t->column, "%.*s: unknown %s algorithm '%.*s' (expected one of: %s)",
-                    Q(t->p, t->len), trl_coll_name(spec->of), Q(kv->val, kv->vlen), names);
-    }
-    unsigned long long v;
-    bool number = parse_bound(kv->val, kv->vlen, spec->kind == TRL_PARAM_SIZE, &v);
-    if (!number)
-        return fail(ps, t->column, "%.*s: %s", Q(t->p, t->len), why);
-    if (spec->max == LLONG_MAX) /* the table's way of saying "no upper bound" */
-        return fail(ps, t->column, "%.*s: value out of range (at least %lld)", Q(t->p, t->len),
-                    spec->min);
-    return fail(ps, t->column, "%.*s: value out of range (%lld..%lld)", Q(t->p, t->len), spec->min,
-                spec->max);
 }
 
 /* A relative file= names a file next to the rules file that names it
@@ -356,8 +357,8 @@ static int parse_param(parser *ps, trl_rule *r, const token *t)
     } else {
         rc = trl_param_parse_value(spec, kv.val, kv.vlen, &value, &why);
     }
-    if (rc)
-        return bad_value(ps, t, &kv, spec, why);
+    if (rc) /* why says what is accepted */
+        return fail(ps, t->column, "%.*s: %s", Q(t->p, t->len), why);
 
     trl_param_value *v = realloc(r->params.v, (size_t)(r->params.n + 1) * sizeof *v);
     if (!v)
@@ -402,7 +403,7 @@ static int parse_head(parser *ps, trl_rule *r, const token *first)
         last = t;
     }
     char names[160];
-    list_algorithms(r->coll, false, names, sizeof names);
+    trl_algo_names(r->coll, false, names, sizeof names);
     return fail(ps, last.column + (int)last.len, "missing algorithm after %s (expected one of: %s)",
                 seen ? "filters" : trl_coll_name(r->coll), names);
 }
@@ -483,7 +484,8 @@ static int parse_part(parser *ps, trl_ruleset *rs, size_t *cap)
     if (!next_token(ps, &first))
         return TRL_OK;
     trl_rule r = {.ranks = {0, TRL_RANGE_MAX}, .bytes = {0, TRL_RANGE_MAX}, .commutative = -1,
-                  .source = rs->source, .line = ps->line};
+                  .hosts = {0, TRL_RANGE_MAX}, .ranks_per_host = {0, TRL_RANGE_MAX},
+                  .placement = -1, .source = rs->source, .line = ps->line};
     int rc = parse_rule(ps, &r, &first);
     if (rc == TRL_OK) {
         r.text = trimmed_copy(begin, ps->end);
@@ -545,7 +547,8 @@ int trl_rules_parse_inline(const char *text, trl_ruleset *out, trl_rules_error *
 
 /* ---- TRELLIS_RULES -------------------------------------------------------- */
 
-static int read_file(const char *name, char **text, trl_rules_error *err)
+/* The file's bytes, NUL-terminated, in *text; their number in *len. */
+static int read_file(const char *name, char **text, size_t *text_len, trl_rules_error *err)
 {
     struct stat st;
     FILE *f = NULL;
@@ -578,6 +581,7 @@ static int read_file(const char *name, char **text, trl_rules_error *err)
         goto io_error;
     buf[len] = '\0';
     *text = buf;
+    *text_len = len;
     buf = NULL;
     goto done;
 io_error:
@@ -592,14 +596,36 @@ done:
 
 /* A value that, trimmed, has no blank cannot be rules (a rule has at least
  * two words), so it is a file name; so is one that names an existing file,
- * which lets a path with blanks in it through. */
+ * which lets a path with blanks in it through. Text that could not be a
+ * path is not looked up. (trellis.native.names_file: the same.) */
 static bool names_file(const char *name)
 {
     struct stat st;
     for (const char *c = name; *c; c++)
         if (is_blank(*c))
-            return stat(name, &st) == 0;
+            return trl_could_be_path(name) && stat(name, &st) == 0;
     return true;
+}
+
+/* A NUL would end the text early, and what follows it would be neither
+ * checked nor compared between ranks: refuse it, where it is. */
+static int check_no_nul(const char *text, size_t len, const char *name, trl_rules_error *err)
+{
+    const char *nul = memchr(text, '\0', len);
+    if (!nul)
+        return TRL_OK;
+    int line = 1;
+    const char *line_start = text;
+    for (const char *p = text; p < nul; p++)
+        if (*p == '\n') {
+            line++;
+            line_start = p + 1;
+        }
+    snprintf(err->source, sizeof err->source, "%s", name);
+    err->line = line;
+    err->column = (int)(nul - line_start) + 1;
+    snprintf(err->message, sizeof err->message, "not a text file (it holds a NUL byte)");
+    return TRL_ERR_PARSE;
 }
 
 int trl_rules_load_env(trl_ruleset *out, char **text, trl_rules_error *err)
@@ -617,7 +643,10 @@ int trl_rules_load_env(trl_ruleset *out, char **text, trl_rules_error *err)
         goto done;
     }
     if (*name && names_file(name)) {
-        rc = read_file(name, text, err);
+        size_t len = 0;
+        rc = read_file(name, text, &len, err);
+        if (rc == TRL_OK)
+            rc = check_no_nul(*text, len, name, err);
         if (rc == TRL_OK)
             rc = trl_rules_parse(*text, name, out, err);
         goto done;

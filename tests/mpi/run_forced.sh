@@ -26,8 +26,9 @@ elif [ "$lib" != none ]; then
 fi
 # A described layout (the hierarchy tests) reaches every rank.
 if [ -n "${TRELLIS_TOPOLOGY:-}" ]; then args+=(-x TRELLIS_TOPOLOGY); fi
-# So do the shared-memory transport's settings (the tests that vary them).
-for v in TRELLIS_SHM TRELLIS_SHM_SPIN; do
+# So do the shared-memory transport's settings (the tests that vary them),
+# the progress mode, and the form of the checkers' calls (call_mode.h).
+for v in TRELLIS_SHM TRELLIS_SHM_SPIN TRELLIS_PROGRESS TRELLIS_TEST_MODE; do
   if [ -n "${!v:-}" ]; then args+=(-x "$v"); fi
 done
 out=$(mktemp) err=$(mktemp)
@@ -45,13 +46,22 @@ grep -q ", 0 failed$" "$out" || { echo "FAILED: no clean summary line" >&2; exit
 # The last rule's collective (of a rules file, its last line).
 if [ -f "$rule" ]; then last=$(tail -n 1 "$rule"); else last=${rule##*;}; fi
 coll=${last%% *}
+# The names verbose gives the call in each form the checker used.
+case "${TRELLIS_TEST_MODE:-blocking}" in
+  nonblocking) names=("i$coll") ;;
+  persistent) names=("${coll}_init") ;;
+  mixed) names=("$coll" "i$coll" "${coll}_init") ;;
+  *) names=("$coll") ;;
+esac
 if [ -n "$expect" ] && [ "$np" -gt 1 ]; then
-  # No bytes= where ranks do not share a size (the v and w variants).
-  if ! grep -q "^trellis: $coll ranks=[0-9]*\( bytes=[0-9]*\)\?: $expect (" "$err"; then
-    echo "FAILED: Trellis never reported running $coll $expect from the rule; it said:" >&2
-    grep '^trellis: ' "$err" | head -20 >&2
-    exit 1
-  fi
+  for name in "${names[@]}"; do
+    # No bytes= where ranks do not share a size (the v and w variants).
+    if ! grep -q "^trellis: $name ranks=[0-9]*\( bytes=[0-9]*\)\?: $expect (" "$err"; then
+      echo "FAILED: Trellis never reported running $name $expect from the rule; it said:" >&2
+      grep '^trellis: ' "$err" | head -20 >&2
+      exit 1
+    fi
+  done
 fi
-[ -n "$expect" ] && echo "verified: $coll $expect ran from the rules on $np ranks"
+[ -n "$expect" ] && echo "verified: ${names[*]} $expect ran from the rules on $np ranks"
 exit 0

@@ -65,12 +65,14 @@ def global_reduction_ok(proc, ranks: int) -> None:
 
 ALLREDUCE_VARIANTS = (
     [(name, "") for name in
-     ("recursive_doubling", "ring", "rabenseifner", "knomial", "direct", "hier")]
+     ("recursive_doubling", "ring", "rabenseifner", "knomial", "direct", "hier",
+      "hier_sharded")]
     + [("knomial", "radix=3"), ("ring", "segment=8")]
     + [("reduce_bcast", f"reduce={r}") for r in
        ("linear", "binomial", "knomial", "kary", "chain", "rabenseifner", "hier")]
     + [("reduce_bcast", f"bcast={b}") for b in
-       ("linear", "binomial", "knomial", "kary", "chain", "scatter_allgather", "hier")]
+       ("linear", "binomial", "knomial", "kary", "chain", "scatter_allgather", "hier",
+        "hier_sharded")]
 )  # fmt: skip
 
 
@@ -198,6 +200,25 @@ def test_ranks_that_see_different_rules_stop():
     )
     assert proc.returncode != 0
     assert "rank 1 sees different TRELLIS_RULES from rank 0" in proc.stderr, proc.stderr
+    assert "errors=" not in proc.stdout
+
+
+def test_rules_files_that_differ_after_a_nul_byte_stop(tmp_path):
+    """Each rank reads a file that holds a NUL, the two differing only after it. The text
+    used to end at the NUL: both ranks hashed the same rules, the junk was never read,
+    and the job ran. Now such a file is refused where the NUL is, and the job stops."""
+    one, two = tmp_path / "one.rules", tmp_path / "two.rules"
+    one.write_bytes(b"allreduce ring\n\0bcast ringgg nonsense\n")
+    two.write_bytes(b"allreduce ring\n\0allreduce knomial\n")
+    proc = mpirun(
+        "-np", "1", "-x", f"LD_PRELOAD={LIBRARY}", "-x", f"TRELLIS_RULES={one}", str(PROGRAM),
+        ":", "-np", "1", "-x", f"LD_PRELOAD={LIBRARY}", "-x", f"TRELLIS_RULES={two}",
+        str(PROGRAM),
+    )  # fmt: skip
+    assert proc.returncode != 0
+    assert f"trellis: {one}:2:1: not a text file (it holds a NUL byte)" in proc.stderr, (
+        proc.stderr
+    )
     assert "errors=" not in proc.stdout
 
 

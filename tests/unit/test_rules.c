@@ -16,8 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/env_value.h"
 #include "core/status.h"
 #include "select/rules.h"
+#include "topo/topo.h"
 
 #include "unit_harness.h"
 
@@ -218,7 +220,8 @@ static const error_case error_cases[] = {
      "(expected one of: " ALL_COLLS ")"},
     /* Filters. */
     {"allreduce radix=4 ring", false,
-     "test.rules:1:11: unknown filter 'radix' (expected one of: ranks, bytes, commutative)"},
+     "test.rules:1:11: unknown filter 'radix' (expected one of: ranks, bytes, commutative, "
+     "hosts, ranks_per_host, placement)"},
     {"allreduce bytes=1K- ranks=2 bytes=4K ring", false, "test.rules:1:29: duplicate filter 'bytes'"},
     {"barrier bytes=0 linear", false, "test.rules:1:9: filter 'bytes' does not apply to barrier"},
     {"gatherv bytes=0-1K linear", false,
@@ -259,6 +262,39 @@ static const error_case error_cases[] = {
      "test.rules:1:7: range '-0' matches no communicator (the smallest has 1 rank)"},
     {"reduce commutative=maybe binomial", false,
      "test.rules:1:8: commutative=maybe: expected yes or no"},
+    /* The layout filters. */
+    {"allreduce hosts=2 placement=block hosts=3 ring", false,
+     "test.rules:1:35: duplicate filter 'hosts'"},
+    {"bcast ranks_per_host=1- placement=other placement=block binomial", false,
+     "test.rules:1:41: duplicate filter 'placement'"},
+    {"barrier hosts= linear", false, "test.rules:1:9: missing value after 'hosts='"},
+    {"barrier ranks_per_host= linear", false,
+     "test.rules:1:9: missing value after 'ranks_per_host='"},
+    {"gatherv placement= linear", false, "test.rules:1:9: missing value after 'placement='"},
+    {"allreduce hosts=2K ring", false,
+     "test.rules:1:11: hosts=2K: expected a range such as 1, 2-, 2-8, -4 or * (whole numbers of "
+     "hosts)"},
+    {"allreduce hosts=two ring", false,
+     "test.rules:1:11: hosts=two: expected a range such as 1, 2-, 2-8, -4 or * (whole numbers of "
+     "hosts)"},
+    {"allreduce ranks_per_host=4-2-1 ring", false,
+     "test.rules:1:11: ranks_per_host=4-2-1: expected a range such as 1, 2-, 2-8, -4 or * (whole "
+     "numbers of ranks)"},
+    {"allreduce hosts=8-2 ring", false, "test.rules:1:11: range '8-2' is empty"},
+    {"allreduce ranks_per_host=5-4 ring", false, "test.rules:1:11: range '5-4' is empty"},
+    {"allreduce hosts=0 ring", false,
+     "test.rules:1:11: range '0' matches no communicator (a communicator spans at least 1 host)"},
+    {"scan ranks_per_host=-0 linear", false,
+     "test.rules:1:6: range '-0' matches no communicator (a host of the communicator holds at "
+     "least 1 rank)"},
+    {"alltoallv placement=blocked linear", false,
+     "test.rules:1:11: placement=blocked: expected block or other"},
+    {"allgather placement=round-robin ring", false,
+     "test.rules:1:11: placement=round-robin: expected block or other"},
+    {"bcast hosts 2- binomial", false,
+     "test.rules:1:7: filter 'hosts' needs a value (write hosts=<value>, no blanks around '=')"},
+    {"bcast binomial placement=block", false,
+     "test.rules:1:16: filter 'placement' must come before the algorithm"},
     {"allreduce bytes =4K ring", false,
      "test.rules:1:11: filter 'bytes' needs a value (write bytes=<value>, no blanks around '=')"},
     {"allreduce ranks=2 =4K ring", false,
@@ -266,16 +302,16 @@ static const error_case error_cases[] = {
     /* The algorithm. */
     {"allreduce ringg", false,
      "test.rules:1:11: unknown algorithm 'ringg' for allreduce (expected one of: reduce_bcast, "
-     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, tree, mpi)"},
+     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded, tree, mpi)"},
     {"barrier bintree", false,
      "test.rules:1:9: unknown algorithm 'bintree' for barrier (expected one of: linear, binomial, "
      "dissemination, recursive_doubling, hier, mpi)"},
     {"allreduce bytes=4K-", false,
      "test.rules:1:20: missing algorithm after filters (expected one of: reduce_bcast, "
-     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, tree, mpi)"},
+     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded, tree, mpi)"},
     {"bcast   # no algorithm", false,
      "test.rules:1:6: missing algorithm after bcast (expected one of: linear, binomial, knomial, kary, "
-     "chain, scatter_allgather, hier, tree, mpi)"},
+     "chain, scatter_allgather, hier, hier_sharded, tree, mpi)"},
     /* Parameters. */
     {"allreduce recursive_doubling ring", false,
      "test.rules:1:30: unexpected 'ring' after algorithm recursive_doubling (parameters are name=value)"},
@@ -305,7 +341,8 @@ static const error_case error_cases[] = {
      "binomial, knomial, kary, chain, rabenseifner, hier)"},
     {"allreduce reduce_bcast bcast=mpi", false,
      "test.rules:1:24: bcast=mpi: the MPI library's own bcast cannot be part of another algorithm "
-     "(expected one of: linear, binomial, knomial, kary, chain, scatter_allgather, hier)"},
+     "(expected one of: linear, binomial, knomial, kary, chain, scatter_allgather, hier, "
+     "hier_sharded)"},
     {"allreduce reduce_bcast reduce=tree", false,
      "test.rules:1:24: reduce=tree: reduce tree needs a file of its own and cannot be part of "
      "another algorithm (expected one of: linear, binomial, knomial, kary, chain, rabenseifner, "
@@ -323,20 +360,53 @@ static const error_case error_cases[] = {
      "test.rules:1:16: levels=group:0,world: group:K needs a number of ranks K from 1 to 1048576"},
     {"allreduce hier host=rabenseifner", false,
      "test.rules:1:16: host=rabenseifner: a level below the top reduces up and broadcasts down: it "
-     "needs a name that is both a reduce and a bcast algorithm (linear, binomial, knomial, kary, "
-     "chain)"},
+     "needs a name that is both a reduce and a bcast algorithm (expected one of: linear, binomial, "
+     "knomial, kary, chain, hier)"},
     {"allreduce hier world=binomial", false,
-     "test.rules:1:16: world=binomial: not an algorithm of that collective that a level can run "
-     "(the MPI library's own and tree cannot)"},
+     "test.rules:1:16: world=binomial: not an algorithm a level can run (expected one of: "
+     "reduce_bcast, recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded)"},
+    {"allreduce hier world=linear", false,
+     "test.rules:1:16: world=linear: not an algorithm a level can run (expected one of: "
+     "reduce_bcast, recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded)"},
+    {"allreduce hier host=mpi", false,
+     "test.rules:1:16: host=mpi: not an algorithm a level can run (expected one of: linear, "
+     "binomial, knomial, kary, chain, hier)"},
+    {"reduce hier world=tree", false,
+     "test.rules:1:13: world=tree: not an algorithm a level can run (expected one of: linear, "
+     "binomial, knomial, kary, chain, rabenseifner, hier)"},
+    /* Parameters inside a level: the same messages as outside, with the range. */
     {"allreduce hier host=knomial(radix=1)", false,
-     "test.rules:1:16: host=knomial(radix=1): value out of range"},
+     "test.rules:1:16: host=knomial(radix=1): radix=1: value out of range (2..1024)"},
+    {"bcast hier host=knomial(radix=1)", false,
+     "test.rules:1:12: host=knomial(radix=1): radix=1: value out of range (2..1024)"},
+    {"bcast hier world=chain(segment=0)", false,
+     "test.rules:1:12: world=chain(segment=0): segment=0: value out of range (at least 1)"},
+    {"bcast hier world=kary(radix=x)", false,
+     "test.rules:1:12: world=kary(radix=x): radix=x: expected an integer"},
+    {"bcast hier host=knomial(radix=2,radix=3)", false,
+     "test.rules:1:12: host=knomial(radix=2,radix=3): radix=3: duplicate parameter"},
+    {"bcast hier host=binomial(radix=2)", false,
+     "test.rules:1:12: host=binomial(radix=2): radix=2: unknown parameter (binomial takes no "
+     "parameters)"},
+    {"allreduce hier world=reduce_bcast(reduce=ringg)", false,
+     "test.rules:1:16: world=reduce_bcast(reduce=ringg): reduce=ringg: unknown reduce algorithm "
+     "'ringg' (expected one of: linear, binomial, knomial, kary, chain, rabenseifner, hier)"},
+    {"allreduce hier world=reduce_bcast(bcast=mpi)", false,
+     "test.rules:1:16: world=reduce_bcast(bcast=mpi): bcast=mpi: the MPI library's own bcast "
+     "cannot be part of another algorithm (expected one of: linear, binomial, knomial, kary, chain, "
+     "scatter_allgather, hier, hier_sharded)"},
+    {"allreduce hier world=reduce_bcast(radix)", false,
+     "test.rules:1:16: world=reduce_bcast(radix): radix: expected name=value"},
     {"allreduce hier host=knomial(radix=3", false,
      "test.rules:1:16: host=knomial(radix=3: expected name(key=value,...) with the ')' last"},
     {"allreduce hier host=knomial(sgment=3)", false,
-     "test.rules:1:16: host=knomial(sgment=3): unknown parameter"},
+     "test.rules:1:16: host=knomial(sgment=3): sgment=3: unknown parameter (knomial takes: radix)"},
     {"barrier hier host=scatter_allgather", false,
-     "test.rules:1:14: host=scatter_allgather: a barrier's lower levels are trees: linear, "
-     "binomial, knomial, kary or chain"},
+     "test.rules:1:14: host=scatter_allgather: a barrier's lower levels are trees (expected one "
+     "of: linear, binomial, knomial, kary, chain)"},
+    {"barrier hier host=dissemination", false,
+     "test.rules:1:14: host=dissemination: not an algorithm a level can run (expected one of: "
+     "linear, binomial, knomial, kary, chain)"},
     {"reduce tree order=file", false, "test.rules:1:23: reduce tree needs file="},
     {"reduce tree file=/nonexistent/x.tree", false,
      "test.rules:1:13: file=/nonexistent/x.tree: /nonexistent/x.tree: cannot read the tree file: "
@@ -352,11 +422,11 @@ static const error_case error_cases[] = {
      "knomial, kary, chain, rabenseifner, hier, tree, mpi)"},
     {"bcast ringg\nbcast alsobad", false,
      "test.rules:1:7: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, knomial, "
-     "kary, chain, scatter_allgather, hier, tree, mpi)"},
+     "kary, chain, scatter_allgather, hier, hier_sharded, tree, mpi)"},
     /* Inline: every ';' or newline separated part is a line. */
     {"allreduce ring; bcast ringg", true,
      "TRELLIS_RULES:2:8: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, "
-     "knomial, kary, chain, scatter_allgather, hier, tree, mpi)"},
+     "knomial, kary, chain, scatter_allgather, hier, hier_sharded, tree, mpi)"},
     {"bcast binomial # a; ; reduce binomial\nbarrier ranks=9-3 linear", true,
      "TRELLIS_RULES:4:9: range '9-3' is empty"},
 };
@@ -466,6 +536,60 @@ static void passes_over_rules_needing_commutative(void)
     trl_rules_free(&rs);
 }
 
+typedef struct {
+    const trl_rule *rule[8];
+    char why[8][200];
+    int n;
+} passed_seen;
+
+static void collect_passed(const trl_rule *r, const char *why, void *ctx)
+{
+    passed_seen *seen = ctx;
+    if (seen->n < 8) {
+        seen->rule[seen->n] = r;
+        snprintf(seen->why[seen->n], sizeof seen->why[0], "%s", why);
+    }
+    seen->n++;
+}
+
+static void names_every_rule_passed_over(void)
+{
+    /* Two user rules and then a built-in one (allreduce bytes=32K-
+     * rabenseifner) cannot serve a non-commutative 64 KiB allreduce; the
+     * third user rule does not match it; the built-in catch-all serves. */
+    trl_ruleset rs;
+    CHECK(parse("allreduce ring\n"
+                "allreduce ranks=5- rabenseifner\n"
+                "allreduce bytes=-1K knomial\n"
+                "allreduce reduce_bcast reduce=rabenseifner\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    trl_coll_args a = call(TRL_COLL_ALLREDUCE, 6, false);
+    trl_choice ch;
+    passed_seen seen = {.n = 0};
+    CHECK(trl_select(&rs, &builtin, &a, 64 * 1024, &ch) == TRL_OK, "select failed");
+    trl_select_passed_over(&rs, &builtin, &a, 64 * 1024, collect_passed, &seen);
+    CHECK(ch.rule && ch.rule->source == builtin.source, "a built-in rule should serve");
+    CHECK(seen.n == 4, "%d rules passed over, want 4", seen.n);
+    if (seen.n == 4) {
+        CHECK(seen.rule[0] == &rs.rules[0] && seen.rule[1] == &rs.rules[1] &&
+                  seen.rule[2] == &rs.rules[3],
+              "the user's rules 1, 2 and 4, in order");
+        CHECK(seen.rule[3]->source == builtin.source && seen.rule[3]->algo ==
+                  algo(TRL_COLL_ALLREDUCE, "rabenseifner"),
+              "then the built-in rabenseifner rule");
+        for (int i = 0; i < 4; i++)
+            CHECK_STR(seen.why[i], "it needs a commutative operation");
+    }
+    CHECK(ch.rejected == seen.rule[0], "trl_select remembers the first");
+    /* Nothing passed over: no calls. */
+    a.commutative = true;
+    seen.n = 0;
+    trl_select_passed_over(&rs, &builtin, &a, 64 * 1024, collect_passed, &seen);
+    CHECK(seen.n == 0, "%d rules passed over for a commutative call", seen.n);
+    trl_rules_free(&rs);
+}
+
 static void follows_algorithm_parameters_when_passing_over(void)
 {
     /* reduce_bcast itself serves any operation, but not with a reduce that
@@ -517,6 +641,184 @@ static void filters_on_commutativity(void)
     trl_rules_free(&rs);
 }
 
+static void parses_layout_filters(void)
+{
+    trl_ruleset rs;
+    CHECK(parse("allreduce hosts=2- ranks_per_host=-8 placement=block hier\n"
+                "barrier hosts=* ranks_per_host=4 placement=other linear\n"
+                "alltoallv hosts=1 linear\n"
+                "gatherv ranks_per_host=3-5 binomial\n"
+                "bcast binomial\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    CHECK(rs.n == 5, "n = %zu", rs.n);
+    if (rs.n == 5) {
+        const trl_rule *r = rs.rules;
+        CHECK(r[0].hosts.lo == 2 && r[0].hosts.hi == TRL_RANGE_MAX, "hosts=2-");
+        CHECK(r[0].ranks_per_host.lo == 0 && r[0].ranks_per_host.hi == 8, "ranks_per_host=-8");
+        CHECK(r[0].placement == 1 && r[1].placement == 0, "placement");
+        CHECK(r[1].hosts.lo == 0 && r[1].hosts.hi == TRL_RANGE_MAX, "hosts=*");
+        CHECK(r[1].ranks_per_host.lo == 4 && r[1].ranks_per_host.hi == 4, "ranks_per_host=4");
+        CHECK(r[2].hosts.lo == 1 && r[2].hosts.hi == 1 && r[2].placement == -1, "hosts=1");
+        CHECK(r[3].ranks_per_host.lo == 3 && r[3].ranks_per_host.hi == 5, "ranks_per_host=3-5");
+        CHECK(r[4].hosts.lo == 0 && r[4].hosts.hi == TRL_RANGE_MAX && r[4].ranks_per_host.lo == 0 &&
+                  r[4].ranks_per_host.hi == TRL_RANGE_MAX && r[4].placement == -1,
+              "no layout filter: any layout");
+    }
+    trl_rules_free(&rs);
+}
+
+/* A described layout, parsed as TRELLIS_TOPOLOGY would be. */
+static bool layout(const char *text, trl_topo *t)
+{
+    trl_topo_error err;
+    if (trl_topo_parse(text, "test", true, t, &err) == TRL_OK)
+        return true;
+    check_at(__LINE__, "layout '%s': %s", text, err.message);
+    return false;
+}
+
+/* Which rule a call picks on each layout: the values every rank computes
+ * from the same layout, once per communicator. */
+static void selects_by_layout(void)
+{
+    trl_ruleset rs;
+    CHECK(parse("allreduce hosts=1 recursive_doubling\n"
+                "allreduce hosts=2- ranks_per_host=1 direct\n"
+                "allreduce hosts=2-3 placement=block hier\n"
+                "allreduce ranks_per_host=3- placement=other knomial\n"
+                "allreduce ring\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    static const struct {
+        const char *layout; /* NULL: unknown, one host */
+        int ranks, rule;    /* the rule (0-based) it must pick */
+    } cases[] = {
+        {NULL, 6, 0},
+        {"hosts=1 ranks_per_host=6", 6, 0},
+        {"hosts=6 ranks_per_host=1", 6, 1},
+        {"hosts=2 ranks_per_host=3", 6, 2},
+        {"hosts=3 ranks_per_host=4,1,2", 7, 2},             /* irregular, block */
+        {"hosts=4 ranks_per_host=2", 8, 4},                 /* 4 hosts: no rule 3 */
+        {"hosts=2 ranks_per_host=3 placement=round-robin", 6, 3},
+        {"hosts=2 ranks_per_host=2 placement=round-robin", 4, 4}, /* 2 a host: not 3- */
+        {"host=0,1,4 host=2,3", 5, 3},                      /* one host split in two runs */
+        {"host=2,3 host=0,1,4", 5, 3},
+        {"host=0-2 host=3,4", 5, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        trl_topo t, *tp = NULL;
+        if (cases[i].layout) {
+            if (!layout(cases[i].layout, &t))
+                continue;
+            tp = &t;
+        }
+        trl_coll_args a = call(TRL_COLL_ALLREDUCE, cases[i].ranks, true);
+        a.topo = tp;
+        trl_choice ch;
+        int rc = trl_select(&rs, &builtin, &a, 8, &ch);
+        CHECK(rc == TRL_OK && ch.rule == &rs.rules[cases[i].rule],
+              "layout '%s': picked rule %d, want %d", cases[i].layout ? cases[i].layout : "none",
+              rc == TRL_OK && ch.rule ? (int)(ch.rule - rs.rules) : -1, cases[i].rule);
+        if (tp)
+            trl_topo_free(tp);
+    }
+    trl_rules_free(&rs);
+}
+
+/* The values on a communicator that is part of a layout: its own hosts,
+ * counted and ordered by its own ranks. */
+static void selects_by_a_communicators_own_layout(void)
+{
+    trl_topo world, sub;
+    if (!layout("hosts=2 ranks_per_host=4", &world))
+        return;
+    trl_ruleset rs;
+    CHECK(parse("bcast hosts=2 placement=block hier\n"
+                "bcast hosts=2 placement=other scatter_allgather\n"
+                "bcast hosts=1 ranks_per_host=3 chain\n"
+                "bcast linear\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    static const struct {
+        int n, ranks[8], rule;
+    } cases[] = {
+        {8, {7, 6, 5, 4, 3, 2, 1, 0}, 0}, /* reversed: still block */
+        {4, {0, 4, 1, 5}, 1},             /* alternating */
+        {3, {1, 2, 3}, 2},                /* within host 0 */
+        {3, {6, 0, 7}, 1},                /* host 1's ranks split by host 0's */
+        {1, {5}, 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (trl_topo_subset(&world, cases[i].ranks, cases[i].n, &sub) != TRL_OK) {
+            check_at(__LINE__, "subset %zu", i);
+            continue;
+        }
+        trl_coll_args a = call(TRL_COLL_BCAST, cases[i].n, true);
+        a.topo = &sub;
+        trl_choice ch;
+        CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rule == &rs.rules[cases[i].rule],
+              "case %zu: picked rule %d, want %d", i, ch.rule ? (int)(ch.rule - rs.rules) : -1,
+              cases[i].rule);
+        trl_topo_free(&sub);
+    }
+    trl_rules_free(&rs);
+    trl_topo_free(&world);
+}
+
+/* Hierarchical forms that cannot serve a layout are passed over, with the
+ * reason verbose mode and explain give. */
+static void passes_over_hierarchies_a_layout_cannot_serve(void)
+{
+    trl_topo block, rr;
+    if (!layout("hosts=2 ranks_per_host=3", &block) ||
+        !layout("hosts=2 ranks_per_host=3 placement=round-robin", &rr))
+        return;
+    trl_ruleset rs;
+    CHECK(parse("scan hier\nscan linear\n"
+                "reduce hier\nreduce binomial\n"
+                "reduce_scatter_block hier\nreduce_scatter_block reduce_scatterv\n"
+                "allreduce hier world=ring\nallreduce hier_sharded\n"
+                "allreduce recursive_doubling\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    static const struct {
+        trl_coll coll;
+        bool commutative, is_block;
+        int rule;        /* the rule chosen */
+        const char *why; /* why the one before was passed over, or NULL */
+    } cases[] = {
+        {TRL_COLL_SCAN, false, true, 0, NULL},
+        {TRL_COLL_SCAN, true, false, 1,
+         "it needs placement=block (every host holding consecutive ranks)"},
+        {TRL_COLL_REDUCE, false, true, 2, NULL},
+        {TRL_COLL_REDUCE, true, false, 2, NULL},
+        {TRL_COLL_REDUCE, false, false, 3,
+         "a non-commutative operation needs every group of every level to hold consecutive "
+         "ranks (placement=block)"},
+        {TRL_COLL_REDUCE_SCATTER_BLOCK, true, false, 5,
+         "it needs placement=block (every host holding consecutive ranks)"},
+        {TRL_COLL_ALLREDUCE, true, false, 6, NULL},
+        {TRL_COLL_ALLREDUCE, false, true, 8, "a level's algorithm needs a commutative operation"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        trl_coll_args a = call(cases[i].coll, 6, cases[i].commutative);
+        a.topo = cases[i].is_block ? &block : &rr;
+        trl_choice ch;
+        CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rule == &rs.rules[cases[i].rule],
+              "case %zu: picked rule %d, want %d", i, ch.rule ? (int)(ch.rule - rs.rules) : -1,
+              cases[i].rule);
+        if (cases[i].why)
+            CHECK(ch.why && !strcmp(ch.why, cases[i].why), "case %zu: passed over because %s", i,
+                  ch.why ? ch.why : "(nothing)");
+        else
+            CHECK(!ch.rejected, "case %zu: passed over a rule because %s", i, ch.why);
+    }
+    trl_rules_free(&rs);
+    trl_topo_free(&block);
+    trl_topo_free(&rr);
+}
+
 static void fails_when_nothing_matches(void)
 {
     trl_ruleset rs;
@@ -556,7 +858,10 @@ static void builtin_rules_end_with_catch_alls(void)
         if (!last)
             continue;
         CHECK(last->ranks.lo == 0 && last->ranks.hi == TRL_RANGE_MAX && last->bytes.lo == 0 &&
-                  last->bytes.hi == TRL_RANGE_MAX && last->commutative < 0,
+                  last->bytes.hi == TRL_RANGE_MAX && last->commutative < 0 &&
+                  last->hosts.lo == 0 && last->hosts.hi == TRL_RANGE_MAX &&
+                  last->ranks_per_host.lo == 0 && last->ranks_per_host.hi == TRL_RANGE_MAX &&
+                  last->placement < 0,
               "last %s rule is not a catch-all: %s", trl_coll_name((trl_coll)c), last->text);
         trl_coll_args a = call((trl_coll)c, 7, false);
         a.params = &last->params;
@@ -737,9 +1042,99 @@ static void env_unreadable_paths(void)
     CHECK_STR(msg, want);
 }
 
+static void write_bytes(const char *path, const char *bytes, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(bytes, 1, len, f) != len || fclose(f) != 0) {
+        printf("FATAL: cannot write %s\n", path);
+        exit(2);
+    }
+}
+
+static void env_refuses_a_nul_byte(void)
+{
+    /* Before the fix the text ended at the NUL: the junk after it was never
+     * checked, and two files differing only there hashed alike. */
+    static const char one[] = "allreduce ring\n\0bcast ringgg nonsense\n";
+    static const char two[] = "allreduce ring\n\0bcast other junk\n";
+    static const char mid[] = "allreduce ring\nbcast binomial # x\0y\n";
+    const struct {
+        const char *name, *bytes;
+        size_t len;
+        const char *where;
+    } files[] = {{"nul1.rules", one, sizeof one - 1, "2:1"},
+                 {"nul2.rules", two, sizeof two - 1, "2:1"},
+                 {"nul3.rules", mid, sizeof mid - 1, "2:19"}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[600], want[800], msg[900];
+        snprintf(path, sizeof path, "%s/%s", tmpdir, files[i].name);
+        write_bytes(path, files[i].bytes, files[i].len);
+        trl_ruleset rs;
+        char *text = NULL;
+        CHECK(load(path, &rs, &text, msg, sizeof msg) == TRL_ERR_PARSE, "%s: want a parse error",
+              files[i].name);
+        snprintf(want, sizeof want, "%s:%s: not a text file (it holds a NUL byte)", path,
+                 files[i].where);
+        CHECK_STR(msg, want);
+        CHECK(rs.n == 0, "%s: rules kept", files[i].name);
+        free(text);
+    }
+}
+
+static void could_be_path_cuts_at_the_system_limits(void)
+{
+    char name[5000];
+    memset(name, 'a', sizeof name);
+    name[255] = '\0';
+    CHECK(trl_could_be_path(name), "a 255-byte name");
+    name[255] = 'a';
+    name[256] = '\0';
+    CHECK(!trl_could_be_path(name), "a 256-byte name");
+    memset(name, 'a', sizeof name);
+    for (int i = 200; i < 4095; i += 201)
+        name[i] = '/';
+    name[4095] = '\0';
+    CHECK(trl_could_be_path(name), "4095 bytes in short parts");
+    name[4095] = 'a';
+    name[4096] = '\0';
+    CHECK(!trl_could_be_path(name), "4096 bytes");
+    CHECK(!trl_could_be_path("a/b\nc"), "a newline");
+    CHECK(trl_could_be_path("/x/with space.rules"), "blanks");
+}
+
+static void env_text_that_cannot_be_a_path_is_not_looked_up(void)
+{
+    char cwd[4096];
+    CHECK(getcwd(cwd, sizeof cwd) && chdir(tmpdir) == 0, "chdir");
+    /* A file named exactly like the rules text: a name with a newline
+     * cannot be a path the user meant, so the text is rules, not the file. */
+    write_file("bcast binomial\nreduce binomial", "barrier linear\n");
+    trl_ruleset rs;
+    char *text = NULL, msg[900];
+    CHECK(load("bcast binomial\nreduce binomial", &rs, &text, msg, sizeof msg) == TRL_OK, "%s",
+          msg);
+    CHECK(rs.n == 2 && rs.rules[0].coll == TRL_COLL_BCAST, "read as rules inline, not the file");
+    CHECK_STR(rs.source, "TRELLIS_RULES");
+    trl_rules_free(&rs);
+    free(text);
+    unlink("bcast binomial\nreduce binomial");
+    CHECK(chdir(cwd) == 0, "chdir back");
+
+    /* Longer than a file name may be: rules inline. */
+    char value[1200];
+    int n = snprintf(value, sizeof value, "allreduce ranks=1- ring");
+    while (n < 1100)
+        n += snprintf(value + n, sizeof value - (size_t)n, "; bcast knomial radix=4");
+    CHECK(load(value, &rs, &text, msg, sizeof msg) == TRL_OK, "%s", msg);
+    CHECK(rs.n > 40, "long inline rules: %zu rules", rs.n);
+    trl_rules_free(&rs);
+    free(text);
+}
+
 static void remove_tmpdir(void)
 {
-    const char *names[] = {"my.rules", "with space.rules", "bad.rules"};
+    const char *names[] = {"my.rules", "with space.rules", "bad.rules", "nul1.rules",
+                           "nul2.rules", "nul3.rules"};
     char path[700];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
@@ -773,9 +1168,14 @@ int main(void)
     RUN(selects_first_match);
     RUN(falls_back_to_builtin);
     RUN(passes_over_rules_needing_commutative);
+    RUN(names_every_rule_passed_over);
     RUN(follows_algorithm_parameters_when_passing_over);
     RUN(falls_back_to_builtin_past_a_rejected_rule);
     RUN(filters_on_commutativity);
+    RUN(parses_layout_filters);
+    RUN(selects_by_layout);
+    RUN(selects_by_a_communicators_own_layout);
+    RUN(passes_over_hierarchies_a_layout_cannot_serve);
     RUN(fails_when_nothing_matches);
     RUN(builtin_rules_parse);
     RUN(builtin_rules_end_with_catch_alls);
@@ -786,6 +1186,9 @@ int main(void)
     RUN(env_reports_errors_in_a_file);
     RUN(env_inline);
     RUN(env_unreadable_paths);
+    RUN(env_refuses_a_nul_byte);
+    RUN(could_be_path_cuts_at_the_system_limits);
+    RUN(env_text_that_cannot_be_a_path_is_not_looked_up);
 
     remove_tmpdir();
     trl_rules_free(&builtin);

@@ -57,7 +57,7 @@ static size_t lane_block(const image *im, int m, int j)
 static size_t lane_len(const image *im, int j)
 {
     size_t n = 0;
-    for (int m = 0; m < im->t->h; m++)
+    for (int m = 0; m < im->t->n; m++)
         n += lane_block(im, m, j);
     return n;
 }
@@ -86,15 +86,15 @@ static int run_lane(const image *im, trl_sched *s, int j, trl_ref img, trl_ref o
     const trl_hier_hosts *t = im->t;
     int u = t->local_of[a->rank];
     size_t at = 0;
-    for (int m = 0; m < t->h; m++) {
+    for (int m = 0; m < t->n; m++) {
         g->ranks[m] = trl_hier_host_rank(t, m, j % trl_hier_host_size(t, m));
         counts[m] = lane_block(im, m, j);
         displs[m] = at;
         at += counts[m];
     }
-    *g = (trl_hier_group){t->h, g->ranks, 0, im->k};
+    *g = (trl_hier_group){t->n, g->ranks, 0, im->k};
     trl_ref lane = trl_ref_at(img.buf, img.off + im->lane_at[j]);
-    if (t->h == 1) { /* a lane of one: just the own block into it */
+    if (t->n == 1) { /* a lane of one: just the own block into it */
         if (j == u && counts[0] > 0)
             trl_sched_copy(s, own_src, lane, counts[0], TRL_NODEPS);
         return trl_sched_fence(s) < 0 ? s->status : TRL_OK;
@@ -118,7 +118,7 @@ static void unpack(const image *im, trl_sched *s, trl_ref img)
     size_t run_img = 0, run_pos = 0, run_len = 0, at = 0;
     for (int i = 0; i < im->q; i++)
         for (int j = i; j < im->lanes; j += im->q)
-            for (int m = 0; m < t->h; m++) {
+            for (int m = 0; m < t->n; m++) {
                 size_t n = lane_block(im, m, j);
                 if (n == 0)
                     continue;
@@ -173,7 +173,7 @@ int trl_allgather_multileader(const trl_coll_args *a, trl_sched *s)
                 counts[i] = n;
                 counts[a->size + i] = im.lane_at[i];
             }
-            g = (trl_hier_group){im.q, t.ranks + t.first[im.k], 0, u};
+            g = (trl_hier_group){im.q, t.rank + t.first[im.k], 0, u};
             trl_coll_args ga = *a;
             ga.counts = counts;
             ga.displs = counts + a->size;

@@ -87,7 +87,7 @@ static trl_ref recv_at(const ctx *c, int from)
 /* The local index of the rank of host k that handles host m. */
 static int handler(const trl_hier_hosts *t, int k, int m)
 {
-    return ((m - k - 1 + t->h) % t->h) % trl_hier_host_size(t, k);
+    return ((m - k - 1 + t->n) % t->n) % trl_hier_host_size(t, k);
 }
 
 static void add(ctx *c, trl_ref at, size_t n)
@@ -154,9 +154,9 @@ static size_t combined_at(const ctx *c, int src, int dst, int i, int j)
     size_t at = 0;
     for (int y = t->first[dst]; y < t->first[dst + 1]; y++)
         for (int x = t->first[src]; x < t->first[src + 1]; x++) {
-            if (t->ranks[y] == j && t->ranks[x] == i)
+            if (t->rank[y] == j && t->rank[x] == i)
                 return at;
-            at += cnt(c, t->ranks[x], t->ranks[y]);
+            at += cnt(c, t->rank[x], t->rank[y]);
         }
     return at;
 }
@@ -185,11 +185,11 @@ static void phase1_pieces(ctx *c, const partners *pt, int i, int j, bool sender)
     const trl_hier_hosts *t = &c->t;
     add(c, sender ? send_at(c, j) : recv_at(c, i), cnt(c, i, j));
     int lj = t->local_of[j];
-    for (int m = 0; m < t->h; m++) {
+    for (int m = 0; m < t->n; m++) {
         if (m == c->k || handler(t, c->k, m) != lj)
             continue;
         for (int y = t->first[m]; y < t->first[m + 1]; y++) {
-            int dst = t->ranks[y];
+            int dst = t->rank[y];
             trl_ref at = sender ? send_at(c, dst)
                                 : trl_ref_at(TRL_BUF_SCRATCH,
                                              pt->out[m] + combined_at(c, c->k, m, i, dst));
@@ -204,11 +204,11 @@ static void phase3_pieces(ctx *c, const partners *pt, int i, int j, bool sender)
 {
     const trl_hier_hosts *t = &c->t;
     int li = t->local_of[i];
-    for (int m = 0; m < t->h; m++) {
+    for (int m = 0; m < t->n; m++) {
         if (m == c->k || handler(t, c->k, m) != li)
             continue;
         for (int x = t->first[m]; x < t->first[m + 1]; x++) {
-            int src = t->ranks[x];
+            int src = t->rank[x];
             trl_ref at = sender ? trl_ref_at(TRL_BUF_SCRATCH,
                                              pt->in[m] + combined_at(c, m, c->k, src, j))
                                 : recv_at(c, src);
@@ -244,11 +244,11 @@ static void phase1(ctx *c, const partners *pt)
     size_t own = cnt(c, c->me, c->me);
     if (own > 0)
         trl_sched_copy(c->s, send_at(c, c->me), recv_at(c, c->me), own, TRL_NODEPS);
-    for (int m = 0; m < t->h && c->q > 1; m++) {
+    for (int m = 0; m < t->n && c->q > 1; m++) {
         if (!handles(c, m))
             continue;
         for (int y = t->first[m]; y < t->first[m + 1]; y++) {
-            int dst = t->ranks[y];
+            int dst = t->rank[y];
             size_t n = cnt(c, c->me, dst);
             if (n > 0)
                 trl_sched_copy(c->s, send_at(c, dst),
@@ -262,7 +262,7 @@ static void phase1(ctx *c, const partners *pt)
 static void phase2(ctx *c, const partners *pt)
 {
     const trl_hier_hosts *t = &c->t;
-    for (int m = 0; m < t->h; m++) {
+    for (int m = 0; m < t->n; m++) {
         if (!handles(c, m))
             continue;
         int peer = trl_hier_host_rank(t, m, handler(t, m, c->k));
@@ -275,10 +275,10 @@ static void phase2(ctx *c, const partners *pt)
         }
         /* Alone on its host: straight from SEND, straight into RECV. */
         for (int y = t->first[m]; y < t->first[m + 1]; y++)
-            add(c, send_at(c, t->ranks[y]), cnt(c, c->me, t->ranks[y]));
+            add(c, send_at(c, t->rank[y]), cnt(c, c->me, t->rank[y]));
         send_pieces(c, peer);
         for (int x = t->first[m]; x < t->first[m + 1]; x++)
-            add(c, recv_at(c, t->ranks[x]), cnt(c, t->ranks[x], c->me));
+            add(c, recv_at(c, t->rank[x]), cnt(c, t->rank[x], c->me));
         recv_pieces(c, peer);
     }
 }
@@ -288,11 +288,11 @@ static void phase3(ctx *c, const partners *pt)
     const trl_hier_hosts *t = &c->t;
     within_host(c, pt, phase3_pieces);
     /* What came for itself. */
-    for (int m = 0; m < t->h; m++) {
+    for (int m = 0; m < t->n; m++) {
         if (!handles(c, m))
             continue;
         for (int x = t->first[m]; x < t->first[m + 1]; x++) {
-            int src = t->ranks[x];
+            int src = t->rank[x];
             size_t n = cnt(c, src, c->me);
             if (n > 0)
                 trl_sched_copy(c->s,
@@ -317,12 +317,12 @@ int trl_alltoall_hier(const trl_coll_args *a, trl_sched *s)
     c.q = trl_hier_host_size(&c.t, c.k);
     c.pc = malloc(((size_t)p + 1) * sizeof *c.pc);
     c.deps = malloc(((size_t)p + 1) * sizeof *c.deps);
-    partners pt = {malloc((size_t)c.t.h * sizeof *pt.out), malloc((size_t)c.t.h * sizeof *pt.in)};
+    partners pt = {malloc((size_t)c.t.n * sizeof *pt.out), malloc((size_t)c.t.n * sizeof *pt.in)};
     if (!c.pc || !c.deps || !pt.out || !pt.in) {
         rc = TRL_ERR_NOMEM;
         goto out;
     }
-    for (int m = 0; m < c.t.h; m++) {
+    for (int m = 0; m < c.t.n; m++) {
         bool mine = handles(&c, m) && c.q > 1;
         pt.out[m] = mine ? trl_sched_scratch(s, combined_len(&c, c.k, m)) : 0;
         pt.in[m] = mine ? trl_sched_scratch(s, combined_len(&c, m, c.k)) : 0;
