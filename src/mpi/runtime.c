@@ -497,16 +497,18 @@ static bool choose(trl_comm *c, trl_coll_args *a, trl_choice *ch)
 
 const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a)
 {
-    /* gatherv and scatterv ask on every call, and without a size their
-     * choice depends on the collective and the communicator alone. */
+    /* gatherv, scatterv, alltoallv and alltoallw ask on every call, and
+     * without a size their choice depends on the collective, the
+     * communicator and the form of call alone (a non-blocking call may not
+     * get what needs an exchange of counts first). */
     bool fixed = !trl_coll_has_bytes(a->coll) && !trl_coll_is_reduction(a->coll);
-    if (fixed && c->choice[a->coll])
-        return c->choice[a->coll];
+    if (fixed && c->choice[a->coll][a->call])
+        return c->choice[a->coll][a->call];
     trl_choice ch;
     if (!choose(c, a, &ch))
         return NULL;
     if (fixed)
-        c->choice[a->coll] = ch.algo;
+        c->choice[a->coll][a->call] = ch.algo;
     return ch.algo;
 }
 

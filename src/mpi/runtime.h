@@ -51,8 +51,9 @@ typedef struct {
     /* Per-call working space of the v-variants: 6 arrays of size entries
      * (counts, displacements), allocated on first use. */
     size_t *vec;
-    /* trl_comm_choose's answers for collectives without a size. */
-    const trl_algo *choice[TRL_COLL_COUNT];
+    /* trl_comm_choose's answers for collectives without a size, per form
+     * of call (trl_call_kind). */
+    const trl_algo *choice[TRL_COLL_COUNT][TRL_CALL_PERSISTENT + 1];
     trl_topo topo; /* where each rank sits: from WORLD's, no communication */
 } trl_comm;
 
