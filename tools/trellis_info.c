@@ -364,7 +364,21 @@ typedef struct {
     const trl_ruleset *user, *builtin;
     const trl_coll_args *args;
     size_t bytes;
+    const char *user_text; /* what the user's rules were parsed from */
 } selection;
+
+/* The reason written above rule r (trl_rules_reason): in the built-in
+ * rules and rules files; inline rules carry no comments. */
+static void rule_reason(const selection *sel, const trl_rule *r, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (!r)
+        return;
+    if (!strcmp(r->source, "built-in"))
+        trl_rules_reason(trl_builtin_rules_text, r->line, buf, len);
+    else if (strcmp(r->source, "TRELLIS_RULES") && sel->user_text)
+        trl_rules_reason(sel->user_text, r->line, buf, len);
+}
 
 static void print_passed_over_text(const trl_rule *r, const char *why, void *out);
 
@@ -392,8 +406,13 @@ static void print_choice_text(const explain_opts *o, const trl_choice *ch, const
         }
         fputc('\n', out);
     }
-    if (ch->rule)
+    if (ch->rule) {
+        char why[2000];
         fprintf(out, "chosen by: %s:%d: %s\n", ch->rule->source, ch->rule->line, ch->rule->text);
+        rule_reason(sel, ch->rule, why, sizeof why);
+        if (why[0])
+            fprintf(out, "reason: %s\n", why);
+    }
     trl_select_passed_over(sel->user, sel->builtin, sel->args, sel->bytes, print_passed_over_text,
                            out);
 }
@@ -460,6 +479,10 @@ static void print_choice_json(const explain_opts *o, const trl_choice *ch, const
     }
     fputs("],\n \"rule\": ", out);
     print_rule_json(ch->rule, NULL, out);
+    char why[2000];
+    rule_reason(sel, ch->rule, why, sizeof why);
+    fputs(",\n \"reason\": ", out);
+    json_string(out, why[0] ? why : NULL);
     fputs(",\n \"rejected\": ", out);
     print_rule_json(ch->rejected, ch->rejected ? (ch->why ? ch->why : "") : NULL, out);
     fputs(",\n \"passed_over\": [", out);
@@ -658,7 +681,7 @@ static int cmd_explain(int argc, char **argv)
     }
     a.topo = &topo;
     trl_choice ch = {0};
-    selection sel = {&user, &builtin, &a, trl_coll_rule_bytes(&a)};
+    selection sel = {&user, &builtin, &a, trl_coll_rule_bytes(&a), text};
     if (trl_select(&user, &builtin, &a, sel.bytes, &ch) || !ch.algo) {
         fprintf(stderr, "trellis: no rule chooses an algorithm for this %s\n",
                 trl_coll_name(o.coll));

@@ -133,7 +133,8 @@ def test_errors_of_the_c_side_come_without_its_usage_text(run_trellis) -> None:
          "TRELLIS_RULES:1:12: host=knomial(radix=1): radix=1: value out of range (2..1024)"),
         ("allreduce hier world=linear",
          ("TRELLIS_RULES:1:16: world=linear: not an algorithm a level can run (expected one of: "
-         "reduce_bcast, recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded)")),
+          "reduce_bcast, recursive_doubling, ring, rabenseifner, knomial, direct, hier, "
+          "hier_sharded)")),
     ],
 )  # fmt: skip
 def test_level_errors_say_what_is_accepted(run_trellis, rules: str, message: str) -> None:
