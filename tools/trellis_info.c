@@ -367,6 +367,19 @@ static bool param_text(const trl_param_spec *spec, const trl_params *params, cha
     return true;
 }
 
+/* The reason written above rule r (trl_rules_reason): in the built-in
+ * rules and rules files; inline rules carry no comments. */
+static void rule_reason(const resolved_call *c, const trl_rule *r, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (!r)
+        return;
+    if (!strcmp(r->source, "built-in"))
+        trl_rules_reason(trl_builtin_rules_text, r->line, buf, len);
+    else if (strcmp(r->source, "TRELLIS_RULES") && c->text)
+        trl_rules_reason(c->text, r->line, buf, len);
+}
+
 static void print_passed_over_text(const trl_rule *r, const char *why, void *out);
 
 static void print_choice_text(const explain_opts *o, const resolved_call *c, FILE *out)
@@ -395,8 +408,13 @@ static void print_choice_text(const explain_opts *o, const resolved_call *c, FIL
         }
         fputc('\n', out);
     }
-    if (ch->rule)
+    if (ch->rule) {
+        char why[2000];
         fprintf(out, "chosen by: %s:%d: %s\n", ch->rule->source, ch->rule->line, ch->rule->text);
+        rule_reason(c, ch->rule, why, sizeof why);
+        if (why[0])
+            fprintf(out, "reason: %s\n", why);
+    }
     trl_select_passed_over(&c->user, &c->builtin, &c->args, trl_coll_rule_bytes(&c->args),
                            print_passed_over_text, out);
 }
@@ -464,6 +482,10 @@ void print_choice_json(const explain_opts *o, const resolved_call *c, FILE *out)
     }
     fputs("],\n \"rule\": ", out);
     print_rule_json(ch->rule, NULL, out);
+    char why[2000];
+    rule_reason(c, ch->rule, why, sizeof why);
+    fputs(",\n \"reason\": ", out);
+    json_string(out, why[0] ? why : NULL);
     fputs(",\n \"rejected\": ", out);
     print_rule_json(ch->rejected, ch->rejected ? (ch->why ? ch->why : "") : NULL, out);
     fputs(",\n \"passed_over\": [", out);
@@ -512,6 +534,14 @@ static int call_shape(const explain_opts *o, trl_coll_args *a, call_vectors *v)
         a->count = 0;
         a->send_counts = a->recv_counts = v->counts;
         a->send_displs = a->recv_displs = v->displs;
+        /* The matrix of all counts, as the runtime gathers it for an
+         * algorithm that needs it (the others never read it). */
+        v->matrix = malloc(p * p * sizeof *v->matrix);
+        if (!v->matrix)
+            return -1;
+        for (size_t i = 0; i < p * p; i++)
+            v->matrix[i] = n;
+        a->counts = v->matrix;
         break;
     default:
         break;
@@ -658,6 +688,7 @@ void release_call(resolved_call *c)
 {
     free(c->shape.counts);
     free(c->shape.displs);
+    free(c->shape.matrix);
     trl_topo_free(&c->topo);
     free(c->text);
     trl_rules_free(&c->user);

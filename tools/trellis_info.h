@@ -44,6 +44,7 @@ typedef struct {
 /* Per-rank counts and displacements of the v-collectives, as --bytes says. */
 typedef struct {
     size_t *counts, *displs;
+    size_t *matrix; /* alltoallv, alltoallw: every pair's count */
 } call_vectors;
 
 typedef struct {

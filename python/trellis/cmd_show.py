@@ -216,14 +216,14 @@ def show_schedule(args: argparse.Namespace) -> str:
 
 
 def chosen_by(data: dict) -> list[str]:
-    """Which rule chose the algorithm, what the layout filters saw, and any rule passed
-    over on the way (as `trellis explain` says)."""
+    """Which rule chose the algorithm and the reason written above it, what the layout
+    filters saw, and any rule passed over on the way (as `trellis explain` says)."""
     rule = data["rule"]
     seen = f"hosts={data['hosts']} ranks_per_host={data['ranks_per_host']}"
-    lines = [
-        f"chosen by: {rule['source']}:{rule['line']}: {rule['text']}",
-        f"the rules saw: {seen} placement={data['placement']}",
-    ]
+    lines = [f"chosen by: {rule['source']}:{rule['line']}: {rule['text']}"]
+    if data.get("reason"):
+        lines.append(f"reason: {data['reason']}")
+    lines.append(f"the rules saw: {seen} placement={data['placement']}")
     if data["rejected"]:
         r = data["rejected"]
         lines.append(f"passed over: {r['source']}:{r['line']}: {r['text']}: {r['why']}")

@@ -165,7 +165,10 @@ typedef enum {
  * counts and displs: for gatherv and scatterv the non-root ranks know only
  * their own count, so builders read counts[rank] there unless the
  * algorithm has TRL_NEEDS_ALL_COUNTS, in which case the runtime exchanges
- * the counts first and every rank's counts[] is complete. */
+ * the counts first and every rank's counts[] is complete. For alltoallv
+ * and alltoallw counts is NULL, unless the algorithm has
+ * TRL_NEEDS_ALL_COUNTS: then it is the p x p matrix of every rank's send
+ * counts (counts[i * p + j]: rank i to rank j). */
 /* Work shared by the builds of every rank of one call shape (the groups of
  * a hierarchy), for tools that build many ranks' schedules (explain,
  * simulate): set trl_coll_args.memo, and keep the layout it points at
@@ -217,7 +220,8 @@ size_t trl_coll_rule_bytes(const trl_coll_args *a);
  * algorithm whose restrictions a call violates. */
 enum {
     TRL_NEEDS_COMMUTATIVE = 1 << 0,
-    /* gatherv, scatterv: every rank must know every rank's count (the
+    /* gatherv, scatterv: every rank must know every rank's count;
+     * alltoallv, alltoallw: the counts between every pair of ranks (the
      * runtime exchanges them before it builds the schedule). */
     TRL_NEEDS_ALL_COUNTS = 1 << 1,
     /* Every host holds consecutive ranks of the communicator (the rules'

@@ -80,6 +80,35 @@ static const trl_param_spec hier_barrier_params[] = {
     {0},
 };
 
+/* The hierarchical data movers (src/algo/hier_blocks.h): the levels move
+ * ranges of blocks, so their algorithms are the v-variants'. */
+static const trl_param_spec hier_gather_params[] = {
+    LEVELS_PARAM,
+    LOWER_LEVELS(TRL_COLL_GATHERV, "linear", 0, "the gather"),
+    LEVEL_PARAM("world", TRL_COLL_GATHERV, "linear", 0, "the gather among the top leaders"),
+    {0},
+};
+static const trl_param_spec hier_scatter_params[] = {
+    LEVELS_PARAM,
+    LOWER_LEVELS(TRL_COLL_SCATTERV, "linear", 0, "the scatter"),
+    LEVEL_PARAM("world", TRL_COLL_SCATTERV, "linear", 0, "the scatter among the top leaders"),
+    {0},
+};
+static const trl_param_spec hier_allgather_params[] = {
+    LEVELS_PARAM,
+    LOWER_LEVELS(TRL_COLL_BCAST, "binomial", 0, "the bcast of all blocks (down)"),
+    LEVEL_PARAM("world", TRL_COLL_ALLGATHERV, "bruck", 0, "the allgather among the top leaders"),
+    LEVEL_PARAM("gather", TRL_COLL_GATHERV, "linear", 0,
+                "the gather (up) within each group of every level below world"),
+    {0},
+};
+static const trl_param_spec multileader_params[] = {
+    LEVEL_PARAM("world", TRL_COLL_ALLGATHERV, "ring", 0,
+                "the allgather across hosts in each lane (one rank per host)"),
+    LEVEL_PARAM("host", TRL_COLL_ALLGATHERV, "ring", 0,
+                "the allgather within each host of what the lanes brought"),
+    {0},
+};
 /* The two-level forms whose steps are other collectives: one parameter
  * per step, named for where it runs or what it does. */
 static const trl_param_spec hier_sharded_bcast_params[] = {
@@ -233,18 +262,28 @@ const trl_algo trl_algorithms[] = {
      trl_gather_linear},
     {G, "binomial", "binomial tree: each node forwards its subtree's blocks together",
      "log2(p)a + (p-1)nb", 0, NULL, trl_gather_binomial},
+    {G, "hier", "a gather per level of a hierarchy: one message per host to the root",
+     "the levels' gathers", 0, hier_gather_params, trl_gather_hier},
     {GV, "linear", "every rank sends its block straight to the root", "(p-1)a + Nb", 0, NULL,
      trl_gather_linear},
     {GV, "binomial", "binomial tree: each node forwards its subtree's blocks together",
      "log2(p)a + Nb (+ an exchange of the counts)", ALLC, NULL, trl_gather_binomial},
+    {GV, "hier", "a gather per level of a hierarchy: one message per host to the root",
+     "the levels' gathers (+ an exchange of the counts)", ALLC, hier_gather_params,
+     trl_gather_hier},
     {S, "linear", "the root sends each rank its block", "(p-1)a + (p-1)nb", 0, NULL,
      trl_scatter_linear},
     {S, "binomial", "binomial tree: each node passes on its subtree's blocks together",
      "log2(p)a + (p-1)nb", 0, NULL, trl_scatter_binomial},
+    {S, "hier", "a scatter per level of a hierarchy: one message per host from the root",
+     "the levels' scatters", 0, hier_scatter_params, trl_scatter_hier},
     {SV, "linear", "the root sends each rank its block", "(p-1)a + Nb", 0, NULL,
      trl_scatter_linear},
     {SV, "binomial", "binomial tree: each node passes on its subtree's blocks together",
      "log2(p)a + Nb (+ a bcast of the counts)", ALLC, NULL, trl_scatter_binomial},
+    {SV, "hier", "a scatter per level of a hierarchy: one message per host from the root",
+     "the levels' scatters (+ a bcast of the counts)", ALLC, hier_scatter_params,
+     trl_scatter_hier},
 
     {AG, "ring", "p-1 steps: pass the block received last to the next rank", "(p-1)(a + nb)", 0,
      NULL, trl_allgather_ring},
@@ -254,6 +293,14 @@ const trl_algo trl_algorithms[] = {
      "ceil(log2 p)a + (p-1)nb", 0, NULL, trl_allgather_bruck},
     {AG, "gather_bcast", "binomial gather to rank 0, then binomial bcast",
      "2log2(p)a + (p-1)nb + log2(p)pnb", 0, NULL, trl_allgather_gather_bcast},
+    {AG, "hier",
+     "gather up the levels of a hierarchy, allgather among the top leaders, bcast down",
+     "the levels' gathers and bcasts + the top's allgather", 0, hier_allgather_params,
+     trl_allgather_hier},
+    {AG, "multileader",
+     "every rank of a host leads a lane: allgather across hosts per lane, then within hosts",
+     "(h-1)(a + nb) across hosts, q lanes at once, + (q-1)(a + hnb) within", 0,
+     multileader_params, trl_allgather_multileader},
     {AGV, "ring", "p-1 steps: pass the block received last to the next rank", "(p-1)a + Nb", 0,
      NULL, trl_allgather_ring},
     {AGV, "recursive_doubling", "exchange all blocks held with the rank at distance 1, 2, 4, ...",
@@ -262,6 +309,14 @@ const trl_algo trl_algorithms[] = {
      "ceil(log2 p)a + Nb", 0, NULL, trl_allgather_bruck},
     {AGV, "gather_bcast", "binomial gather to rank 0, then binomial bcast",
      "2log2(p)a + Nb + log2(p)Nb", 0, NULL, trl_allgather_gather_bcast},
+    {AGV, "hier",
+     "gather up the levels of a hierarchy, allgather among the top leaders, bcast down",
+     "the levels' gathers and bcasts + the top's allgather", 0, hier_allgather_params,
+     trl_allgather_hier},
+    {AGV, "multileader",
+     "every rank of a host leads a lane: allgather across hosts per lane, then within hosts",
+     "(h-1)a across hosts, q lanes at once, + (q-1)a within; Nb in all", 0,
+     multileader_params, trl_allgather_multileader},
 
     {A2A, "linear", "post every send and receive at once", "(p-1)a + (p-1)nb", 0, NULL,
      trl_alltoall_linear},
@@ -269,14 +324,22 @@ const trl_algo trl_algorithms[] = {
      "(p-1)(a + nb)", 0, NULL, trl_alltoall_pairwise},
     {A2A, "bruck", "ceil(log2 p) rounds of blocks whose index has bit k set (Bruck et al.)",
      "ceil(log2 p)(a + pnb/2)", 0, NULL, trl_alltoall_bruck},
+    {A2A, "hier", "node-aware: a host's ranks combine their blocks, one message per pair of hosts",
+     "2(q-1)a + ((h-1)/q)(a + q^2nb) across hosts + copies", 0, NULL, trl_alltoall_hier},
     {A2AV, "linear", "post every send and receive at once", "(p-1)a + Nb", 0, NULL,
      trl_alltoallv_linear},
     {A2AV, "pairwise", "p-1 rounds: round k sends to rank+k and receives from rank-k",
      "(p-1)a + Nb", 0, NULL, trl_alltoallv_pairwise},
+    {A2AV, "hier", "node-aware: a host's ranks combine their blocks, one message per pair of hosts",
+     "2(q-1)a + ((h-1)/q)a across hosts, bytes move up to 3 times (+ the counts' exchange)",
+     ALLC, NULL, trl_alltoall_hier},
     {A2AW, "linear", "post every send and receive at once", "(p-1)a + Nb", 0, NULL,
      trl_alltoallv_linear},
     {A2AW, "pairwise", "p-1 rounds: round k sends to rank+k and receives from rank-k",
      "(p-1)a + Nb", 0, NULL, trl_alltoallv_pairwise},
+    {A2AW, "hier", "node-aware: a host's ranks combine their blocks, one message per pair of hosts",
+     "2(q-1)a + ((h-1)/q)a across hosts, bytes move up to 3 times (+ the counts' exchange)",
+     ALLC, NULL, trl_alltoall_hier},
 
     {RS, "reduce_scatterv", "a binomial reduce to rank 0, then a linear scatter of the blocks",
      "log2(p)(a + nb + ng) + (p-1)a + nb", 0, NULL, trl_reduce_scatter_reduce_scatterv},

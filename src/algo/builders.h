@@ -45,18 +45,24 @@ TRL_BUILDER(barrier, hier)
  * given, else count per rank. */
 TRL_BUILDER(gather, linear)
 TRL_BUILDER(gather, binomial)
+TRL_BUILDER(gather, hier)
 TRL_BUILDER(scatter, linear)
 TRL_BUILDER(scatter, binomial)
+TRL_BUILDER(scatter, hier)
 
 /* allgather serves allgatherv likewise. */
 TRL_BUILDER(allgather, ring)
 TRL_BUILDER(allgather, recursive_doubling)
 TRL_BUILDER(allgather, bruck)
 TRL_BUILDER(allgather, gather_bcast)
+TRL_BUILDER(allgather, hier)
+TRL_BUILDER(allgather, multileader)
 
 TRL_BUILDER(alltoall, linear)
 TRL_BUILDER(alltoall, pairwise)
 TRL_BUILDER(alltoall, bruck)
+/* hier serves alltoallv and alltoallw too, with the matrix of counts. */
+TRL_BUILDER(alltoall, hier)
 /* alltoallv serves alltoallw: both arrive in bytes. */
 TRL_BUILDER(alltoallv, linear)
 TRL_BUILDER(alltoallv, pairwise)

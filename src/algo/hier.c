@@ -151,18 +151,19 @@ static int plan_level(hier_plan *p, const trl_levels *lv, int level, int *part, 
     return TRL_OK;
 }
 
-static int plan_new(const trl_coll_args *a, int root, long long levels, hier_plan **out)
+/* levels: the rule's levels= as decoded (lv) and as given (the memo's key). */
+static int plan_new(const trl_coll_args *a, int root, const trl_levels *levels, long long key,
+                    hier_plan **out)
 {
     hier_plan *p = calloc(1, sizeof *p);
-    int n = a->size, *part = malloc((size_t)n * sizeof *part);
+    int n = a->size, *part = malloc((size_t)(n > 0 ? n : 1) * sizeof *part);
     if (!p || !part) {
         free(p);
         free(part);
         return TRL_ERR_NOMEM;
     }
-    *p = (hier_plan){.topo = a->topo, .size = a->size, .root = root, .levels = levels};
-    trl_levels lv;
-    trl_levels_decode(levels, &lv);
+    *p = (hier_plan){.topo = a->topo, .size = a->size, .root = root, .levels = key};
+    trl_levels lv = *levels;
     p->nlevels = lv.n;
     for (int i = 0; i < n; i++)
         part[i] = i;
@@ -205,7 +206,7 @@ int trl_hier_init(trl_hier *h, const trl_coll_args *a, int root)
         if (p->topo == a->topo && p->size == a->size && p->root == root && p->levels == levels)
             break;
     bool owned = !p;
-    int rc = p ? TRL_OK : plan_new(a, root, levels, &p);
+    int rc = p ? TRL_OK : plan_new(a, root, &h->levels, levels, &p);
     if (rc)
         return rc;
     if (owned && a->memo) {
@@ -245,6 +246,59 @@ void trl_hier_free(trl_hier *h)
     for (int i = 0; i < TRL_LEVEL_COUNT; i++)
         free(h->group[i].ranks);
     memset(h, 0, sizeof *h);
+}
+
+int trl_hier_map_init(trl_hier_map *m, const trl_coll_args *a, const trl_levels *levels, int root)
+{
+    int p = a->size;
+    memset(m, 0, sizeof *m);
+    m->levels = *levels;
+    m->size = p;
+    m->lead = malloc(((size_t)levels->n * (size_t)p + 1) * sizeof *m->lead);
+    hier_plan *plan = NULL;
+    int rc = m->lead ? plan_new(a, root, levels, -1, &plan) : TRL_ERR_NOMEM;
+    for (int level = 0; rc == TRL_OK && level < levels->n; level++) {
+        const typeof(plan->level[0]) *lv = &plan->level[level];
+        for (int r = 0; r < p; r++) {
+            int g = lv->group_of[r];
+            m->lead[(size_t)level * (size_t)p + (size_t)r] =
+                g < 0 ? -1 : lv->member[lv->first[g] + lv->leader[g]];
+        }
+    }
+    if (plan)
+        plan_free(plan);
+    if (rc)
+        trl_hier_map_free(m);
+    return rc;
+}
+
+void trl_hier_map_free(trl_hier_map *m)
+{
+    free(m->lead);
+    memset(m, 0, sizeof *m);
+}
+
+int trl_hier_map_group(const trl_hier_map *m, int level, int rank, trl_hier_group *g)
+{
+    const int *lead = m->lead + (size_t)level * (size_t)m->size;
+    int leader = lead[rank];
+    memset(g, 0, sizeof *g);
+    g->level = m->levels.kind[level];
+    if (leader < 0)
+        return TRL_ERR_INVALID;
+    for (int r = 0; r < m->size; r++)
+        g->n += lead[r] == leader;
+    g->ranks = malloc((size_t)g->n * sizeof *g->ranks);
+    if (!g->ranks)
+        return TRL_ERR_NOMEM;
+    for (int r = 0, i = 0; r < m->size; r++) {
+        if (lead[r] != leader)
+            continue;
+        g->leader = r == leader ? i : g->leader;
+        g->me = r == rank ? i : g->me;
+        g->ranks[i++] = r;
+    }
+    return TRL_OK;
 }
 
 const trl_algo *trl_hier_level_algo(const trl_coll_args *a, const trl_hier *h, int i,
@@ -324,7 +378,11 @@ int trl_hier_hosts_init(trl_hier_hosts *hh, const trl_coll_args *a)
     int *order = malloc((size_t)nh * sizeof *order), *count = calloc((size_t)nh + 1, sizeof *count);
     hh->first = malloc(((size_t)nh + 1) * sizeof *hh->first);
     hh->rank = malloc((size_t)(p > 0 ? p : 1) * sizeof *hh->rank);
-    int rc = low && order && count && hh->first && hh->rank ? TRL_OK : TRL_ERR_NOMEM;
+    hh->host_of = malloc((size_t)(p > 0 ? p : 1) * sizeof *hh->host_of);
+    hh->local_of = malloc((size_t)(p > 0 ? p : 1) * sizeof *hh->local_of);
+    int rc = low && order && count && hh->first && hh->rank && hh->host_of && hh->local_of
+                 ? TRL_OK
+                 : TRL_ERR_NOMEM;
     for (int h = 0; rc == TRL_OK && h < nh; h++)
         low[h] = (member){(uint64_t)h, p};
     for (int r = p - 1; rc == TRL_OK && r >= 0; r--) {
@@ -350,8 +408,12 @@ int trl_hier_hosts_init(trl_hier_hosts *hh, const trl_coll_args *a)
                 hh->mine = i;
                 hh->me_at = count[i];
             }
+            hh->host_of[r] = i;
+            hh->local_of[r] = count[i] - hh->first[i];
             hh->rank[count[i]++] = r;
         }
+        for (int i = 0; i < nh; i++)
+            hh->most = trl_hier_host_size(hh, i) > hh->most ? trl_hier_host_size(hh, i) : hh->most;
     }
     free(low);
     free(order);
@@ -365,6 +427,8 @@ void trl_hier_hosts_free(trl_hier_hosts *hh)
 {
     free(hh->first);
     free(hh->rank);
+    free(hh->host_of);
+    free(hh->local_of);
     memset(hh, 0, sizeof *hh);
 }
 

@@ -1,5 +1,5 @@
 /* What the hierarchical algorithms (`hier`: bcast, reduce, allreduce,
- * barrier) share: the groups a rank belongs to at each level, and running
+ * barrier, and through src/algo/hier_blocks.h the data movers) share: the groups a rank belongs to at each level, and running
  * a table algorithm on one group as part of the whole schedule.
  *
  * Levels go from the smallest (numa, socket, group:K, host) to world. At
@@ -35,6 +35,28 @@ typedef struct {
  * with trl_hier_free. */
 int trl_hier_init(trl_hier *h, const trl_coll_args *a, int root);
 void trl_hier_free(trl_hier *h);
+
+/* Every rank's groups, not only this rank's: what the algorithms that move
+ * blocks between groups (allgather, gather, scatter, alltoall) need to know
+ * of the other groups. lead[i * size + r] is the leader of rank r's group at
+ * level i (the leaders chosen as trl_hier_init chooses them), -1 where r
+ * does not take part at level i. */
+typedef struct {
+    trl_levels levels;
+    int size;
+    int *lead;
+} trl_hier_map;
+
+/* The map of levels (not the rule's levels=: the caller decides) for the
+ * call's topology; root leads its groups (-1: every group its lowest
+ * rank). Free with trl_hier_map_free. */
+int trl_hier_map_init(trl_hier_map *m, const trl_coll_args *a, const trl_levels *levels, int root);
+void trl_hier_map_free(trl_hier_map *m);
+
+/* The group at `level` that `rank` belongs to, seen from rank (g->me), its
+ * members in rank order; free g->ranks. TRL_ERR_INVALID where rank does
+ * not take part at that level. */
+int trl_hier_map_group(const trl_hier_map *m, int level, int rank, trl_hier_group *g);
 
 /* The algorithm and parameters the rule gives level i (its name's
  * parameter, else the spec's default). */
@@ -80,14 +102,28 @@ static inline trl_coll_args trl_hier_call(const trl_coll_args *a, trl_coll coll,
  * topology is one host. For the algorithms whose groups cross hosts. */
 typedef struct {
     int n;
-    int *first; /* n+1 entries */
-    int *rank;  /* every rank, host by host */
-    int mine;   /* this rank's host */
-    int me_at;  /* this rank's index in rank[] */
+    int *first;    /* n+1 entries */
+    int *rank;     /* every rank, host by host */
+    int mine;      /* this rank's host */
+    int me_at;     /* this rank's index in rank[] */
+    int *host_of;  /* per rank: its host */
+    int *local_of; /* per rank: its index among its host's ranks */
+    int most;      /* the most ranks on one host */
 } trl_hier_hosts;
 
 int trl_hier_hosts_init(trl_hier_hosts *hh, const trl_coll_args *a);
 void trl_hier_hosts_free(trl_hier_hosts *hh);
+static inline int trl_hier_host_size(const trl_hier_hosts *hh, int h)
+{
+    return hh->first[h + 1] - hh->first[h];
+}
+
+/* Rank `local` of host h. */
+static inline int trl_hier_host_rank(const trl_hier_hosts *hh, int h, int local)
+{
+    return hh->rank[hh->first[h] + local];
+}
+
 /* Host h as a group whose leader is member `leader` (this rank's index in
  * it, or -1 when it is not a member); ranks point into hh. */
 trl_hier_group trl_hier_host_group(const trl_hier_hosts *hh, int h, int leader);

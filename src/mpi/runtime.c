@@ -495,15 +495,20 @@ size_t *trl_comm_vec(trl_comm *c)
     return c->vec;
 }
 
-/* The per-rank arrays of a call, in a fixed order. */
-static int vectors(const trl_coll_args *a, const size_t *out[6])
+/* The per-rank arrays of a call, in a fixed order, and their lengths:
+ * size entries, but size x size for the matrix of send counts an alltoallv
+ * or alltoallw algorithm that needs all counts gets in a->counts. */
+static int vectors(const trl_coll_args *a, int size, const size_t *out[6], size_t len[6])
 {
     const size_t *all[6] = {a->counts, a->displs, a->send_counts, a->send_displs, a->recv_counts,
                             a->recv_displs};
+    bool matrix = a->coll == TRL_COLL_ALLTOALLV || a->coll == TRL_COLL_ALLTOALLW;
     int n = 0;
     for (int i = 0; i < 6; i++)
-        if (all[i])
+        if (all[i]) {
+            len[n] = (size_t)size * (i == 0 && matrix ? (size_t)size : 1);
             out[n++] = all[i];
+        }
     return n;
 }
 
@@ -514,13 +519,14 @@ static bool same_key(const trl_cache_entry *e, const trl_coll_args *a, int size)
         e->in_place != a->in_place || e->call != a->call)
         return false;
     const size_t *v[6];
-    int n = vectors(a, v);
-    if (e->nvec != (size_t)n * (size_t)size)
-        return false;
-    for (int i = 0; i < n; i++)
-        if (memcmp(e->vec + (size_t)i * (size_t)size, v[i], (size_t)size * sizeof *e->vec))
+    size_t len[6], at = 0;
+    int n = vectors(a, size, v, len);
+    for (int i = 0; i < n; i++) {
+        if (at + len[i] > e->nvec || memcmp(e->vec + at, v[i], len[i] * sizeof *e->vec))
             return false;
-    return true;
+        at += len[i];
+    }
+    return at == e->nvec;
 }
 
 static bool choose(trl_comm *c, trl_coll_args *a, trl_choice *ch)
@@ -538,16 +544,18 @@ static bool choose(trl_comm *c, trl_coll_args *a, trl_choice *ch)
 
 const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a)
 {
-    /* gatherv and scatterv ask on every call, and without a size their
-     * choice depends on the collective and the communicator alone. */
+    /* gatherv, scatterv, alltoallv and alltoallw ask on every call, and
+     * without a size their choice depends on the collective, the
+     * communicator and the form of call alone (a non-blocking call may not
+     * get what needs an exchange of counts first). */
     bool fixed = !trl_coll_has_bytes(a->coll) && !trl_coll_is_reduction(a->coll);
-    if (fixed && c->choice[a->coll])
-        return c->choice[a->coll];
+    if (fixed && c->choice[a->coll][a->call])
+        return c->choice[a->coll][a->call];
     trl_choice ch;
     if (!choose(c, a, &ch))
         return NULL;
     if (fixed)
-        c->choice[a->coll] = ch.algo;
+        c->choice[a->coll][a->call] = ch.algo;
     return ch.algo;
 }
 
@@ -573,14 +581,17 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)
     /* The key's arrays are copied first: without memory for them there is
      * no entry, and the MPI library serves the call. */
     const size_t *v[6];
-    int nv = vectors(a, v);
-    size_t nvec = (size_t)nv * (size_t)c->size, *vec = NULL;
+    size_t len[6], nvec = 0, *vec = NULL;
+    int nv = vectors(a, c->size, v, len);
+    for (int i = 0; i < nv; i++)
+        nvec += len[i];
     if (nvec) {
         vec = malloc(nvec * sizeof *vec);
         if (!vec)
             return NULL;
-        for (int i = 0; i < nv; i++)
-            memcpy(vec + (size_t)i * (size_t)c->size, v[i], (size_t)c->size * sizeof *vec);
+        size_t at = 0;
+        for (int i = 0; i < nv; at += len[i++])
+            memcpy(vec + at, v[i], len[i] * sizeof *vec);
     }
 
     /* Evict round-robin, passing over entries in use (an op in flight, a

@@ -54,8 +54,9 @@ typedef struct {
     /* Per-call working space of the v-variants: 6 arrays of size entries
      * (counts, displacements), allocated on first use. */
     size_t *vec;
-    /* trl_comm_choose's answers for collectives without a size. */
-    const trl_algo *choice[TRL_COLL_COUNT];
+    /* trl_comm_choose's answers for collectives without a size, per form
+     * of call (trl_call_kind). */
+    const trl_algo *choice[TRL_COLL_COUNT][TRL_CALL_PERSISTENT + 1];
     trl_topo topo; /* where each rank sits: from WORLD's, no communication */
     /* The same on every rank of the communicator, different for every
      * communicator: rank 0's world rank and its count of communicators
@@ -83,13 +84,16 @@ void trl_not_set_up(MPI_Comm comm);
 
 /* The cache entry for a call, selecting and building on a miss. a->rank
  * and a->size are filled in here; the per-rank arrays a->counts etc. are
- * part of the key where given (each c->size long). NULL when the call must
- * go to the MPI library (with the reason printed in verbose mode). */
+ * part of the key where given (each c->size long; for alltoallv and
+ * alltoallw a->counts is the c->size x c->size matrix of send counts).
+ * NULL when the call must go to the MPI library (with the reason printed
+ * in verbose mode). */
 const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a);
 
-/* Only the choice for a call (with verbose mode's report), for gatherv and
- * scatterv, whose callers must exchange counts first when the algorithm
- * needs every rank's. NULL when nothing can be chosen. */
+/* Only the choice for a call (with verbose mode's report), for gatherv,
+ * scatterv, alltoallv and alltoallw, whose callers must exchange counts
+ * first when the algorithm needs every rank's. NULL when nothing can be
+ * chosen. */
 const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a);
 
 /* Hold c for an op; let go of it (freed at the last). */

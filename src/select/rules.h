@@ -72,6 +72,12 @@ void trl_rules_error_format(const trl_rules_error *err, char *buf, size_t len);
 /* The built-in rules, in the rules language. */
 extern const char trl_builtin_rules_text[];
 
+/* The reason written above the rule at `line` of a rules text: the first
+ * comment block above it, past any rules between (src/select/reason.c),
+ * joined into one line in buf without the '#'s; empty where there is none
+ * (a blank line comes first). Returns its length. */
+size_t trl_rules_reason(const char *text, int line, char *buf, size_t cap);
+
 /* Read TRELLIS_RULES (a file name, or rules inline) into *out; an unset or
  * empty variable gives an empty ruleset. *text receives what was parsed
  * (malloc'd; NULL when unset), so ranks can compare it; it is set even when

@@ -268,5 +268,8 @@ def test_show_draws_the_builtin_choice_with_empty_rules(run_trellis, tmp_path):
                        "hosts=2 ranks_per_host=4 placement=round-robin",
                        "--out", str(tmp_path / "b"))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    assert re.search(r"^chosen by: built-in:\d+: allreduce ", proc.stdout, re.MULTILINE)
+    assert re.search(r"^chosen by: built-in:\d+: allreduce .* hier$", proc.stdout, re.MULTILINE)
+    # The built-in rules know hosts, and say why (the comment above the rule).
+    assert re.search(r"^reason: Several hosts: hier reduces within each host", proc.stdout,
+                     re.MULTILINE)  # fmt: skip
     assert "the rules saw: hosts=2 ranks_per_host=4 placement=other" in proc.stdout

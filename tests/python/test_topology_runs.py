@@ -172,3 +172,31 @@ def test_bad_tree_file_is_reported_with_its_line(tmp_path):
 def test_verbose_mode_prints_the_layout_each_communicator_sees():
     proc = global_reduction(8, "hosts=2 ranks_per_host=4", "allreduce hier")
     assert "layout: 8 ranks on 2 hosts (described): host 0: 0-3 | host 1: 4-7" in proc.stderr
+
+
+# Every collective of the three checkers, and the algorithms the built-in rules give a
+# layout of several hosts (src/select/builtin.c).
+CHECKERS = {
+    "coll_check": ["bcast", "reduce", "allreduce", "barrier"],
+    "coll_check_move": ["gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv",
+                        "alltoall", "alltoallv", "alltoallw"],
+    "coll_check_scan": ["reduce_scatter", "reduce_scatter_block", "scan", "exscan"],
+}  # fmt: skip
+HIERARCHICAL = {"hier", "hier_sharded", "multileader"}
+
+
+@pytest.mark.parametrize("checker", sorted(CHECKERS))
+def test_builtin_rules_run_hierarchies_on_several_hosts(checker):
+    """No rules of the user's, 2 hosts x 2 ranks: every collective runs a hierarchical
+    algorithm from a built-in rule (verbose shows it), every result checked."""
+    proc = trellis(
+        "run", "-np", "4", "--topology", "hosts=2 ranks_per_host=2", "--verbose",
+        str(BUILD / "tests" / "mpi" / checker), "--quick",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r", 0 failed$", proc.stdout, re.M), proc.stdout
+    for coll in CHECKERS[checker]:
+        choices = said(proc.stderr, coll)
+        assert choices, (coll, proc.stderr)
+        assert all(source == "built-in" for _, source in choices), (coll, choices)
+        assert {algo for algo, _ in choices} & HIERARCHICAL, (coll, choices)

@@ -76,6 +76,9 @@ static void args_of(const check_case *c, int rank, trl_coll_args *a, void *ctx)
     a->send_displs = &AT(m, sd, rank, 0);
     a->recv_counts = &AT(m, rc, rank, 0);
     a->recv_displs = &AT(m, rd, rank, 0);
+    /* All counts: the whole matrix, as the runtime gathers it. */
+    if (c->algo->needs & TRL_NEEDS_ALL_COUNTS)
+        a->counts = m->sc;
 }
 
 /* Fill the global matrix; returns false on allocation failure. */

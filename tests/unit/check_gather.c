@@ -10,12 +10,14 @@
  * What a rank is not supposed to touch it does not get: non-root ranks
  * have no gather RECV and no scatter SEND, an in-place gather root has no
  * SEND and an in-place scatter root no RECV (the executor fails any access
- * to a missing buffer). For the v-variants the displacements are poisoned
- * (SIZE_MAX/3) except at the root, and so are the other ranks' counts at
- * a non-root rank unless the algorithm has TRL_NEEDS_ALL_COUNTS; a
+ * to a missing buffer). For the v-variants a non-root rank gets no
+ * displacements at all (NULL, as the runtime passes them: a builder that
+ * reads them crashes), and the other ranks' counts are poisoned
+ * (SIZE_MAX/3) there unless the algorithm has TRL_NEEDS_ALL_COUNTS; a
  * builder that read them would address far outside every buffer or ask
  * for absurd scratch, which is checked before running (scratch may not
- * exceed the data gathered or scattered).
+ * exceed the data gathered or scattered; for a hierarchy, once per level
+ * and once more).
  *
  * Also checked: no message carries zero elements; send buffers are not
  * modified. */
@@ -31,7 +33,6 @@
 typedef struct {
     bool vec;
     const size_t *counts, *displs; /* the truth (vec only) */
-    size_t *poison;                /* p poisoned entries */
     size_t *own_only;              /* p x p: row r poisoned but for counts[r] */
 } gather_ctx;
 
@@ -48,25 +49,42 @@ static void args_of(const check_case *c, int rank, trl_coll_args *a, void *vctx)
     }
     a->counts = c->algo->needs & TRL_NEEDS_ALL_COUNTS ? x->counts
                                                        : &x->own_only[(size_t)rank * (size_t)c->p];
-    a->displs = x->poison;
+    a->displs = NULL;
 }
 
-/* Schedules that could not have come from the true counts, or that send
- * empty messages. */
+/* Schedules that could not have come from the true counts, that send
+ * empty messages, or whose root moves some data twice (it receives, for a
+ * gather, or sends, for a scatter, more than all the blocks). */
 static bool check_shape(tally *t, const check_case *c, const trl_sched *s, size_t total)
 {
+    /* A hierarchy's root keeps all blocks, and each level's algorithm may
+     * want scratch of its own beside them (a binomial tree rotated to a
+     * leader that is not its group's first rank): up to one image per
+     * level and the root's own. */
+    size_t most = trl_algo_param(c->algo, "levels", 6) ? (TRL_LEVEL_COUNT + 1) * total : total;
     for (int r = 0; r < c->p; r++) {
-        if (s[r].scratch > total) {
-            check_fail(t, c, "rank %d asks for %zu elements of scratch, more than all the data (%zu)",
-                       r, s[r].scratch, total);
+        if (s[r].scratch > most) {
+            check_fail(t, c, "rank %d asks for %zu elements of scratch, more than %s (%zu)", r,
+                       s[r].scratch, most > total ? "the bound" : "all the data", most);
             return false;
         }
+        trl_step_kind at_root = c->algo->coll == TRL_COLL_GATHER ||
+                                        c->algo->coll == TRL_COLL_GATHERV
+                                    ? TRL_STEP_RECV
+                                    : TRL_STEP_SEND;
+        size_t moved = 0;
         for (size_t i = 0; i < s[r].nsteps; i++) {
             const trl_step *st = &s[r].steps[i];
             if ((st->kind == TRL_STEP_SEND || st->kind == TRL_STEP_RECV) && st->count == 0) {
                 check_fail(t, c, "rank %d step l%zu: an empty message", r, i + 1);
                 return false;
             }
+            moved += st->kind == at_root ? st->count : 0;
+        }
+        if (r == c->root && moved > total) {
+            check_fail(t, c, "the root moves %zu elements in messages, more than all the data (%zu)",
+                       moved, total);
+            return false;
         }
     }
     return true;
@@ -83,7 +101,6 @@ void check_gather_case(tally *t, const check_case *c)
     unsigned seed = c->seed;
 
     size_t *counts = calloc((size_t)p, sizeof *counts), *displs = calloc((size_t)p, sizeof *displs);
-    size_t *poison = malloc((size_t)p * sizeof *poison);
     size_t *own_only = malloc((size_t)p * (size_t)p * sizeof *own_only);
     check_bufs b;
     check_bufs_init(&b, p);
@@ -105,11 +122,10 @@ void check_gather_case(tally *t, const check_case *c)
     for (int r = 0; r < p; r++) {
         total += counts[r];
         maxn = counts[r] > maxn ? counts[r] : maxn;
-        poison[r] = POISON;
         for (int q = 0; q < p; q++)
             own_only[(size_t)r * (size_t)p + (size_t)q] = q == r ? counts[r] : POISON;
     }
-    gather_ctx x = {vec, counts, displs, poison, own_only};
+    gather_ctx x = {vec, counts, displs, own_only};
 
     if (!check_build_all(t, c, &b, args_of, &x))
         goto out;
@@ -186,7 +202,6 @@ out:
     check_bufs_free(&b);
     free(counts);
     free(displs);
-    free(poison);
     free(own_only);
     free(root_buf);
     free(block);

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16};
-enum { NSIZES = sizeof sizes / sizeof *sizes, MAX_LAYOUTS = 9 };
+enum { NSIZES = sizeof sizes / sizeof *sizes, MAX_LAYOUTS = 12 };
 
 /* ---- hier: parameter variants x described layouts ------------------------ */
 
@@ -50,6 +50,37 @@ static const char *const hier_barrier[] = {
     NULL,
 };
 
+/* The data movers' level algorithms are the v-variants' (ranges of blocks). */
+static const char *const hier_gather[] = {
+    "host=binomial world=binomial",
+    "levels=group:3,world group=binomial world=linear",
+    "levels=socket,host,world socket=binomial world=binomial",
+    NULL,
+};
+static const char *const hier_scatter[] = {
+    "host=binomial world=binomial",
+    "levels=group:3,world group=binomial world=linear",
+    "levels=socket,host,world socket=binomial world=binomial",
+    NULL,
+};
+static const char *const hier_allgather[] = {
+    "world=ring",
+    "world=recursive_doubling gather=binomial",
+    "host=knomial(radix=3) world=gather_bcast gather=binomial",
+    "host=chain(segment=1000) world=bruck", /* the whole image: bigger segments */
+    "levels=group:3,world group=scatter_allgather gather=binomial world=ring",
+    "levels=socket,host,world socket=linear host=kary(radix=3) world=multileader",
+    NULL,
+};
+/* Algorithms without levels=: their own variants only. */
+static const char *const multileader[] = {
+    "",
+    "world=bruck host=recursive_doubling",
+    "world=gather_bcast host=bruck",
+    "world=recursive_doubling host=hier",
+    NULL,
+};
+static const char *const no_params[] = {"", NULL};
 /* The two-level forms (issue 12): each step's algorithm varied, commutative
  * and not where they allow it. */
 static const char *const sharded_bcast[] = {
@@ -84,7 +115,8 @@ static const char *const hier_scan[] = {
 
 /* The layouts tried on p ranks: one host (no topology), two hosts, three
  * round-robin, one rank per host, sockets and NUMA domains, hosts that
- * interleave, and the issue's 4x4 and 4+3+2; with `lone`, also three
+ * interleave, the issue's 4x4 and 4+3+2, three irregular hosts in block
+ * placement, a host of one rank after a big one; with `lone`, also three
  * hosts of 1 (rank 0's), p-3 and 2 ranks. */
 static int layouts_for(int p, bool lone, char out[][160])
 {
@@ -115,6 +147,12 @@ static int layouts_for(int p, bool lone, char out[][160])
         snprintf(out[n++], 160, "hosts=4 ranks_per_host=4");
     if (p == 9)
         snprintf(out[n++], 160, "hosts=3 ranks_per_host=4,3,2");
+    if (p >= 4) { /* irregular, block placement: 6+5+5 scaled down */
+        int q = p / 3, r = p % 3;
+        snprintf(out[n++], 160, "hosts=3 ranks_per_host=%d,%d,%d", q + (r > 0), q + (r > 1), q);
+    }
+    if (p >= 3) /* a host of one rank after a big one */
+        snprintf(out[n++], 160, "hosts=2 ranks_per_host=%d,1", p - 1);
     if (lone && p >= 4)
         snprintf(out[n++], 160, "hosts=3 ranks_per_host=1,%d,2", p - 3);
     return n;
@@ -126,7 +164,7 @@ static int hier_variant(sweep *w, const char *text, bool lone)
     if (!with_params(w->algo, text, &params))
         return 2;
     /* Small segments make many messages: keep their counts small. */
-    size_t max_count = strstr(text, "segment=24") ? 1000 : (size_t)-1;
+    size_t max_count = strstr(text, "segment=") ? 1000 : (size_t)-1;
     for (int si = 0; si < NSIZES; si++) {
         int p = sizes[si];
         char layouts[MAX_LAYOUTS][160];
@@ -145,8 +183,12 @@ static int hier_variant(sweep *w, const char *text, bool lone)
                 t = &topo;
             }
             /* The largest count on two layouts only (the two-host one only
-             * for the two-level forms): the rest is shape. */
-            size_t most = l == 1 || (l == 0 && !lone) ? max_count : 1000;
+             * for the two-level forms): the rest is shape. An allgather
+             * moves p blocks to each of p ranks: the largest count up to 9
+             * ranks only. */
+            bool square = w->algo->coll == TRL_COLL_ALLGATHER ||
+                          w->algo->coll == TRL_COLL_ALLGATHERV;
+            size_t most = (l == 1 || (l == 0 && !lone)) && !(square && p > 9) ? max_count : 1000;
             sweep_size(w, text, &params, most, p, t ? layouts[l] : NULL, t);
             if (t)
                 trl_topo_free(t);
@@ -173,6 +215,17 @@ static const struct {
     {TRL_COLL_REDUCE_SCATTER_BLOCK, "hier", hier_reduce_scatter},
     {TRL_COLL_SCAN, "hier", hier_scan},
     {TRL_COLL_EXSCAN, "hier", hier_scan},
+    {TRL_COLL_GATHER, "hier", hier_gather},
+    {TRL_COLL_GATHERV, "hier", hier_gather},
+    {TRL_COLL_SCATTER, "hier", hier_scatter},
+    {TRL_COLL_SCATTERV, "hier", hier_scatter},
+    {TRL_COLL_ALLGATHER, "hier", hier_allgather},
+    {TRL_COLL_ALLGATHERV, "hier", hier_allgather},
+    {TRL_COLL_ALLGATHER, "multileader", multileader},
+    {TRL_COLL_ALLGATHERV, "multileader", multileader},
+    {TRL_COLL_ALLTOALL, "hier", no_params},
+    {TRL_COLL_ALLTOALLV, "hier", no_params},
+    {TRL_COLL_ALLTOALLW, "hier", no_params},
 };
 
 int sweep_hier(sweep *w)

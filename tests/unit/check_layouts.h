@@ -1,5 +1,5 @@
 /* The threads tier for the algorithms that read more than the call's
- * shape: `hier` over described layouts, `tree` over generated tree and
+ * shape: `hier` and `multileader` over described layouts, `tree` over generated tree and
  * script files (check_layouts.c). */
 #ifndef CHECK_LAYOUTS_H
 #define CHECK_LAYOUTS_H

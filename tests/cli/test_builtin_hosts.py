@@ -1,0 +1,93 @@
+"""The built-in rules know hosts (issue 12): on a layout of several hosts every
+collective gets a hierarchical algorithm, on one host the flat one it got before, and
+explain says which built-in rule chose it and the reason written above that rule."""
+
+import json
+
+import pytest
+
+from trellis import native
+
+COLLECTIVES = [
+    "bcast", "reduce", "allreduce", "barrier", "gather", "gatherv", "scatter", "scatterv",
+    "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce_scatter",
+    "reduce_scatter_block", "scan", "exscan",
+]  # fmt: skip
+HIERARCHICAL = {"hier", "hier_sharded", "multileader"}
+# 4 x 4, and the issue's irregular shape: 3 hosts of 6, 5 and 5 ranks.
+MULTI_HOST = [(16, "hosts=4 ranks_per_host=4"), (16, "hosts=3 ranks_per_host=6,5,5")]
+
+
+def choice(coll: str, ranks: int, layout: str, size: str = "16", *more: str) -> dict:
+    """The built-in rules' choice (no user rules), as explain reports it."""
+    args = ["explain", coll, "--ranks", str(ranks), "--rules", "", "--json", "--rank", "0"]
+    args += ["--topology", layout, *more]
+    if coll != "barrier":
+        args += ["--bytes", size]
+    return json.loads(native.info(*args))
+
+
+@pytest.mark.parametrize("coll", COLLECTIVES)
+def test_several_hosts_get_a_hierarchical_algorithm(coll: str) -> None:
+    for ranks, layout in MULTI_HOST:
+        data = choice(coll, ranks, layout)
+        assert data["algorithm"] in HIERARCHICAL, (layout, data["rule"])
+        assert data["rule"]["source"] == "built-in"
+        assert "hosts=2-" in data["rule"]["text"]
+        assert data["reason"], data["rule"]  # every built-in rule says why
+
+
+@pytest.mark.parametrize("coll", COLLECTIVES)
+def test_one_host_gets_the_flat_rules(coll: str) -> None:
+    for layout in ("hosts=1 ranks_per_host=16", "hosts=16 ranks_per_host=1"):
+        data = choice(coll, 16, layout)
+        assert data["algorithm"] not in HIERARCHICAL, (layout, data["rule"])
+        assert "hosts=" not in data["rule"]["text"]
+        assert data["reason"], data["rule"]
+
+
+@pytest.mark.parametrize(
+    ("coll", "size", "expected"),
+    [
+        ("bcast", "1M", "hier_sharded"),
+        ("allreduce", "1M", "hier_sharded"),
+        ("allgather", "64K", "multileader"),
+        ("allgatherv", "64K", "multileader"),
+    ],
+)
+def test_large_messages_get_the_bandwidth_forms(coll: str, size: str, expected: str) -> None:
+    assert choice(coll, 16, MULTI_HOST[0][1], size)["algorithm"] == expected
+
+
+def test_large_alltoall_blocks_stay_flat() -> None:
+    """Node-aware alltoall moves every byte three times: large blocks go flat."""
+    assert choice("alltoall", 16, MULTI_HOST[0][1], "64K")["algorithm"] not in HIERARCHICAL
+
+
+@pytest.mark.parametrize("coll", ["scan", "exscan", "reduce_scatter", "reduce_scatter_block"])
+def test_rank_order_forms_need_block_placement(coll: str) -> None:
+    data = choice(coll, 16, "hosts=4 ranks_per_host=4 placement=round-robin")
+    assert data["algorithm"] not in HIERARCHICAL, data["rule"]
+
+
+def test_noncommutative_allreduce_on_several_hosts() -> None:
+    """hier_sharded's ring steps need a commutative operation: passed over for hier,
+    which keeps rank order on block placement; round-robin goes flat."""
+    block = choice("allreduce", 16, MULTI_HOST[0][1], "1M", "--noncommutative")
+    assert block["algorithm"] == "hier"
+    assert any("hier_sharded" in r["text"] for r in block["passed_over"])
+    rr = choice("allreduce", 16, "hosts=4 ranks_per_host=4 placement=round-robin", "16",
+                "--noncommutative")  # fmt: skip
+    assert rr["algorithm"] not in HIERARCHICAL
+
+
+def test_explain_says_the_rule_and_its_reason(run_trellis) -> None:
+    proc = run_trellis(
+        "explain", "gather", "--ranks", "16", "--bytes", "8", "--layout", "hosts=4 ranks_per_host=4"
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    chosen = next(i for i, line in enumerate(lines) if line.startswith("chosen by: built-in:"))
+    assert lines[chosen].split()[-1] == "hier"
+    assert lines[chosen + 1].startswith("reason: Several hosts: gather and scatter through")
+    assert "the rules saw: hosts=4 ranks_per_host=4 placement=block" in lines
