@@ -188,6 +188,10 @@ typedef struct {
      * NULL: unknown, all on one host. Read by the hierarchical algorithms
      * and the tree files (which apply in MPI_COMM_WORLD's order only). */
     const struct trl_topo *topo;
+    /* An intercommunicator call: the two groups within the merged
+     * communicator that a->rank and a->size count (src/algo/inter/inter.h);
+     * NULL for an intracommunicator. */
+    const struct trl_inter *inter;
 } trl_coll_args;
 
 /* Whether every rank of a call knows the same "bytes" for the rules: not
@@ -211,6 +215,9 @@ enum {
     /* gatherv, scatterv: every rank must know every rank's count (the
      * runtime exchanges them before it builds the schedule). */
     TRL_NEEDS_ALL_COUNTS = 1 << 1,
+    /* Serves intercommunicator calls only (src/algo/inter/); every other
+     * algorithm Trellis builds serves intracommunicator calls only. */
+    TRL_NEEDS_INTER = 1 << 3,
 };
 
 typedef int (*trl_build_fn)(const trl_coll_args *a, trl_sched *s);

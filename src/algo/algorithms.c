@@ -7,6 +7,7 @@
 
 #include "algo/algo.h"
 #include "algo/builders.h"
+#include "algo/inter/table.h"
 
 #define NO_MAX 0x7fffffffffffffffLL
 
@@ -247,6 +248,9 @@ const trl_algo trl_algorithms[] = {
      "(p-1)(a + nb + ng)", 0, NULL, trl_exscan_linear},
     {EX, "recursive_doubling", "round k: exchange partial results with rank +- 2^k",
      "log2(p)(a + nb + 2ng)", 0, NULL, trl_exscan_recursive_doubling},
+
+    /* Intercommunicator calls (src/algo/inter/table.h). */
+    TRL_INTER_ALGORITHMS
 
     /* Not Trellis' own: the call goes to the MPI library unchanged. A rule
      * can choose it, and the benchmarks compare against it. */

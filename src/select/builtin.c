@@ -6,7 +6,9 @@
  * Chosen from measurements on this project's 2-core machine (2 ranks, and
  * 4 and 8 oversubscribed ranks); docs/results.md has the figures and the
  * commands. Keep the catch-all at the end of each collective, so that
- * selection always succeeds (the unit test `rules` checks it). */
+ * selection always succeeds (the unit test `rules` checks it); the
+ * intercommunicator rules come last, each one its collective's catch-all
+ * for intercommunicator calls (rules of the other kind never match). */
 #include "select/rules.h"
 
 const char trl_builtin_rules_text[] =
@@ -69,4 +71,23 @@ const char trl_builtin_rules_text[] =
     "scan                 ranks=8- bytes=-2K recursive_doubling\n"
     "scan                                 linear\n"
     "exscan               ranks=8- bytes=-2K recursive_doubling\n"
-    "exscan                               linear\n";
+    "exscan                               linear\n"
+    "\n"
+    "# Intercommunicators (their own algorithms, inter_*: a rule naming one\n"
+    "# matches intercommunicator calls only). ranks= is the larger group,\n"
+    "# remote_ranks= the smaller. MPI defines no scan or exscan there.\n"
+    "bcast                                inter_leader\n"
+    "reduce                               inter_leader\n"
+    "allreduce                            inter_leader\n"
+    "barrier                              inter_leader\n"
+    "gather                               inter_linear\n"
+    "gatherv                              inter_linear\n"
+    "scatter                              inter_linear\n"
+    "scatterv                             inter_linear\n"
+    "allgather                            inter_leader\n"
+    "allgatherv                           inter_leader\n"
+    "alltoall                             inter_linear\n"
+    "alltoallv                            inter_linear\n"
+    "alltoallw                            inter_linear\n"
+    "reduce_scatter                       inter_leader\n"
+    "reduce_scatter_block                 inter_leader\n";

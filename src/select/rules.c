@@ -4,7 +4,8 @@
  * in the middle of a collective call.
  *
  *   rule   = collective { filter } algorithm { param }
- *   filter = ("ranks" | "bytes") "=" range | "commutative" "=" ("yes" | "no")
+ *   filter = ("ranks" | "bytes" | "remote_ranks") "=" range
+ *          | ("commutative" | "inter") "=" ("yes" | "no")
  *   range  = "*" | n | n "-" | "-" n | n "-" n
  *   param  = name "=" value
  *
@@ -30,8 +31,10 @@
 #define QUOTE_MAX 60
 #define Q(p, len) (int)((len) < QUOTE_MAX ? (len) : QUOTE_MAX), (p)
 
-enum { FILTER_RANKS, FILTER_BYTES, FILTER_COMMUTATIVE, FILTER_COUNT };
-static const char *const filter_names[FILTER_COUNT] = {"ranks", "bytes", "commutative"};
+enum { FILTER_RANKS, FILTER_BYTES, FILTER_COMMUTATIVE, FILTER_INTER, FILTER_REMOTE_RANKS,
+       FILTER_COUNT };
+static const char *const filter_names[FILTER_COUNT] = {"ranks", "bytes", "commutative", "inter",
+                                                       "remote_ranks"};
 
 typedef struct {
     const char *p;
@@ -196,14 +199,16 @@ static int parse_range_filter(parser *ps, const token *t, const pair *kv, int f,
 
 /* Which filters make sense for a collective: a barrier carries no data,
  * in gatherv, scatterv, alltoallv and alltoallw no rank knows what the
- * others move (so ranks could choose differently), and only reductions
- * have an operation. */
+ * others move (so ranks could choose differently), only reductions have
+ * an operation, and MPI defines no scan or exscan on intercommunicators. */
 static bool filter_applies(int f, trl_coll coll)
 {
     if (f == FILTER_BYTES)
         return trl_coll_has_bytes(coll);
     if (f == FILTER_COMMUTATIVE)
         return trl_coll_is_reduction(coll);
+    if (f == FILTER_INTER || f == FILTER_REMOTE_RANKS)
+        return coll != TRL_COLL_SCAN && coll != TRL_COLL_EXSCAN;
     return true;
 }
 
@@ -211,7 +216,9 @@ static int parse_filter(parser *ps, trl_rule *r, const token *t, const pair *kv,
 {
     int f = filter_index(kv->key, kv->klen);
     if (f < 0)
-        return fail(ps, t->column, "unknown filter '%.*s' (expected one of: ranks, bytes, commutative)",
+        return fail(ps, t->column,
+                    "unknown filter '%.*s' (expected one of: ranks, bytes, commutative, inter, "
+                    "remote_ranks)",
                     Q(kv->key, kv->klen));
     if (*seen & (1u << f))
         return fail(ps, t->column, "duplicate filter '%s'", filter_names[f]);
@@ -220,15 +227,20 @@ static int parse_filter(parser *ps, trl_rule *r, const token *t, const pair *kv,
         return fail(ps, t->column, "filter '%s' does not apply to %s%s", filter_names[f],
                     trl_coll_name(r->coll),
                     f == FILTER_BYTES && r->coll != TRL_COLL_BARRIER
-                        ? " (each rank knows only its own counts)" : "");
+                        ? " (each rank knows only its own counts)"
+                    : f == FILTER_INTER || f == FILTER_REMOTE_RANKS
+                        ? " (MPI defines it on intracommunicators only)"
+                        : "");
     if (kv->vlen == 0)
         return fail(ps, t->column, "missing value after '%s='", filter_names[f]);
     if (f == FILTER_RANKS)
         return parse_range_filter(ps, t, kv, f, &r->ranks);
     if (f == FILTER_BYTES)
         return parse_range_filter(ps, t, kv, f, &r->bytes);
+    if (f == FILTER_REMOTE_RANKS)
+        return parse_range_filter(ps, t, kv, f, &r->remote_ranks);
     if (word_is("yes", kv->val, kv->vlen) || word_is("no", kv->val, kv->vlen)) {
-        r->commutative = kv->val[0] == 'y';
+        *(f == FILTER_INTER ? &r->inter : &r->commutative) = kv->val[0] == 'y';
         return TRL_OK;
     }
     return fail(ps, t->column, "%.*s: expected yes or no", Q(t->p, t->len));
@@ -433,7 +445,8 @@ static int parse_part(parser *ps, trl_ruleset *rs, size_t *cap)
     if (!next_token(ps, &first))
         return TRL_OK;
     trl_rule r = {.ranks = {0, TRL_RANGE_MAX}, .bytes = {0, TRL_RANGE_MAX}, .commutative = -1,
-                  .source = rs->source, .line = ps->line};
+                  .inter = -1, .remote_ranks = {0, TRL_RANGE_MAX}, .source = rs->source,
+                  .line = ps->line};
     int rc = parse_rule(ps, &r, &first);
     if (rc == TRL_OK) {
         r.text = trimmed_copy(begin, ps->end);

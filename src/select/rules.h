@@ -27,6 +27,10 @@ typedef struct {
     trl_coll coll;
     trl_range ranks, bytes;
     int commutative; /* filter on the operation: -1 any, 0 no, 1 yes */
+    /* Intercommunicator calls: -1 any, 0 no, 1 yes; the smaller group's size
+     * (a range other than * matches intercommunicator calls only). */
+    int inter;
+    trl_range remote_ranks;
     const trl_algo *algo;
     trl_params params;
     const char *source; /* owned by the ruleset */

@@ -7,6 +7,7 @@
  * wrote did not run. */
 #include "select/rules.h"
 
+#include "algo/inter/inter.h"
 #include "core/status.h"
 
 static bool in_range(const trl_range *r, unsigned long long v)
@@ -14,10 +15,26 @@ static bool in_range(const trl_range *r, unsigned long long v)
     return r->lo <= v && v <= r->hi;
 }
 
+/* An intercommunicator call's ranks= and remote_ranks= are the larger and
+ * the smaller group's sizes (trl_inter_rule_sizes): both groups must choose
+ * alike. A remote_ranks= range never matches an intracommunicator call, and
+ * a rule naming an algorithm for the other kind of communicator (inter_*
+ * for an intracommunicator, any other but mpi for an intercommunicator)
+ * does not match at all: it was not written for this call. */
 static bool matches(const trl_rule *r, const trl_coll_args *a, size_t bytes)
 {
-    return r->coll == a->coll && in_range(&r->ranks, (unsigned long long)a->size) &&
-           in_range(&r->bytes, bytes) && (r->commutative < 0 || r->commutative == a->commutative);
+    unsigned long long ranks = (unsigned long long)a->size, remote = 0;
+    bool any_remote = r->remote_ranks.lo == 0 && r->remote_ranks.hi == TRL_RANGE_MAX;
+    if (a->inter)
+        trl_inter_rule_sizes(a, &ranks, &remote);
+    else if (!any_remote)
+        return false;
+    /* A rule applies to the kind of communicator its algorithm serves. */
+    if (r->algo->build && !(r->algo->needs & TRL_NEEDS_INTER) != !a->inter)
+        return false;
+    return r->coll == a->coll && in_range(&r->ranks, ranks) && in_range(&r->bytes, bytes) &&
+           (r->commutative < 0 || r->commutative == a->commutative) &&
+           (r->inter < 0 || r->inter == (a->inter != NULL)) && in_range(&r->remote_ranks, remote);
 }
 
 /* Walk one ruleset; true when a usable rule was found. Each rule passed

@@ -206,9 +206,10 @@ int main(int argc, char **argv)
     }
     sweep w = {.algo = algo, .run_case = case_fn((trl_coll)coll), .seed = 1};
     w.t.quick = argc > 3 && strcmp(argv[3], "--quick") == 0;
-    int rc = !strcmp(algo->name, "hier")   ? sweep_hier(&w)
-             : !strcmp(algo->name, "tree") ? sweep_tree(&w)
-                                           : sweep_plain(&w);
+    int rc = algo->needs & TRL_NEEDS_INTER ? check_inter_sweep(&w.t, algo)
+             : !strcmp(algo->name, "hier")   ? sweep_hier(&w)
+             : !strcmp(algo->name, "tree")   ? sweep_tree(&w)
+                                             : sweep_plain(&w);
     if (rc)
         return rc;
     printf("%s %s: %d cases, %d failed\n", argv[1], argv[2], w.t.cases, w.t.failures);
