@@ -12,6 +12,7 @@
 
 #include "mpi/coll_common.h"
 #include "mpi/coll_entry.h"
+#include "mpi/inter.h"
 #include "mpi/validate.h"
 
 /* recv_b describes the receive side; send_b the send side (NULL: in place,
@@ -61,6 +62,8 @@ int trl_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, mode, served);
     if (!c || c->size == 1 ||
         trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
         (sendbuf != MPI_IN_PLACE &&
@@ -85,6 +88,8 @@ int trl_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, mode, served);
     if (!c || c->size == 1 ||
         trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_RECV, recvbuf, recvcounts, rdispls,
                           recvtype, c->size) ||
@@ -124,6 +129,8 @@ int trl_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, mode, served);
     if (!c || c->size == 1 ||
         wside_refused(TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtypes, c->size) ||
         (sendbuf != MPI_IN_PLACE &&

@@ -54,7 +54,7 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
     int before = hooks->before ? hooks->before(&self) : MPI_SUCCESS;
     self.rc = before;
     trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, 0, 0, &c->shm, NULL};
-    trl_comm_tags(c, &call.tag_base, &call.tag_span);
+    trl_comm_tags(c, e, &call.tag_base, &call.tag_span);
     /* Collectives in flight advance while this one waits. */
     if (trl_engine_busy())
         call.idle = trl_engine_progress;
