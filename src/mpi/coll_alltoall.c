@@ -111,18 +111,6 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     return served ? rc : PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
-/* alltoallw's side: a datatype per block, each judged by the library. */
-static bool wside_refused(trl_side_kind side, const void *buf, const int *counts,
-                          const int *displs, const MPI_Datatype *types, int p)
-{
-    if (!types || trl_vside_refused(TRL_COLL_ALLTOALLW, side, buf, counts, displs, MPI_BYTE, p))
-        return true;
-    for (int i = 0; i < p; i++)
-        if (!trl_move_type_ok(TRL_COLL_ALLTOALLW, side, types[i]))
-            return true;
-    return false;
-}
-
 int trl_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, const trl_mode *mode, bool *served)
@@ -132,9 +120,9 @@ int trl_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
     if (!c) /* an intercommunicator, or none set up */
         return trl_inter_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, mode, served);
     if (!c || c->size == 1 ||
-        wside_refused(TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtypes, c->size) ||
+        trl_wside_refused(TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtypes, c->size) ||
         (sendbuf != MPI_IN_PLACE &&
-         wside_refused(TRL_SIDE_SEND, sendbuf, sendcounts, sdispls, sendtypes, c->size)))
+         trl_wside_refused(TRL_SIDE_SEND, sendbuf, sendcounts, sdispls, sendtypes, c->size)))
         return MPI_SUCCESS;
     trl_blocks send_b = {.n = c->size, .counts = sendcounts, .byte_disp_in = sdispls,
                          .types = sendtypes};

@@ -270,11 +270,13 @@ int trl_inter_scatterv(const void *sendbuf, const int sendcounts[], const int di
     return rooted_move(ic, &r, comm, mode, served);
 }
 
-/* ---- allgather, allgatherv ---- */
+/* ---- allgather(v), alltoall(v,w) ---- */
 
-static int allgather(trl_intercomm *ic, trl_coll coll, const void *sendbuf,
-                     const trl_blocks *send_b, void *recvbuf, const trl_blocks *recv_b,
-                     MPI_Comm comm, const trl_mode *mode, bool *served)
+/* Open both sides, look up, run. allgather(v): one block sent, one
+ * received per remote rank; alltoall(v,w): one of each per remote rank. */
+static int all_move(trl_intercomm *ic, trl_coll coll, const void *sendbuf,
+                    const trl_blocks *send_b, void *recvbuf, const trl_blocks *recv_b,
+                    MPI_Comm comm, const trl_mode *mode, bool *served)
 {
     sides sd;
     int rc = open_sides(ic->c, &sd, sendbuf, send_b, recvbuf, recv_b);
@@ -282,11 +284,20 @@ static int allgather(trl_intercomm *ic, trl_coll coll, const void *sendbuf,
     if (rc != MPI_SUCCESS)
         return trl_error(comm, rc);
     trl_coll_args a = move_args(ic, coll, mode);
-    a.count = sd.send.counts[0];
-    a.counts = sd.recv.counts;
-    a.displs = sd.recv.displs;
-    /* Both groups' blocks are known to both (allgather's are uniform). */
-    bool empty = coll == TRL_COLL_ALLGATHER && a.count == 0 && a.counts[0] == 0;
+    bool gathers = coll == TRL_COLL_ALLGATHER || coll == TRL_COLL_ALLGATHERV;
+    if (gathers) {
+        a.count = sd.send.counts[0];
+        a.counts = sd.recv.counts;
+        a.displs = sd.recv.displs;
+    } else {
+        a.send_counts = sd.send.counts;
+        a.send_displs = sd.send.displs;
+        a.recv_counts = sd.recv.counts;
+        a.recv_displs = sd.recv.displs;
+    }
+    /* Uniform blocks each way (allgather, alltoall) are known both ways. */
+    bool empty = (coll == TRL_COLL_ALLGATHER || coll == TRL_COLL_ALLTOALL) &&
+                 sd.send.counts[0] == 0 && sd.recv.counts[0] == 0;
     return serve(ic, comm, &a, &sd, empty, mode, served);
 }
 
@@ -302,7 +313,7 @@ int trl_inter_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
         return MPI_SUCCESS;
     trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks recv_b = {.n = n, .count = recvcount, .type = recvtype};
-    return allgather(ic, TRL_COLL_ALLGATHER, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
+    return all_move(ic, TRL_COLL_ALLGATHER, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
 }
 
 int trl_inter_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -319,28 +330,7 @@ int trl_inter_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
         return MPI_SUCCESS;
     trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks recv_b = {.n = n, .counts = recvcounts, .displs = displs, .type = recvtype};
-    return allgather(ic, TRL_COLL_ALLGATHERV, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
-}
-
-/* ---- alltoall, alltoallv, alltoallw ---- */
-
-static int alltoall(trl_intercomm *ic, trl_coll coll, const void *sendbuf,
-                    const trl_blocks *send_b, void *recvbuf, const trl_blocks *recv_b,
-                    MPI_Comm comm, const trl_mode *mode, bool *served)
-{
-    sides sd;
-    int rc = open_sides(ic->c, &sd, sendbuf, send_b, recvbuf, recv_b);
-    *served = true;
-    if (rc != MPI_SUCCESS)
-        return trl_error(comm, rc);
-    trl_coll_args a = move_args(ic, coll, mode);
-    a.send_counts = sd.send.counts;
-    a.send_displs = sd.send.displs;
-    a.recv_counts = sd.recv.counts;
-    a.recv_displs = sd.recv.displs;
-    /* alltoall's blocks are uniform each way, and known both ways. */
-    bool empty = coll == TRL_COLL_ALLTOALL && a.send_counts[0] == 0 && a.recv_counts[0] == 0;
-    return serve(ic, comm, &a, &sd, empty, mode, served);
+    return all_move(ic, TRL_COLL_ALLGATHERV, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
 }
 
 int trl_inter_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -355,7 +345,7 @@ int trl_inter_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype
         return MPI_SUCCESS;
     trl_blocks send_b = {.n = n, .count = sendcount, .type = sendtype};
     trl_blocks recv_b = {.n = n, .count = recvcount, .type = recvtype};
-    return alltoall(ic, TRL_COLL_ALLTOALL, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
+    return all_move(ic, TRL_COLL_ALLTOALL, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
 }
 
 int trl_inter_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -374,19 +364,7 @@ int trl_inter_alltoallv(const void *sendbuf, const int sendcounts[], const int s
         return MPI_SUCCESS;
     trl_blocks send_b = {.n = n, .counts = sendcounts, .displs = sdispls, .type = sendtype};
     trl_blocks recv_b = {.n = n, .counts = recvcounts, .displs = rdispls, .type = recvtype};
-    return alltoall(ic, TRL_COLL_ALLTOALLV, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
-}
-
-/* alltoallw's side: a datatype per block, each judged by the library. */
-static bool wside_refused(trl_side_kind side, const void *buf, const int *counts,
-                          const int *displs, const MPI_Datatype *types, int n)
-{
-    if (!types || trl_vside_refused(TRL_COLL_ALLTOALLW, side, buf, counts, displs, MPI_BYTE, n))
-        return true;
-    for (int i = 0; i < n; i++)
-        if (!trl_move_type_ok(TRL_COLL_ALLTOALLW, side, types[i]))
-            return true;
-    return false;
+    return all_move(ic, TRL_COLL_ALLTOALLV, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
 }
 
 int trl_inter_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -398,12 +376,12 @@ int trl_inter_alltoallw(const void *sendbuf, const int sendcounts[], const int s
     trl_intercomm *ic = trl_inter_for(comm, mode);
     int n = ic ? ic->remote_n : 0;
     if (!ic ||
-        wside_refused(TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtypes, n) ||
-        wside_refused(TRL_SIDE_SEND, sendbuf, sendcounts, sdispls, sendtypes, n))
+        trl_wside_refused(TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtypes, n) ||
+        trl_wside_refused(TRL_SIDE_SEND, sendbuf, sendcounts, sdispls, sendtypes, n))
         return MPI_SUCCESS;
     trl_blocks send_b = {.n = n, .counts = sendcounts, .byte_disp_in = sdispls,
                          .types = sendtypes};
     trl_blocks recv_b = {.n = n, .counts = recvcounts, .byte_disp_in = rdispls,
                          .types = recvtypes};
-    return alltoall(ic, TRL_COLL_ALLTOALLW, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
+    return all_move(ic, TRL_COLL_ALLTOALLW, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
 }
