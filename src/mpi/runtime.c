@@ -403,6 +403,15 @@ static void say_choice(const trl_comm *c, const trl_coll_args *a, size_t bytes,
     key = fnv1a(key, &bytes, sizeof bytes);
     key = fnv1a(key, &ch->rule, sizeof ch->rule);
     key = fnv1a(key, &a->call, sizeof a->call);
+    trl_layout_stats seen = trl_topo_stats(c->topo.host ? &c->topo : NULL, c->size);
+    key = fnv1a(key, &seen.hosts, sizeof seen.hosts);
+    key = fnv1a(key, &seen.ranks_per_host, sizeof seen.ranks_per_host);
+    key = fnv1a(key, &seen.block, sizeof seen.block);
+    /* An intercommunicator's call: both groups' sizes as the rules saw them. */
+    unsigned long long big = (unsigned long long)c->size, small = 0;
+    if (a->inter)
+        trl_inter_rule_sizes(a, &big, &small);
+    key = fnv1a(key, &small, sizeof small);
     if (!first_time(key))
         return;
     passed_list passed = {.used = 0};
@@ -416,15 +425,16 @@ static void say_choice(const trl_comm *c, const trl_coll_args *a, size_t bytes,
     /* Named as the program called it: iallreduce, allreduce_init. */
     const char *pre = a->call == TRL_CALL_NONBLOCKING ? "i" : "";
     const char *post = a->call == TRL_CALL_PERSISTENT ? "_init" : "";
-    /* An intercommunicator's call: both groups' sizes as the rules saw them. */
     char ranks[64];
-    unsigned long long big = (unsigned long long)c->size, small = 0;
-    if (a->inter)
-        trl_inter_rule_sizes(a, &big, &small);
     snprintf(ranks, sizeof ranks, a->inter ? "inter ranks=%llu remote_ranks=%llu" : "ranks=%llu",
              big, small);
-    trl_log("%s%s%s %s%s: %s (%s:%d: %s)%s", pre, trl_coll_name(coll), post, ranks, size,
-            ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, passed.text);
+    /* What the layout filters saw, where there is more than one host. */
+    char layout[96] = "";
+    if (seen.hosts > 1)
+        snprintf(layout, sizeof layout, "; hosts=%d ranks_per_host=%d placement=%s", seen.hosts,
+                 seen.ranks_per_host, seen.block ? "block" : "other");
+    trl_log("%s%s%s %s%s: %s (%s:%d: %s)%s%s", pre, trl_coll_name(coll), post, ranks, size,
+            ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, layout, passed.text);
 }
 
 void trl_comm_tags(trl_comm *c, const trl_cache_entry *e, int *base, int *span)

@@ -9,18 +9,22 @@
 
 #include "algo/inter/inter.h"
 #include "core/status.h"
+#include "topo/topo.h"
 
 static bool in_range(const trl_range *r, unsigned long long v)
 {
     return r->lo <= v && v <= r->hi;
 }
 
-/* An intercommunicator call's ranks= and remote_ranks= are the larger and
- * the smaller group's sizes (trl_inter_rule_sizes): both groups must choose
- * alike. A remote_ranks= range never matches an intracommunicator call, and
- * a rule naming an algorithm for the other kind of communicator (inter_*
- * for an intracommunicator, any other but mpi for an intercommunicator)
- * does not match at all: it was not written for this call. */
+/* The layout's values were computed once with the communicator's layout
+ * (trl_topo_summarize), and every rank holds the same layout. An
+ * intercommunicator call's ranks= and remote_ranks= are the larger and the
+ * smaller group's sizes (trl_inter_rule_sizes): both groups must choose
+ * alike; its layout is the merged communicator's. A remote_ranks= range
+ * never matches an intracommunicator call, and a rule naming an algorithm
+ * for the other kind of communicator (inter_* for an intracommunicator,
+ * any other but mpi for an intercommunicator) does not match at all: it
+ * was not written for this call. */
 static bool matches(const trl_rule *r, const trl_coll_args *a, size_t bytes)
 {
     unsigned long long ranks = (unsigned long long)a->size, remote = 0;
@@ -32,9 +36,14 @@ static bool matches(const trl_rule *r, const trl_coll_args *a, size_t bytes)
     /* A rule applies to the kind of communicator its algorithm serves. */
     if (r->algo->build && !(r->algo->needs & TRL_NEEDS_INTER) != !a->inter)
         return false;
-    return r->coll == a->coll && in_range(&r->ranks, ranks) && in_range(&r->bytes, bytes) &&
-           (r->commutative < 0 || r->commutative == a->commutative) &&
-           (r->inter < 0 || r->inter == (a->inter != NULL)) && in_range(&r->remote_ranks, remote);
+    if (r->coll != a->coll || !in_range(&r->ranks, ranks) || !in_range(&r->bytes, bytes) ||
+        (r->commutative >= 0 && r->commutative != a->commutative) ||
+        (r->inter >= 0 && r->inter != (a->inter != NULL)) || !in_range(&r->remote_ranks, remote))
+        return false;
+    trl_layout_stats l = trl_topo_stats(a->topo, a->size);
+    return in_range(&r->hosts, (unsigned long long)l.hosts) &&
+           in_range(&r->ranks_per_host, (unsigned long long)l.ranks_per_host) &&
+           (r->placement < 0 || r->placement == l.block);
 }
 
 /* Walk one ruleset; true when a usable rule was found. Each rule passed

@@ -163,6 +163,24 @@ int trl_inter_run_part(const trl_coll_args *a, trl_sched *s, const trl_inter_par
     return rc ? rc : s->status;
 }
 
+/* Whether `part` can serve group g's part of the call, on the group's own
+ * layout (the hierarchical forms of a non-commutative reduction need
+ * placement=block there). */
+static const char *part_unusable_on(const trl_coll_args *a, const trl_algo *part,
+                                    const trl_params *given, trl_coll coll, int g)
+{
+    const trl_inter *in = a->inter;
+    trl_topo topo = {0};
+    if (a->topo && trl_topo_subset(a->topo, in->ranks[g], in->n[g], &topo) != TRL_OK)
+        return "the group's layout could not be made";
+    trl_coll_args sub = {.coll = coll, .size = in->n[g], .commutative = a->commutative,
+                         .call = a->call, .params = given, .algo = part,
+                         .topo = topo.host ? &topo : NULL};
+    const char *why = trl_algo_unusable(part, &sub);
+    trl_topo_free(&topo);
+    return why;
+}
+
 const char *trl_inter_parts_unusable(const trl_coll_args *a)
 {
     for (const trl_param_spec *p = a->algo->params; p && p->name; p++) {
@@ -172,13 +190,14 @@ const char *trl_inter_parts_unusable(const trl_coll_args *a)
         const trl_algo *part = trl_param_level(a, p->name, &given);
         if (!part)
             return "a part's algorithm is missing";
-        /* A part runs on one group of this call: the same operation and
-         * form of call, no intercommunicator. */
-        trl_coll_args sub = {.coll = p->of, .size = a->size, .commutative = a->commutative,
-                             .call = a->call, .params = given, .algo = part};
-        const char *why = trl_algo_unusable(part, &sub);
-        if (why)
-            return why;
+        /* A part runs on each group of this call: the same operation and
+         * form of call, no intercommunicator. Both groups judge both, so
+         * every rank of the call chooses alike. */
+        for (int g = 0; g < 2; g++) {
+            const char *why = part_unusable_on(a, part, given, p->of, g);
+            if (why)
+                return why;
+        }
     }
     return NULL;
 }
