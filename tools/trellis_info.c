@@ -6,13 +6,17 @@
  *       The table of algorithms as JSON.
  *   trellis-info builtin-rules
  *       The built-in rules, in the rules language.
- *   trellis-info explain <collective> --ranks N [--bytes B] [--root R]
- *                [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]
- *                [--topology LAYOUT] [--rank R] [--steps | --goal | --json]
+ *   trellis-info explain <collective> --ranks N [--remote-ranks M] [--bytes B]
+ *                [--root R] [--elem-size S] [--noncommutative]
+ *                [--rules TEXT-OR-FILE] [--topology LAYOUT] [--rank R]
+ *                [--steps | --goal | --json]
  *       Which algorithm the rules choose for that call and why, then every
  *       rank's schedule: GOAL text (LogGOPSim's format) by default, the
  *       steps spelled out with --steps, only the GOAL file with --goal, or
- *       everything as JSON with --json.
+ *       everything as JSON with --json. With --remote-ranks the call is on
+ *       an intercommunicator of two groups: N ranks (ranks 0..N-1 of the
+ *       schedules, the root's group: --root is its rank there) and M (ranks
+ *       N..N+M-1), as the runtime runs it over the two groups merged.
  *   trellis-info layout [--ranks N] [--topology TEXT-OR-FILE] [--json]
  *       Where N ranks sit (docs/topology.md; N may be left out where a
  *       layout is described, which then says it): the "layout: ..." line, or
@@ -39,6 +43,7 @@
 #include <string.h>
 
 #include "algo/algo.h"
+#include "algo/inter/inter.h"
 #include "core/status.h"
 #include "sched/sched.h"
 #include "select/rules.h"
@@ -54,9 +59,10 @@ enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
 static const char usage_text[] =
     "usage: trellis-info algorithms\n"
     "       trellis-info builtin-rules\n"
-    "       trellis-info explain <collective> --ranks N [--bytes B] [--root R]\n"
-    "                    [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]\n"
-    "                    [--topology LAYOUT] [--rank R] [--steps | --goal | --json]\n"
+    "       trellis-info explain <collective> --ranks N [--remote-ranks M] [--bytes B]\n"
+    "                    [--root R] [--elem-size S] [--noncommutative]\n"
+    "                    [--rules TEXT-OR-FILE] [--topology LAYOUT] [--rank R]\n"
+    "                    [--steps | --goal | --json]\n"
     "       trellis-info layout [--ranks N] [--topology TEXT-OR-FILE] [--json]\n";
 
 /* A bad command line: the message alone, since it reaches users through
@@ -191,6 +197,7 @@ static int cmd_algorithms(void)
 typedef struct {
     trl_coll coll;
     long long ranks;
+    long long remote; /* --remote-ranks: the other group's size; 0: an intracommunicator */
     unsigned long long bytes;
     bool bytes_given;
     long long root;
@@ -270,7 +277,7 @@ static int parse_explain_args(int argc, char **argv, explain_opts *o)
         bool takes_value = !strcmp(name, "--ranks") || !strcmp(name, "--bytes") ||
                            !strcmp(name, "--root") || !strcmp(name, "--elem-size") ||
                            !strcmp(name, "--rules") || !strcmp(name, "--rank") ||
-                           !strcmp(name, "--topology");
+                           !strcmp(name, "--topology") || !strcmp(name, "--remote-ranks");
         if (!takes_value)
             return usage_error("explain: unknown option '%s'", arg);
         if (!value) {
@@ -285,6 +292,11 @@ static int parse_explain_args(int argc, char **argv, explain_opts *o)
                                    "got '%s'",
                                    MAX_RANKS, value);
             ranks_given = true;
+        } else if (!strcmp(name, "--remote-ranks")) {
+            if (!parse_count(value, 1, MAX_RANKS, &o->remote))
+                return usage_error("explain: --remote-ranks: expected a number of ranks from 1 to "
+                                   "%d, got '%s'",
+                                   MAX_RANKS, value);
         } else if (!strcmp(name, "--bytes")) {
             if (!parse_bytes(value, &o->bytes))
                 return usage_error("explain: --bytes: expected a size such as 4096, 64K or 1M, "
@@ -324,14 +336,27 @@ static int parse_explain_args(int argc, char **argv, explain_opts *o)
                            trl_coll_name(o->coll));
     if (o->root >= o->ranks)
         return usage_error("explain: --root %lld is not a rank of %lld", o->root, o->ranks);
-    if (o->only_rank >= o->ranks)
-        return usage_error("explain: --rank %lld is not a rank of %lld", o->only_rank, o->ranks);
+    if (o->remote && (o->coll == TRL_COLL_SCAN || o->coll == TRL_COLL_EXSCAN))
+        return usage_error("explain: MPI defines no %s on intercommunicators (--remote-ranks)",
+                           trl_coll_name(o->coll));
+    if (o->remote && o->ranks + o->remote > MAX_RANKS)
+        return usage_error("explain: --ranks and --remote-ranks: more than %d ranks together",
+                           MAX_RANKS);
+    if (o->only_rank >= o->ranks + o->remote)
+        return usage_error("explain: --rank %lld is not a rank of %lld", o->only_rank,
+                           o->ranks + o->remote);
     if (o->bytes % o->elem_size)
         return usage_error("explain: --bytes %llu is not a whole number of %llu-byte elements",
                            o->bytes, o->elem_size);
     if (o->coll == TRL_COLL_REDUCE_SCATTER_BLOCK && (o->bytes / o->elem_size) % (unsigned long long)o->ranks)
         return usage_error("explain: --bytes %llu (the whole vector) does not split into %lld "
                            "equal blocks of %llu-byte elements", o->bytes, o->ranks, o->elem_size);
+    /* On an intercommunicator each group splits the same vector in its own blocks. */
+    if (o->coll == TRL_COLL_REDUCE_SCATTER_BLOCK && o->remote &&
+        (o->bytes / o->elem_size) % (unsigned long long)o->remote)
+        return usage_error("explain: --bytes %llu (the whole vector) does not split into %lld "
+                           "equal blocks of %llu-byte elements (--remote-ranks)", o->bytes,
+                           o->remote, o->elem_size);
     if (!o->commutative && !trl_coll_is_reduction(o->coll))
         return usage_error("explain: --noncommutative applies to reductions only (%s has no "
                            "operation)", trl_coll_name(o->coll));
@@ -372,12 +397,17 @@ static void print_choice_text(const explain_opts *o, const trl_choice *ch, const
                               FILE *out)
 {
     const trl_algo *algo = ch->algo;
-    fprintf(out, "%s, %lld ranks", trl_coll_name(o->coll), o->ranks);
+    if (o->remote)
+        fprintf(out, "%s, intercommunicator of %lld + %lld ranks (ranks 0-%lld and %lld-%lld below)",
+                trl_coll_name(o->coll), o->ranks, o->remote, o->ranks - 1, o->ranks,
+                o->ranks + o->remote - 1);
+    else
+        fprintf(out, "%s, %lld ranks", trl_coll_name(o->coll), o->ranks);
     if (o->coll != TRL_COLL_BARRIER)
         fprintf(out, ", %llu bytes (%llu elements of %llu byte%s)", o->bytes,
                 o->bytes / o->elem_size, o->elem_size, o->elem_size == 1 ? "" : "s");
     if (trl_coll_is_rooted(o->coll))
-        fprintf(out, ", root %lld", o->root);
+        fprintf(out, ", root %lld%s", o->root, o->remote ? " (of the first group)" : "");
     if (trl_coll_is_reduction(o->coll))
         fprintf(out, ", %s operation", o->commutative ? "commutative" : "non-commutative");
     fputc('\n', out);
@@ -439,6 +469,10 @@ static void print_choice_json(const explain_opts *o, const trl_choice *ch, const
     json_string(out, trl_coll_name(o->coll));
     fprintf(out, ", \"ranks\": %lld, \"bytes\": %llu, \"count\": %llu, \"elem_size\": %llu", o->ranks,
             o->bytes, o->bytes / o->elem_size, o->elem_size);
+    if (o->remote)
+        fprintf(out, ", \"remote_ranks\": %lld", o->remote);
+    else
+        fputs(", \"remote_ranks\": null", out);
     if (trl_coll_is_rooted(o->coll))
         fprintf(out, ", \"root\": %lld", o->root);
     else
@@ -472,28 +506,68 @@ static void print_choice_json(const explain_opts *o, const trl_choice *ch, const
 
 /* The call that --bytes describes, as the rules see it (docs/rules.md):
  * the message, one rank's block, the whole vector reduced, or for the
- * v-variants every rank's block alike. The arrays live in *v. */
+ * v-variants every rank's block alike. On an intercommunicator the same
+ * for both groups (reduce_scatter: the vector split in each group's own
+ * blocks). The arrays live in *v. */
 typedef struct {
     size_t *counts, *displs;
+    size_t *split[2]; /* reduce_scatter on an intercommunicator: each group's counts */
+    trl_inter inter;
 } vectors;
+
+/* The vector of n elements split as evenly as it goes into p counts. */
+static void split_evenly(size_t n, size_t p, size_t *counts)
+{
+    for (size_t i = 0; i < p; i++)
+        counts[i] = n / p + (i < n % p);
+}
+
+/* An intercommunicator's groups: ranks 0..ranks-1 and the rest. */
+static int make_inter(const explain_opts *o, vectors *v)
+{
+    int n0 = (int)o->ranks, n1 = (int)o->remote;
+    int *members = malloc((size_t)(n0 + n1) * sizeof *members);
+    if (!members)
+        return -1;
+    for (int r = 0; r < n0 + n1; r++)
+        members[r] = r;
+    int rc = trl_inter_init(&v->inter, members, n0, members + n0, n1);
+    free(members);
+    return rc;
+}
 
 static int call_shape(const explain_opts *o, trl_coll_args *a, vectors *v)
 {
-    size_t p = (size_t)o->ranks, n = (size_t)(o->bytes / o->elem_size);
-    *a = (trl_coll_args){.coll = o->coll, .size = (int)o->ranks, .root = (int)o->root, .count = n,
+    size_t p = (size_t)(o->ranks + o->remote), n = (size_t)(o->bytes / o->elem_size);
+    *a = (trl_coll_args){.coll = o->coll, .size = (int)p, .root = (int)o->root, .count = n,
                          .elem_size = (size_t)o->elem_size, .commutative = o->commutative};
     v->counts = calloc(p, sizeof *v->counts);
     v->displs = calloc(p, sizeof *v->displs);
     if (!v->counts || !v->displs)
         return -1;
+    /* reduce_scatter: the vector split as evenly as it goes. */
+    if (o->coll == TRL_COLL_REDUCE_SCATTER)
+        split_evenly(n, p, v->counts);
     for (size_t i = 0; i < p; i++) {
-        /* reduce_scatter: the vector split as evenly as it goes. */
-        v->counts[i] = o->coll == TRL_COLL_REDUCE_SCATTER ? n / p + (i < n % p) : n;
+        if (o->coll != TRL_COLL_REDUCE_SCATTER)
+            v->counts[i] = n;
         v->displs[i] = i ? v->displs[i - 1] + v->counts[i - 1] : 0;
+    }
+    if (o->remote) {
+        size_t n_of[2] = {(size_t)o->ranks, (size_t)o->remote};
+        for (int g = 0; g < 2; g++) {
+            v->split[g] = calloc(p, sizeof *v->split[g]);
+            if (!v->split[g])
+                return -1;
+            split_evenly(n, n_of[g], v->split[g]);
+        }
+        if (make_inter(o, v))
+            return -1;
+        a->inter = &v->inter;
     }
     switch (o->coll) {
     case TRL_COLL_REDUCE_SCATTER_BLOCK:
-        a->count = n / p;
+        a->count = n / (size_t)o->ranks;
         break;
     case TRL_COLL_REDUCE_SCATTER:
         a->count = 0;
@@ -512,39 +586,76 @@ static int call_shape(const explain_opts *o, trl_coll_args *a, vectors *v)
         a->send_counts = a->recv_counts = v->counts;
         a->send_displs = a->recv_displs = v->displs;
         break;
+    case TRL_COLL_ALLGATHER: /* an intercommunicator's: one block from each remote rank */
+        if (o->remote) {
+            a->counts = v->counts;
+            a->displs = v->displs;
+        }
+        break;
+    case TRL_COLL_ALLTOALL:
+        if (o->remote) {
+            a->send_counts = a->recv_counts = v->counts;
+            a->send_displs = a->recv_displs = v->displs;
+        }
+        break;
     default:
         break;
     }
+    /* allgatherv on an intercommunicator: every rank sends its block. */
+    if (o->remote && o->coll == TRL_COLL_ALLGATHERV)
+        a->count = n;
     return 0;
+}
+
+/* a as rank r calls: on an intercommunicator the root's group's other
+ * ranks pass MPI_PROC_NULL (root -1), and the reductions that scatter
+ * split the vector in their own group's blocks. */
+static void shape_for_rank(const explain_opts *o, vectors *v, trl_coll_args *a, int r)
+{
+    a->rank = r;
+    if (!o->remote)
+        return;
+    int g = r < o->ranks ? 0 : 1;
+    size_t n = (size_t)(o->bytes / o->elem_size), ng = (size_t)(g ? o->remote : o->ranks);
+    if (trl_coll_is_rooted(o->coll))
+        a->root = g == 0 && r != o->root ? -1 : (int)o->root;
+    if (o->coll == TRL_COLL_REDUCE_SCATTER_BLOCK)
+        a->count = n / ng;
+    if (o->coll == TRL_COLL_REDUCE_SCATTER)
+        a->counts = v->split[g];
 }
 
 static void free_shape(vectors *v)
 {
     free(v->counts);
     free(v->displs);
+    free(v->split[0]);
+    free(v->split[1]);
+    trl_inter_free(&v->inter);
 }
 
 /* Build and print every rank's schedule (or the one asked for). */
 static int print_schedules(const explain_opts *o, const trl_choice *ch, trl_coll_args a,
-                           FILE *out)
+                           vectors *shape, FILE *out)
 {
     a.params = ch->params;
+    long long all = o->ranks + o->remote;
     int first = o->only_rank >= 0 ? (int)o->only_rank : 0;
-    int last = o->only_rank >= 0 ? (int)o->only_rank : (int)o->ranks - 1;
+    int last = o->only_rank >= 0 ? (int)o->only_rank : (int)all - 1;
 
     if (o->mode == OUT_JSON)
         fputs(",\n \"schedules\": [", out);
     else if (o->mode != OUT_STEPS)
-        fprintf(out, "num_ranks %lld\n", o->ranks);
+        fprintf(out, "num_ranks %lld\n", all);
 
     for (int r = first; r <= last; r++) {
         trl_sched s;
-        a.rank = r;
+        shape_for_rank(o, shape, &a, r);
         int rc = trl_algo_build(ch->algo, &a, &s);
         if (rc) {
             fflush(out);
             fprintf(stderr, "trellis: %s %s cannot build the schedule of rank %d of %lld: %s\n",
-                    trl_coll_name(o->coll), ch->algo->name, r, o->ranks, trl_status_str(rc));
+                    trl_coll_name(o->coll), ch->algo->name, r, all, trl_status_str(rc));
             return EXIT_FAIL;
         }
         if (o->mode == OUT_JSON) {
@@ -636,17 +747,21 @@ static int cmd_explain(int argc, char **argv)
         status = EXIT_USAGE;
         goto out;
     }
-    if (described && topo.size != o.ranks) {
-        fprintf(stderr, "trellis: the layout describes %d ranks; --ranks is %lld\n", topo.size,
-                o.ranks);
+    long long all = o.ranks + o.remote; /* both groups of an intercommunicator */
+    if (described && topo.size != all) {
+        fprintf(stderr, "trellis: the layout describes %d ranks; --ranks%s is %lld\n", topo.size,
+                o.remote ? " with --remote-ranks" : "", all);
         status = EXIT_USAGE;
         goto out;
     }
-    if (!described && trl_topo_single_host((int)o.ranks, &topo)) {
+    if (!described && trl_topo_single_host((int)all, &topo)) {
         fprintf(stderr, "trellis: out of memory\n");
         goto out;
     }
     a.topo = &topo;
+    /* The rules as the root sees the call (on an intercommunicator every
+     * rank that takes part sees the same). */
+    shape_for_rank(&o, &shape, &a, trl_coll_is_rooted(o.coll) ? (int)o.root : 0);
     trl_choice ch = {0};
     selection sel = {&user, &builtin, &a, trl_coll_rule_bytes(&a)};
     if (trl_select(&user, &builtin, &a, sel.bytes, &ch) || !ch.algo) {
@@ -659,7 +774,7 @@ static int cmd_explain(int argc, char **argv)
     trl_topo_format(&topo, layout, sizeof layout);
     /* What the layout filters saw, so a rule's hosts=, ranks_per_host= and
      * placement= can be checked against it. */
-    trl_layout_stats seen = trl_topo_stats(&topo, (int)o.ranks);
+    trl_layout_stats seen = trl_topo_stats(&topo, (int)all);
     const char *placement = seen.block ? "block" : "other";
     if (o.mode == OUT_JSON) {
         print_choice_json(&o, &ch, &sel, stdout);
@@ -692,7 +807,7 @@ static int cmd_explain(int argc, char **argv)
                o.only_rank >= 0 ? "one rank" : "every rank");
     else if (o.mode == OUT_STEPS)
         printf("\nschedule of %s:\n", o.only_rank >= 0 ? "one rank" : "every rank");
-    status = print_schedules(&o, &ch, a, stdout);
+    status = print_schedules(&o, &ch, a, &shape, stdout);
     if (status == 0 && o.mode == OUT_JSON)
         fputs("}\n", stdout);
 

@@ -8,7 +8,8 @@
  * commands. Keep the catch-all at the end of each collective, so that
  * selection always succeeds (the unit test `rules` checks it); the
  * intercommunicator rules come last, each one its collective's catch-all
- * for intercommunicator calls (rules of the other kind never match). */
+ * for intercommunicator calls (rules of the other kind never match); they
+ * alone were not measured (their comment says why). */
 #include "select/rules.h"
 
 const char trl_builtin_rules_text[] =
@@ -76,6 +77,11 @@ const char trl_builtin_rules_text[] =
     "# Intercommunicators (their own algorithms, inter_*: a rule naming one\n"
     "# matches intercommunicator calls only). ranks= is the larger group,\n"
     "# remote_ranks= the smaller. MPI defines no scan or exscan there.\n"
+    "# NOT MEASURED: these were chosen from the algorithms' costs alone (one\n"
+    "# message between the groups and log-depth trees within them for the\n"
+    "# leader forms; the root's direct sends for gather/scatter, whose blocks\n"
+    "# all cross once either way), since the shared 2-core machine was too\n"
+    "# loaded for timings worth a rule. Measure before trusting them.\n"
     "bcast                                inter_leader\n"
     "reduce                               inter_leader\n"
     "allreduce                            inter_leader\n"
