@@ -397,11 +397,18 @@ static void print_choice_text(const explain_opts *o, const trl_choice *ch, const
                               FILE *out)
 {
     const trl_algo *algo = ch->algo;
-    if (o->remote)
-        fprintf(out, "%s, intercommunicator of %lld + %lld ranks (ranks 0-%lld and %lld-%lld below)",
-                trl_coll_name(o->coll), o->ranks, o->remote, o->ranks - 1, o->ranks,
-                o->ranks + o->remote - 1);
-    else
+    if (o->remote) {
+        /* Where each group's ranks are in the schedules below. */
+        char first[32] = "0", second[48];
+        if (o->ranks > 1)
+            snprintf(first, sizeof first, "0-%lld", o->ranks - 1);
+        if (o->remote > 1)
+            snprintf(second, sizeof second, "%lld-%lld", o->ranks, o->ranks + o->remote - 1);
+        else
+            snprintf(second, sizeof second, "%lld", o->ranks);
+        fprintf(out, "%s, intercommunicator of %lld + %lld ranks (ranks %s and %s below)",
+                trl_coll_name(o->coll), o->ranks, o->remote, first, second);
+    } else
         fprintf(out, "%s, %lld ranks", trl_coll_name(o->coll), o->ranks);
     if (o->coll != TRL_COLL_BARRIER)
         fprintf(out, ", %llu bytes (%llu elements of %llu byte%s)", o->bytes,
