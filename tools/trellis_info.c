@@ -173,11 +173,20 @@ static int cmd_algorithms(void)
         fputs(", \"cost\": ", stdout);
         json_string(stdout, a->cost);
         fputs(", \"restrictions\": [", stdout);
-        if (a->needs & TRL_NEEDS_COMMUTATIVE)
-            json_string(stdout, "commutative");
-        if (a->needs & TRL_NEEDS_BLOCK_PLACEMENT) {
-            fputs(a->needs & TRL_NEEDS_COMMUTATIVE ? ", " : "", stdout);
-            json_string(stdout, "placement=block");
+        /* What a call needs for the algorithm to serve it. */
+        static const struct {
+            unsigned flag;
+            const char *name;
+        } restrictions[] = {{TRL_NEEDS_COMMUTATIVE, "commutative"},
+                            {TRL_NEEDS_BLOCK_PLACEMENT, "placement=block"},
+                            {TRL_NEEDS_INTER, "intercommunicator"}};
+        bool listed = false;
+        for (size_t i = 0; i < sizeof restrictions / sizeof *restrictions; i++) {
+            if (!(a->needs & restrictions[i].flag))
+                continue;
+            fputs(listed ? ", " : "", stdout);
+            json_string(stdout, restrictions[i].name);
+            listed = true;
         }
         fputs("], \"params\": [", stdout);
         for (const trl_param_spec *p = a->params; p && p->name; p++) {
