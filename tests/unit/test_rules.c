@@ -939,6 +939,43 @@ static void passes_over_inter_parts_needing_commutative(void)
     trl_rules_free(&rs);
 }
 
+/* A leader's part runs on each group's own layout; every rank judges it on
+ * both groups, so a rank whose own group could run it still passes over a
+ * rule the other group cannot (each would otherwise choose differently). */
+static void judges_inter_parts_on_both_groups_layouts(void)
+{
+    trl_ruleset rs;
+    CHECK(parse("allreduce inter_leader reduce=hier\n", &rs) == TRL_OK, "parse failed");
+    trl_inter in = two_groups(3, 4);
+    static const struct {
+        const char *layout;
+        bool usable;
+    } cases[] = {
+        /* group 1 (ranks 3-6) alternates between two hosts: no rank order */
+        {"host=0-2 host=3,5 host=4,6", false},
+        {"host=0-2 host=3,4 host=5,6", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        trl_topo t;
+        if (!layout(cases[i].layout, &t))
+            continue;
+        for (int rank = 0; rank < 7; rank += 6) { /* a rank of each group */
+            trl_coll_args a = call(TRL_COLL_ALLREDUCE, 7, false);
+            a.inter = &in;
+            a.rank = rank;
+            a.topo = &t;
+            trl_choice ch;
+            int rc = trl_select(&rs, &builtin, &a, 8, &ch);
+            CHECK(rc == TRL_OK && (ch.rule == &rs.rules[0]) == cases[i].usable,
+                  "layout '%s', rank %d: the rule %s", cases[i].layout, rank,
+                  cases[i].usable ? "must serve" : "must be passed over");
+        }
+        trl_topo_free(&t);
+    }
+    trl_inter_free(&in);
+    trl_rules_free(&rs);
+}
+
 /* ---- the built-in rules -------------------------------------------------- */
 
 static void builtin_rules_parse(void)
@@ -1323,6 +1360,7 @@ int main(void)
     RUN(fails_when_nothing_matches);
     RUN(selects_by_kind_of_communicator);
     RUN(passes_over_inter_parts_needing_commutative);
+    RUN(judges_inter_parts_on_both_groups_layouts);
     RUN(builtin_rules_parse);
     RUN(builtin_rules_end_with_catch_alls);
     RUN(builtin_rules_cover_every_call);
