@@ -6,13 +6,17 @@
  *       The table of algorithms as JSON.
  *   trellis-info builtin-rules
  *       The built-in rules, in the rules language.
- *   trellis-info explain <collective> --ranks N [--bytes B] [--root R]
- *                [--elem-size S] [--noncommutative] [--nonblocking] [--rules TEXT-OR-FILE]
- *                [--topology LAYOUT] [--rank R] [--steps | --goal | --json]
+ *   trellis-info explain <collective> --ranks N [--remote-ranks M] [--bytes B]
+ *                [--root R] [--elem-size S] [--noncommutative] [--nonblocking]
+ *                [--rules TEXT-OR-FILE] [--topology LAYOUT] [--rank R]
+ *                [--steps | --goal | --json]
  *       Which algorithm the rules choose for that call and why, then every
  *       rank's schedule: GOAL text (LogGOPSim's format) by default, the
  *       steps spelled out with --steps, only the GOAL file with --goal, or
- *       everything as JSON with --json.
+ *       everything as JSON with --json. With --remote-ranks the call is on
+ *       an intercommunicator of two groups: N ranks (ranks 0..N-1 of the
+ *       schedules, the root's group: --root is its rank there) and M (ranks
+ *       N..N+M-1), as the runtime runs it over the two groups merged.
  *   trellis-info simulate <collective> --ranks N [--bytes B] [--root R]
  *                [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]
  *                [--topology LAYOUT] --model FILE [--delay R=NS ...] [--out DIR]
@@ -45,16 +49,17 @@
 
 #include "trellis_info.h"
 
+#include "algo/inter/inter.h"
 #include "core/status.h"
 #include "sched/sched.h"
 
 static const char usage_text[] =
     "usage: trellis-info algorithms\n"
     "       trellis-info builtin-rules\n"
-    "       trellis-info explain <collective> --ranks N [--bytes B] [--root R]\n"
-    "                    [--elem-size S] [--noncommutative] [--nonblocking]\n"
-    "                    [--rules TEXT-OR-FILE]\n"
-    "                    [--topology LAYOUT] [--rank R] [--steps | --goal | --json]\n"
+    "       trellis-info explain <collective> --ranks N [--remote-ranks M] [--bytes B]\n"
+    "                    [--root R] [--elem-size S] [--noncommutative] [--nonblocking]\n"
+    "                    [--rules TEXT-OR-FILE] [--topology LAYOUT] [--rank R]\n"
+    "                    [--steps | --goal | --json]\n"
     "       trellis-info simulate <collective> --ranks N [--bytes B] [--root R]\n"
     "                    [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]\n"
     "                    [--topology LAYOUT] --model FILE [--delay R=NS ...] [--out DIR]\n"
@@ -166,11 +171,20 @@ static int cmd_algorithms(void)
         fputs(", \"cost\": ", stdout);
         json_string(stdout, a->cost);
         fputs(", \"restrictions\": [", stdout);
-        if (a->needs & TRL_NEEDS_COMMUTATIVE)
-            json_string(stdout, "commutative");
-        if (a->needs & TRL_NEEDS_BLOCK_PLACEMENT) {
-            fputs(a->needs & TRL_NEEDS_COMMUTATIVE ? ", " : "", stdout);
-            json_string(stdout, "placement=block");
+        /* What a call needs for the algorithm to serve it. */
+        static const struct {
+            unsigned flag;
+            const char *name;
+        } restrictions[] = {{TRL_NEEDS_COMMUTATIVE, "commutative"},
+                            {TRL_NEEDS_BLOCK_PLACEMENT, "placement=block"},
+                            {TRL_NEEDS_INTER, "intercommunicator"}};
+        bool listed = false;
+        for (size_t i = 0; i < sizeof restrictions / sizeof *restrictions; i++) {
+            if (!(a->needs & restrictions[i].flag))
+                continue;
+            fputs(listed ? ", " : "", stdout);
+            json_string(stdout, restrictions[i].name);
+            listed = true;
         }
         fputs("], \"params\": [", stdout);
         for (const trl_param_spec *p = a->params; p && p->name; p++) {
@@ -266,7 +280,12 @@ int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate)
         bool takes_value = !strcmp(name, "--ranks") || !strcmp(name, "--bytes") ||
                            !strcmp(name, "--root") || !strcmp(name, "--elem-size") ||
                            !strcmp(name, "--rules") || !strcmp(name, "--topology") ||
-                           (!strcmp(name, "--rank") && !simulate) || (sim_only && simulate);
+                           (!strcmp(name, "--rank") && !simulate) || (sim_only && simulate) ||
+                           (!strcmp(name, "--remote-ranks") && !simulate);
+        if (simulate && !strcmp(name, "--remote-ranks"))
+            return usage_error("%s: --remote-ranks: intercommunicator calls cannot be simulated "
+                               "(explain shows their schedules)",
+                               cmd);
         if (!takes_value)
             return usage_error("%s: unknown option '%s'", cmd, arg);
         if (!value) {
@@ -281,6 +300,11 @@ int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate)
                                    "got '%s'",
                                    cmd, MAX_RANKS, value);
             ranks_given = true;
+        } else if (!strcmp(name, "--remote-ranks")) {
+            if (!parse_count(value, 1, MAX_RANKS, &o->remote))
+                return usage_error("%s: --remote-ranks: expected a number of ranks from 1 to "
+                                   "%d, got '%s'",
+                                   cmd, MAX_RANKS, value);
         } else if (!strcmp(name, "--bytes")) {
             if (!parse_bytes(value, &o->bytes))
                 return usage_error("%s: --bytes: expected a size such as 4096, 64K or 1M, "
@@ -330,8 +354,15 @@ int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate)
                            trl_coll_name(o->coll));
     if (o->root >= o->ranks)
         return usage_error("%s: --root %lld is not a rank of %lld", cmd, o->root, o->ranks);
-    if (o->only_rank >= o->ranks)
-        return usage_error("%s: --rank %lld is not a rank of %lld", cmd, o->only_rank, o->ranks);
+    if (o->remote && (o->coll == TRL_COLL_SCAN || o->coll == TRL_COLL_EXSCAN))
+        return usage_error("%s: MPI defines no %s on intercommunicators (--remote-ranks)", cmd,
+                           trl_coll_name(o->coll));
+    if (o->remote && o->ranks + o->remote > MAX_RANKS)
+        return usage_error("%s: --ranks and --remote-ranks: more than %d ranks together", cmd,
+                           MAX_RANKS);
+    if (o->only_rank >= o->ranks + o->remote)
+        return usage_error("%s: --rank %lld is not a rank of %lld", cmd, o->only_rank,
+                           o->ranks + o->remote);
     if (o->bytes % o->elem_size)
         return usage_error("%s: --bytes %llu is not a whole number of %llu-byte elements", cmd,
                            o->bytes, o->elem_size);
@@ -340,6 +371,12 @@ int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate)
         return usage_error("%s: --bytes %llu (the whole vector) does not split into %lld "
                            "equal blocks of %llu-byte elements",
                            cmd, o->bytes, o->ranks, o->elem_size);
+    /* On an intercommunicator each group splits the same vector in its own blocks. */
+    if (o->coll == TRL_COLL_REDUCE_SCATTER_BLOCK && o->remote &&
+        (o->bytes / o->elem_size) % (unsigned long long)o->remote)
+        return usage_error("%s: --bytes %llu (the whole vector) does not split into %lld "
+                           "equal blocks of %llu-byte elements (--remote-ranks)",
+                           cmd, o->bytes, o->remote, o->elem_size);
     if (!o->commutative && !trl_coll_is_reduction(o->coll))
         return usage_error("%s: --noncommutative applies to reductions only (%s has no "
                            "operation)", cmd, trl_coll_name(o->coll));
@@ -386,12 +423,24 @@ static void print_choice_text(const explain_opts *o, const resolved_call *c, FIL
 {
     const trl_choice *ch = &c->choice;
     const trl_algo *algo = ch->algo;
-    fprintf(out, "%s, %lld ranks", trl_coll_name(o->coll), o->ranks);
+    if (o->remote) {
+        /* Where each group's ranks are in the schedules below. */
+        char first[32] = "0", second[48];
+        if (o->ranks > 1)
+            snprintf(first, sizeof first, "0-%lld", o->ranks - 1);
+        if (o->remote > 1)
+            snprintf(second, sizeof second, "%lld-%lld", o->ranks, o->ranks + o->remote - 1);
+        else
+            snprintf(second, sizeof second, "%lld", o->ranks);
+        fprintf(out, "%s, intercommunicator of %lld + %lld ranks (ranks %s and %s below)",
+                trl_coll_name(o->coll), o->ranks, o->remote, first, second);
+    } else
+        fprintf(out, "%s, %lld ranks", trl_coll_name(o->coll), o->ranks);
     if (o->coll != TRL_COLL_BARRIER)
         fprintf(out, ", %llu bytes (%llu elements of %llu byte%s)", o->bytes,
                 o->bytes / o->elem_size, o->elem_size, o->elem_size == 1 ? "" : "s");
     if (trl_coll_is_rooted(o->coll))
-        fprintf(out, ", root %lld", o->root);
+        fprintf(out, ", root %lld%s", o->root, o->remote ? " (of the first group)" : "");
     if (trl_coll_is_reduction(o->coll))
         fprintf(out, ", %s operation", o->commutative ? "commutative" : "non-commutative");
     if (o->nonblocking)
@@ -460,6 +509,10 @@ void print_choice_json(const explain_opts *o, const resolved_call *c, FILE *out)
     json_string(out, trl_coll_name(o->coll));
     fprintf(out, ", \"ranks\": %lld, \"bytes\": %llu, \"count\": %llu, \"elem_size\": %llu", o->ranks,
             o->bytes, o->bytes / o->elem_size, o->elem_size);
+    if (o->remote)
+        fprintf(out, ", \"remote_ranks\": %lld", o->remote);
+    else
+        fputs(", \"remote_ranks\": null", out);
     if (trl_coll_is_rooted(o->coll))
         fprintf(out, ", \"root\": %lld", o->root);
     else
@@ -498,25 +551,66 @@ void print_choice_json(const explain_opts *o, const resolved_call *c, FILE *out)
 
 /* The call that --bytes describes, as the rules see it (docs/rules.md):
  * the message, one rank's block, the whole vector reduced, or for the
- * v-variants every rank's block alike. The arrays live in *v. */
+ * v-variants every rank's block alike. On an intercommunicator the same
+ * for both groups (reduce_scatter: the vector split in each group's own
+ * blocks). The arrays live in *v. */
+
+/* The vector of n elements split as evenly as it goes into p counts. */
+static void split_evenly(size_t n, size_t p, size_t *counts)
+{
+    for (size_t i = 0; i < p; i++)
+        counts[i] = n / p + (i < n % p);
+}
+
+/* An intercommunicator's groups: ranks 0..ranks-1 and the rest. */
+static int make_inter(const explain_opts *o, call_vectors *v)
+{
+    int n0 = (int)o->ranks, n1 = (int)o->remote;
+    int *members = malloc((size_t)(n0 + n1) * sizeof *members);
+    if (!members)
+        return -1;
+    for (int r = 0; r < n0 + n1; r++)
+        members[r] = r;
+    int rc = trl_inter_init(&v->inter, members, n0, members + n0, n1);
+    free(members);
+    if (rc == 0)
+        v->has_inter = true;
+    return rc;
+}
+
 static int call_shape(const explain_opts *o, trl_coll_args *a, call_vectors *v)
 {
-    size_t p = (size_t)o->ranks, n = (size_t)(o->bytes / o->elem_size);
-    *a = (trl_coll_args){.coll = o->coll, .size = (int)o->ranks, .root = (int)o->root, .count = n,
+    size_t p = (size_t)(o->ranks + o->remote), n = (size_t)(o->bytes / o->elem_size);
+    *a = (trl_coll_args){.coll = o->coll, .size = (int)p, .root = (int)o->root, .count = n,
                          .elem_size = (size_t)o->elem_size, .commutative = o->commutative,
                          .call = o->nonblocking ? TRL_CALL_NONBLOCKING : TRL_CALL_BLOCKING};
     v->counts = calloc(p, sizeof *v->counts);
     v->displs = calloc(p, sizeof *v->displs);
     if (!v->counts || !v->displs)
         return -1;
+    /* reduce_scatter: the vector split as evenly as it goes. */
+    if (o->coll == TRL_COLL_REDUCE_SCATTER)
+        split_evenly(n, p, v->counts);
     for (size_t i = 0; i < p; i++) {
-        /* reduce_scatter: the vector split as evenly as it goes. */
-        v->counts[i] = o->coll == TRL_COLL_REDUCE_SCATTER ? n / p + (i < n % p) : n;
+        if (o->coll != TRL_COLL_REDUCE_SCATTER)
+            v->counts[i] = n;
         v->displs[i] = i ? v->displs[i - 1] + v->counts[i - 1] : 0;
+    }
+    if (o->remote) {
+        size_t n_of[2] = {(size_t)o->ranks, (size_t)o->remote};
+        for (int g = 0; g < 2; g++) {
+            v->split[g] = calloc(p, sizeof *v->split[g]);
+            if (!v->split[g])
+                return -1;
+            split_evenly(n, n_of[g], v->split[g]);
+        }
+        if (make_inter(o, v))
+            return -1;
+        a->inter = &v->inter;
     }
     switch (o->coll) {
     case TRL_COLL_REDUCE_SCATTER_BLOCK:
-        a->count = n / p;
+        a->count = n / (size_t)o->ranks;
         break;
     case TRL_COLL_REDUCE_SCATTER:
         a->count = 0;
@@ -543,15 +637,48 @@ static int call_shape(const explain_opts *o, trl_coll_args *a, call_vectors *v)
             v->matrix[i] = n;
         a->counts = v->matrix;
         break;
+    case TRL_COLL_ALLGATHER: /* an intercommunicator's: one block from each remote rank */
+        if (o->remote) {
+            a->counts = v->counts;
+            a->displs = v->displs;
+        }
+        break;
+    case TRL_COLL_ALLTOALL:
+        if (o->remote) {
+            a->send_counts = a->recv_counts = v->counts;
+            a->send_displs = a->recv_displs = v->displs;
+        }
+        break;
     default:
         break;
     }
+    /* allgatherv on an intercommunicator: every rank sends its block. */
+    if (o->remote && o->coll == TRL_COLL_ALLGATHERV)
+        a->count = n;
     return 0;
+}
+
+/* a as rank r calls: on an intercommunicator the root's group's other
+ * ranks pass MPI_PROC_NULL (root -1), and the reductions that scatter
+ * split the vector in their own group's blocks. */
+static void shape_for_rank(const explain_opts *o, const call_vectors *v, trl_coll_args *a, int r)
+{
+    a->rank = r;
+    if (!o->remote)
+        return;
+    int g = r < o->ranks ? 0 : 1;
+    size_t n = (size_t)(o->bytes / o->elem_size), ng = (size_t)(g ? o->remote : o->ranks);
+    if (trl_coll_is_rooted(o->coll))
+        a->root = g == 0 && r != o->root ? -1 : (int)o->root;
+    if (o->coll == TRL_COLL_REDUCE_SCATTER_BLOCK)
+        a->count = n / ng;
+    if (o->coll == TRL_COLL_REDUCE_SCATTER)
+        a->counts = v->split[g];
 }
 
 /* Build and print every rank's schedule (or the one asked for). */
 static int print_schedules(const explain_opts *o, const trl_choice *ch, trl_coll_args a,
-                           FILE *out)
+                           const call_vectors *shape, FILE *out)
 {
     trl_build_memo *memo = trl_build_memo_new();
     if (!memo) {
@@ -560,22 +687,23 @@ static int print_schedules(const explain_opts *o, const trl_choice *ch, trl_coll
     }
     a.memo = memo;
     int status = 0;
+    long long all = o->ranks + o->remote;
     int first = o->only_rank >= 0 ? (int)o->only_rank : 0;
-    int last = o->only_rank >= 0 ? (int)o->only_rank : (int)o->ranks - 1;
+    int last = o->only_rank >= 0 ? (int)o->only_rank : (int)all - 1;
 
     if (o->mode == OUT_JSON)
         fputs(",\n \"schedules\": [", out);
     else if (o->mode != OUT_STEPS)
-        fprintf(out, "num_ranks %lld\n", o->ranks);
+        fprintf(out, "num_ranks %lld\n", all);
 
     for (int r = first; r <= last; r++) {
         trl_sched s;
-        a.rank = r;
+        shape_for_rank(o, shape, &a, r);
         int rc = trl_algo_build(ch->algo, &a, &s);
         if (rc) {
             fflush(out);
             fprintf(stderr, "trellis: %s %s cannot build the schedule of rank %d of %lld: %s\n",
-                    trl_coll_name(o->coll), ch->algo->name, r, o->ranks, trl_status_str(rc));
+                    trl_coll_name(o->coll), ch->algo->name, r, all, trl_status_str(rc));
             status = EXIT_FAIL;
             break;
         }
@@ -663,16 +791,20 @@ int resolve_call(const explain_opts *o, resolved_call *c)
         fprintf(stderr, "trellis: %s\n", msg);
         return EXIT_USAGE;
     }
-    if (described && c->topo.size != o->ranks) {
-        fprintf(stderr, "trellis: the layout describes %d ranks; --ranks is %lld\n",
-                c->topo.size, o->ranks);
+    long long all = o->ranks + o->remote; /* both groups of an intercommunicator */
+    if (described && c->topo.size != all) {
+        fprintf(stderr, "trellis: the layout describes %d ranks; --ranks%s is %lld\n",
+                c->topo.size, o->remote ? " with --remote-ranks" : "", all);
         return EXIT_USAGE;
     }
-    if (!described && trl_topo_single_host((int)o->ranks, &c->topo)) {
+    if (!described && trl_topo_single_host((int)all, &c->topo)) {
         fprintf(stderr, "trellis: out of memory\n");
         return EXIT_FAIL;
     }
     c->args.topo = &c->topo;
+    /* The rules as the root sees the call (on an intercommunicator every
+     * rank that takes part sees the same). */
+    shape_for_rank(o, &c->shape, &c->args, trl_coll_is_rooted(o->coll) ? (int)o->root : 0);
     if (trl_select(&c->user, &c->builtin, &c->args, trl_coll_rule_bytes(&c->args), &c->choice) ||
         !c->choice.algo) {
         fprintf(stderr, "trellis: no rule chooses an algorithm for this %s\n",
@@ -689,6 +821,10 @@ void release_call(resolved_call *c)
     free(c->shape.counts);
     free(c->shape.displs);
     free(c->shape.matrix);
+    free(c->shape.split[0]);
+    free(c->shape.split[1]);
+    if (c->shape.has_inter)
+        trl_inter_free(&c->shape.inter);
     trl_topo_free(&c->topo);
     free(c->text);
     trl_rules_free(&c->user);
@@ -708,7 +844,7 @@ static int cmd_explain(int argc, char **argv)
     const trl_choice *ch = &c.choice;
     /* What the layout filters saw, so a rule's hosts=, ranks_per_host= and
      * placement= can be checked against it. */
-    trl_layout_stats seen = trl_topo_stats(&c.topo, (int)o.ranks);
+    trl_layout_stats seen = trl_topo_stats(&c.topo, (int)(o.ranks + o.remote));
     const char *placement = seen.block ? "block" : "other";
     if (o.mode == OUT_JSON) {
         print_choice_json(&o, &c, stdout);
@@ -740,7 +876,7 @@ static int cmd_explain(int argc, char **argv)
                o.only_rank >= 0 ? "one rank" : "every rank");
     else if (o.mode == OUT_STEPS)
         printf("\nschedule of %s:\n", o.only_rank >= 0 ? "one rank" : "every rank");
-    status = print_schedules(&o, ch, c.args, stdout);
+    status = print_schedules(&o, ch, c.args, &c.shape, stdout);
     if (status == 0 && o.mode == OUT_JSON)
         fputs("}\n", stdout);
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "algo/algo.h"
+#include "algo/inter/inter.h"
 #include "select/rules.h"
 #include "topo/topo.h"
 
@@ -23,6 +24,7 @@ enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
 typedef struct {
     trl_coll coll;
     long long ranks;
+    long long remote; /* --remote-ranks: the other group's size; 0: an intracommunicator */
     unsigned long long bytes;
     bool bytes_given;
     long long root;
@@ -41,10 +43,14 @@ typedef struct {
     int ndelays;
 } explain_opts;
 
-/* Per-rank counts and displacements of the v-collectives, as --bytes says. */
+/* Per-rank counts and displacements of the v-collectives, as --bytes says;
+ * on an intercommunicator (--remote-ranks) its two groups as well. */
 typedef struct {
     size_t *counts, *displs;
-    size_t *matrix; /* alltoallv, alltoallw: every pair's count */
+    size_t *matrix;   /* alltoallv, alltoallw: every pair's count */
+    size_t *split[2]; /* reduce_scatter on an intercommunicator: each group's counts */
+    trl_inter inter;  /* the groups, where --remote-ranks is given */
+    bool has_inter;
 } call_vectors;
 
 typedef struct {

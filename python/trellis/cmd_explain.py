@@ -21,7 +21,8 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         description="Show which algorithm the rules choose for one collective call, the "
         "parameters it runs with and the rule that chose it (source:line: text), then every "
         "rank's schedule as GOAL text (LogGOPSim's format). Rules come from --rules, else from "
-        "TRELLIS_RULES as in a run, then from the built-in rules. --builtin-rules prints the "
+        "TRELLIS_RULES as in a run, then from the built-in rules. --remote-ranks M explains a "
+        "call on an intercommunicator of two groups (N and M ranks). --builtin-rules prints the "
         "built-in rules, numbered as explain and verbose mode cite them (built-in:LINE).",
     )
     parser.add_argument(
@@ -31,7 +32,20 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         "allgather, allgatherv, alltoall, alltoallv, alltoallw, reduce_scatter, "
         "reduce_scatter_block, scan or exscan",
     )
-    parser.add_argument("--ranks", type=int, metavar="N", help="communicator size")
+    parser.add_argument(
+        "--ranks",
+        type=int,
+        metavar="N",
+        help="communicator size; with --remote-ranks, the size of an intercommunicator's "
+        "first group (the root's)",
+    )
+    parser.add_argument(
+        "--remote-ranks",
+        type=int,
+        metavar="M",
+        help="the call is on an intercommunicator whose other group has M ranks: the "
+        "schedules' ranks N..N+M-1, after the first group's 0..N-1 (no scan or exscan there)",
+    )
     parser.add_argument(
         "--builtin-rules",
         action="store_true",
@@ -52,7 +66,7 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         type=int,
         metavar="R",
         help="root rank (default 0) of a rooted collective: bcast, reduce, gather, gatherv, "
-        "scatter, scatterv",
+        "scatter, scatterv; on an intercommunicator, a rank of the first group",
     )
     parser.add_argument(
         "--elem-size",
@@ -99,6 +113,7 @@ def explain(  # noqa: PLR0913 -- one keyword per option of `trellis-info explain
     collective: str,
     *,
     ranks: int,
+    remote_ranks: int | None = None,
     nbytes: int | None = None,
     root: int | None = None,
     elem_size: int | None = None,
@@ -113,6 +128,7 @@ def explain(  # noqa: PLR0913 -- one keyword per option of `trellis-info explain
     "goal" or "json"."""
     argv = ["explain", collective, "--ranks", str(ranks)]
     for option, value in (
+        ("--remote-ranks", remote_ranks),
         ("--bytes", nbytes),
         ("--root", root),
         ("--elem-size", elem_size),
@@ -148,6 +164,7 @@ def run(args: argparse.Namespace) -> str:
     return explain(
         args.collective,
         ranks=args.ranks,
+        remote_ranks=args.remote_ranks,
         nbytes=args.bytes,
         root=args.root,
         elem_size=args.elem_size,

@@ -1,5 +1,6 @@
 /* Lookups over the algorithm table and the parameters of rules. */
 #include "algo/algo.h"
+#include "algo/inter/inter.h"
 #include "algo/params_extra.h"
 
 #include <ctype.h>
@@ -64,6 +65,8 @@ bool trl_coll_has_bytes(trl_coll c)
 
 size_t trl_coll_rule_bytes(const trl_coll_args *a)
 {
+    if (a->inter)
+        return trl_inter_rule_bytes(a);
     if (!trl_coll_has_bytes(a->coll))
         return 0;
     size_t total = 0;
@@ -99,7 +102,7 @@ const trl_algo *trl_algo_find(trl_coll coll, const char *name, size_t len)
 
 bool trl_algo_nestable(const trl_algo *a)
 {
-    if (!a->build)
+    if (!a->build || (a->needs & TRL_NEEDS_INTER))
         return false;
     for (const trl_param_spec *p = a->params; p && p->name; p++)
         if (p->flags & TRL_PARAM_REQUIRED)
@@ -129,6 +132,10 @@ const trl_param_spec *trl_algo_param(const trl_algo *a, const char *name, size_t
 
 const char *trl_algo_unusable(const trl_algo *algo, const trl_coll_args *a)
 {
+    /* The MPI library's own serves both kinds of communicator. */
+    if (algo->build && !(algo->needs & TRL_NEEDS_INTER) != !a->inter)
+        return a->inter ? "it serves intracommunicators only"
+                        : "it serves intercommunicators only";
     if ((algo->needs & TRL_NEEDS_COMMUTATIVE) && !a->commutative)
         return "it needs a commutative operation";
     /* The counts are exchanged by a blocking collective before the

@@ -200,6 +200,10 @@ typedef struct {
      * and the tree files (which apply in MPI_COMM_WORLD's order only). */
     const struct trl_topo *topo;
     trl_build_memo *memo; /* NULL (the runtime), or see trl_build_memo */
+    /* An intercommunicator call: the two groups within the merged
+     * communicator that a->rank and a->size count (src/algo/inter/inter.h);
+     * NULL for an intracommunicator. */
+    const struct trl_inter *inter;
 } trl_coll_args;
 
 /* Whether every rank of a call knows the same "bytes" for the rules: not
@@ -228,6 +232,9 @@ enum {
      * placement=block, from a->topo): the hierarchical forms that keep
      * rank order across hosts (reduce_scatter, scan). */
     TRL_NEEDS_BLOCK_PLACEMENT = 1 << 2,
+    /* Serves intercommunicator calls only (src/algo/inter/); every other
+     * algorithm Trellis builds serves intracommunicator calls only. */
+    TRL_NEEDS_INTER = 1 << 3,
 };
 
 typedef int (*trl_build_fn)(const trl_coll_args *a, trl_sched *s);

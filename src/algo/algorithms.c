@@ -7,6 +7,7 @@
 
 #include "algo/algo.h"
 #include "algo/builders.h"
+#include "algo/inter/table.h"
 
 #define NO_MAX 0x7fffffffffffffffLL
 
@@ -374,6 +375,9 @@ const trl_algo trl_algorithms[] = {
     {EX, "hier", "exscan in each host, exscan of the hosts' totals, bcast of the prefix in each",
      "host exscan + h-host exscan + host bcast + ng", BLOCK, hier_exscan_params, trl_exscan_hier,
      trl_scan_hier_unusable},
+
+    /* Intercommunicator calls (src/algo/inter/table.h). */
+    TRL_INTER_ALGORITHMS
 
     /* Not Trellis' own: the call goes to the MPI library unchanged. A rule
      * can choose it, and the benchmarks compare against it. */

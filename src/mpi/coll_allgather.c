@@ -8,6 +8,7 @@
 
 #include "mpi/coll_common.h"
 #include "mpi/coll_entry.h"
+#include "mpi/inter.h"
 #include "mpi/validate.h"
 
 /* Open the sides, look up, run; *served false when the MPI library must
@@ -62,6 +63,8 @@ int trl_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, mode, served);
     if (!c || c->size == 1 ||
         trl_side_refused(TRL_COLL_ALLGATHER, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
         (sendbuf != MPI_IN_PLACE &&
@@ -86,6 +89,8 @@ int trl_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, mode, served);
     if (!c || c->size == 1 ||
         trl_vside_refused(TRL_COLL_ALLGATHERV, TRL_SIDE_RECV, recvbuf, recvcounts, displs, recvtype,
                           c->size) ||

@@ -15,6 +15,7 @@
 
 #include "mpi/coll_common.h"
 #include "mpi/coll_entry.h"
+#include "mpi/inter.h"
 #include "mpi/validate.h"
 
 /* A count no rank sends: the mark of a rank that refuses the call. */
@@ -125,6 +126,8 @@ int trl_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, mode, served);
     if (!c || c->size == 1 ||
         trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
         (sendbuf != MPI_IN_PLACE &&
@@ -149,7 +152,9 @@ int trl_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
-    if (!c || c->size == 1)
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, mode, served);
+    if (c->size == 1)
         return MPI_SUCCESS;
     if (trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_RECV, recvbuf, recvcounts, rdispls,
                           recvtype, c->size) ||
@@ -173,29 +178,19 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     return served ? rc : PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
-/* alltoallw's side: a datatype per block, each judged by the library. */
-static bool wside_refused(trl_side_kind side, const void *buf, const int *counts,
-                          const int *displs, const MPI_Datatype *types, int p)
-{
-    if (!types || trl_vside_refused(TRL_COLL_ALLTOALLW, side, buf, counts, displs, MPI_BYTE, p))
-        return true;
-    for (int i = 0; i < p; i++)
-        if (!trl_move_type_ok(TRL_COLL_ALLTOALLW, side, types[i]))
-            return true;
-    return false;
-}
-
 int trl_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, const trl_mode *mode, bool *served)
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
-    if (!c || c->size == 1)
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, mode, served);
+    if (c->size == 1)
         return MPI_SUCCESS;
-    if (wside_refused(TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtypes, c->size) ||
+    if (trl_wside_refused(TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtypes, c->size) ||
         (sendbuf != MPI_IN_PLACE &&
-         wside_refused(TRL_SIDE_SEND, sendbuf, sendcounts, sdispls, sendtypes, c->size))) {
+         trl_wside_refused(TRL_SIDE_SEND, sendbuf, sendcounts, sdispls, sendtypes, c->size))) {
         refuse_matrix(c, TRL_COLL_ALLTOALLW, mode);
         return MPI_SUCCESS;
     }

@@ -17,6 +17,7 @@
 
 #include "mpi/coll_common.h"
 #include "mpi/coll_entry.h"
+#include "mpi/inter.h"
 #include "mpi/validate.h"
 
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "counts travel as MPI_UINT64_T");
@@ -246,6 +247,8 @@ int trl_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, mode, served);
     if (!c || c->size == 1 || root < 0 || root >= c->size)
         return MPI_SUCCESS;
     bool is_root = c->rank == root, in_place = is_root && sendbuf == MPI_IN_PLACE;
@@ -274,6 +277,8 @@ int trl_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, mode, served);
     if (!c || c->size == 1 || root < 0 || root >= c->size)
         return MPI_SUCCESS;
     bool is_root = c->rank == root, in_place = is_root && sendbuf == MPI_IN_PLACE;
@@ -305,6 +310,8 @@ int trl_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, mode, served);
     if (!c || c->size == 1 || root < 0 || root >= c->size)
         return MPI_SUCCESS;
     bool is_root = c->rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;
@@ -333,6 +340,8 @@ int trl_scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, mode, served);
     if (!c || c->size == 1 || root < 0 || root >= c->size)
         return MPI_SUCCESS;
     bool is_root = c->rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;

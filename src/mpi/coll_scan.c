@@ -8,6 +8,7 @@
 
 #include "mpi/coll_common.h"
 #include "mpi/coll_entry.h"
+#include "mpi/inter.h"
 #include "mpi/validate.h"
 
 /* Run a reduction whose shape is a; sendbuf MPI_IN_PLACE reads recvbuf. */
@@ -34,6 +35,8 @@ int trl_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, mode, served);
     if (!c || c->size == 1 ||
         trl_reduction_refused(sendbuf, recvbuf, recvcount, datatype, op, true))
         return MPI_SUCCESS;
@@ -57,6 +60,8 @@ int trl_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, mode, served);
     if (!c || c->size == 1 || !recvcounts)
         return MPI_SUCCESS;
     size_t *counts = trl_comm_vec(c), total = 0;

@@ -18,6 +18,7 @@
 
 #include "mpi/coll_common.h"
 #include "mpi/coll_entry.h"
+#include "mpi/inter.h"
 #include "mpi/validate.h"
 
 /* A broadcast moves bytes, and MPI lets ranks describe the same bytes with
@@ -64,6 +65,8 @@ int trl_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_bcast(buffer, count, datatype, root, comm, mode, served);
     int size;
     if (!c || root < 0 || root >= c->size ||
         trl_side_refused(TRL_COLL_BCAST, TRL_SIDE_SEND, buffer, count, datatype))
@@ -98,6 +101,8 @@ int trl_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, mode, served);
     /* One rank: a local copy, which the MPI library does without a schedule.
      * recvbuf is significant at the root only: anything may be passed
      * elsewhere, and the schedules never touch it there. */
@@ -124,6 +129,8 @@ int trl_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_allreduce(sendbuf, recvbuf, count, datatype, op, comm, mode, served);
     if (!c || c->size == 1 || trl_reduction_refused(sendbuf, recvbuf, count, datatype, op, true))
         return MPI_SUCCESS;
     trl_coll_args a = trl_reduction_args(TRL_COLL_ALLREDUCE, 0, sendbuf, count, datatype, op);
@@ -145,6 +152,8 @@ int trl_barrier(MPI_Comm comm, const trl_mode *mode, bool *served)
 {
     *served = false;
     trl_comm *c = trl_comm_for(comm, mode);
+    if (!c) /* an intercommunicator, or none set up */
+        return trl_inter_barrier(comm, mode, served);
     if (!c)
         return MPI_SUCCESS;
     if (c->size == 1) {

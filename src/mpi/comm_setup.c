@@ -1,6 +1,11 @@
 /* Communicator constructors: each new intracommunicator gets Trellis' state
  * (its private duplicate, shared memory, topology: trl_comm_get) right
- * away, while its ranks are together in the constructor anyway.
+ * away, while its ranks are together in the constructor anyway; so does
+ * each new intercommunicator (its merged communicator: inter.h), from
+ * MPI_Intercomm_create and from MPI_Comm_dup, split and create of one.
+ * MPI_Comm_spawn, accept, connect and join are left alone: their other
+ * side may be a program without Trellis, which would never join the
+ * merge (inter.h).
  *
  * Why not on first use, as before: setting up takes collective calls, and
  * a non-blocking or persistent collective must not wait for other ranks
@@ -11,12 +16,13 @@
  * that go to the MPI library (verbose says so). */
 #include <mpi.h>
 
+#include "mpi/inter.h"
 #include "mpi/runtime.h"
 
 static int setup(int rc, MPI_Comm *newcomm)
 {
-    if (rc == MPI_SUCCESS && newcomm && *newcomm != MPI_COMM_NULL)
-        trl_comm_get(*newcomm);
+    if (rc == MPI_SUCCESS && newcomm && *newcomm != MPI_COMM_NULL && !trl_comm_get(*newcomm))
+        trl_inter_setup(*newcomm); /* an intercommunicator: trl_comm_get has none */
     return rc;
 }
 
@@ -64,4 +70,12 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newcomm)
 {
     return setup(PMPI_Intercomm_merge(intercomm, high, newcomm), newcomm);
+}
+
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                         int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    return setup(PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag,
+                                       newintercomm),
+                 newintercomm);
 }

@@ -201,7 +201,7 @@ static int begin(trl_op *op)
     /* The schedule runs even if preparing failed, so no rank is left
      * waiting; the failure is reported when it finishes (op->rc). */
     op->rc = op->hooks.before ? op->hooks.before(op) : MPI_SUCCESS;
-    trl_comm_tags(op->c, &op->call.tag_base, &op->call.tag_span);
+    trl_comm_tags(op->c, op->entry, &op->call.tag_base, &op->call.tag_span);
     op->running = true;
     op->finished = false;
     link_op(op);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/inter/inter.h"
 #include "core/log.h"
 #include "core/status.h"
 #include "mpi/topo_mpi.h"
@@ -27,6 +28,7 @@ static struct {
     uint64_t *said;
     size_t nsaid, cap_said;
     bool said_full;
+    uint64_t rules_hash; /* of TRELLIS_RULES' text */
 } rt = {.keyval = MPI_KEYVAL_INVALID, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 const char *trellis_version(void)
@@ -53,6 +55,7 @@ static void free_comm(trl_comm *c)
     }
     free(c->cache);
     free(c->vec);
+    free(c->class_seq);
     trl_topo_free(&c->topo);
     trl_exec_mem_free(&c->mem);
     trl_shm_detach(&c->shm);
@@ -209,6 +212,7 @@ void trl_runtime_init(void)
      * whose rules differ from rank 0's, and whether all ranks say warn. */
     uint64_t h = fnv1a(0xcbf29ce484222325ULL, text ? text : "", text ? strlen(text) : 0);
     uint64_t h0 = h;
+    rt.rules_hash = h;
     PMPI_Bcast(&h0, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     free(text);
     int local[3] = {rc != TRL_OK ? rank : INT_MAX, h0 != h ? rank : INT_MAX, warn}, first[3];
@@ -271,6 +275,16 @@ void trl_runtime_finalize(void)
     free(rt.said);
     rt.said = NULL;
     rt.ready = false;
+}
+
+bool trl_runtime_ready(void)
+{
+    return rt.ready;
+}
+
+unsigned long long trl_rules_hash(void)
+{
+    return rt.rules_hash;
 }
 
 trl_comm *trl_comm_find(MPI_Comm comm)
@@ -440,6 +454,11 @@ static void say_choice(const trl_comm *c, const trl_coll_args *a, size_t bytes,
     key = fnv1a(key, &seen.hosts, sizeof seen.hosts);
     key = fnv1a(key, &seen.ranks_per_host, sizeof seen.ranks_per_host);
     key = fnv1a(key, &seen.block, sizeof seen.block);
+    /* An intercommunicator's call: both groups' sizes as the rules saw them. */
+    unsigned long long big = (unsigned long long)c->size, small = 0;
+    if (a->inter)
+        trl_inter_rule_sizes(a, &big, &small);
+    key = fnv1a(key, &small, sizeof small);
     if (!first_time(key))
         return;
     passed_list passed = {.used = 0};
@@ -453,20 +472,46 @@ static void say_choice(const trl_comm *c, const trl_coll_args *a, size_t bytes,
     /* Named as the program called it: iallreduce, allreduce_init. */
     const char *pre = a->call == TRL_CALL_NONBLOCKING ? "i" : "";
     const char *post = a->call == TRL_CALL_PERSISTENT ? "_init" : "";
+    char ranks[64];
+    snprintf(ranks, sizeof ranks, a->inter ? "inter ranks=%llu remote_ranks=%llu" : "ranks=%llu",
+             big, small);
     /* What the layout filters saw, where there is more than one host. */
     char layout[96] = "";
     if (seen.hosts > 1)
         snprintf(layout, sizeof layout, "; hosts=%d ranks_per_host=%d placement=%s", seen.hosts,
                  seen.ranks_per_host, seen.block ? "block" : "other");
-    trl_log("%s%s%s ranks=%d%s: %s (%s:%d: %s)%s%s", pre, trl_coll_name(coll), post, c->size,
-            size, ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, layout,
-            passed.text);
+    trl_log("%s%s%s %s%s: %s (%s:%d: %s)%s%s", pre, trl_coll_name(coll), post, ranks, size,
+            ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, layout, passed.text);
 }
 
-void trl_comm_tags(trl_comm *c, int *base, int *span)
+void trl_comm_tags(trl_comm *c, const trl_cache_entry *e, int *base, int *span)
 {
     *span = c->tag_span;
-    *base = (int)(c->seq++ % (unsigned)c->tag_slots) * c->tag_span;
+    if (!c->class_seq) {
+        *base = (int)(c->seq++ % (unsigned)c->tag_slots) * c->tag_span;
+        return;
+    }
+    int cls = e->tag_class % c->nclasses, per = c->tag_slots / c->nclasses;
+    if (per < 1) /* more classes than ranges: classes share them */
+        *base = (int)(((unsigned)cls + c->class_seq[cls]++ * (unsigned)c->nclasses) %
+                      (unsigned)c->tag_slots) * c->tag_span;
+    else
+        *base = (cls * per + (int)(c->class_seq[cls]++ % (unsigned)per)) * c->tag_span;
+}
+
+bool trl_comm_tag_classes(trl_comm *c, int n)
+{
+    unsigned *seq = calloc((size_t)n, sizeof *seq);
+    if (!seq)
+        return false;
+    free(c->class_seq);
+    c->class_seq = seq;
+    c->nclasses = n;
+    while (c->tag_span > 256 && c->tag_slots / n < 16) {
+        c->tag_span >>= 1;
+        c->tag_slots = (int)(((long)c->tag_ub + 1) / c->tag_span);
+    }
+    return true;
 }
 
 trl_cache_entry *trl_cache_pin(trl_comm *c, const trl_cache_entry *e)
@@ -635,7 +680,9 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)
     }
     *e = (trl_cache_entry){.coll = a->coll, .root = a->root, .count = a->count,
                            .elem_size = a->elem_size, .commutative = a->commutative,
-                           .in_place = a->in_place, .call = a->call, .valid = true, .transient = transient,
+                           .in_place = a->in_place, .call = a->call, .valid = true,
+                           .tag_class = a->inter && trl_coll_is_rooted(a->coll) ? 1 + a->root : 0,
+                           .transient = transient,
                            .vec = vec, .nvec = nvec, .algo = algo, .sched = e->sched,
                            .rule_bytes = trl_coll_rule_bytes(a), .rule = ch.rule};
     if (!transient) {

@@ -21,6 +21,9 @@ typedef struct {
     bool commutative, in_place;
     trl_call_kind call; /* the rules may choose differently by kind */
     bool valid;
+    /* Which counter of tag ranges its runs take (trl_comm_tags): 0, or for
+     * an intercommunicator's rooted call 1 + the root's merged rank. */
+    int tag_class;
     bool transient; /* built outside the cache (every entry was pinned):
                        freed when its last user unpins it */
     int pins;       /* users running it: never evicted while > 0 */
@@ -44,6 +47,14 @@ typedef struct {
      * counts in step. */
     unsigned seq;
     int tag_slots, tag_span;
+    /* An intercommunicator's merged communicator counts runs per class
+     * (trl_comm_tag_classes): the ranks of the root's group other than the
+     * root take no part in a rooted call, so one counter for all calls
+     * would fall out of step between them and the others; each root's
+     * calls count apart, among the ranks that take part in them. NULL:
+     * one class, seq. */
+    unsigned *class_seq;
+    int nclasses;
     /* The attribute and every op alive hold one: a communicator freed while
      * a persistent request on it lives goes when that request goes. */
     int refs;
@@ -100,8 +111,21 @@ const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a);
 void trl_comm_hold(trl_comm *c);
 void trl_comm_release(trl_comm *c);
 
-/* The tag range of the next run of a schedule on c. */
-void trl_comm_tags(trl_comm *c, int *base, int *span);
+/* The tag range of the next run of e on c. */
+void trl_comm_tags(trl_comm *c, const trl_cache_entry *e, int *base, int *span);
+
+/* Count runs in n classes (an intercommunicator's merged communicator:
+ * 1 + its size), each with its own share of the tag ranges; the ranges
+ * shrink where the classes would otherwise get fewer than 16 each. false
+ * when out of memory (c unchanged). */
+bool trl_comm_tag_classes(trl_comm *c, int n);
+
+/* Whether Trellis serves collectives (the rules and the topology loaded). */
+bool trl_runtime_ready(void);
+
+/* A hash of the user's rules text, the same on every rank of one job (the
+ * runtime checked it): intercommunicators joining two jobs compare it. */
+unsigned long long trl_rules_hash(void);
 
 /* Keep e from eviction while it runs; unpin when done (a transient entry
  * is then freed). */

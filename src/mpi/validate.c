@@ -252,3 +252,14 @@ bool trl_vside_refused(trl_coll coll, trl_side_kind side, const void *buf, const
             return true;
     return false;
 }
+
+bool trl_wside_refused(trl_side_kind side, const void *buf, const int *counts, const int *displs,
+                       const MPI_Datatype *types, int p)
+{
+    if (!types || trl_vside_refused(TRL_COLL_ALLTOALLW, side, buf, counts, displs, MPI_BYTE, p))
+        return true;
+    for (int i = 0; i < p; i++)
+        if (!trl_move_type_ok(TRL_COLL_ALLTOALLW, side, types[i]))
+            return true;
+    return false;
+}

@@ -53,6 +53,10 @@ bool trl_side_refused(trl_coll coll, trl_side_kind side, const void *buf, int co
 bool trl_vside_refused(trl_coll coll, trl_side_kind side, const void *buf, const int *counts,
                        const int *displs, MPI_Datatype type, int p);
 
+/* alltoallw's side: a datatype per block, each judged by the library. */
+bool trl_wside_refused(trl_side_kind side, const void *buf, const int *counts, const int *displs,
+                       const MPI_Datatype *types, int p);
+
 /* Frees the probe communicator and the attribute key (MPI_Finalize). */
 void trl_validate_finalize(void);
 

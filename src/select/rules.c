@@ -4,9 +4,9 @@
  * in the middle of a collective call.
  *
  *   rule   = collective { filter } algorithm { param }
- *   filter = ("ranks" | "bytes" | "hosts" | "ranks_per_host") "=" range
- *          | "commutative" "=" ("yes" | "no") | "placement" "=" ("block" | "other")
- *          | "nonblocking" "=" ("yes" | "no")
+ *   filter = ("ranks" | "bytes" | "hosts" | "ranks_per_host" | "remote_ranks") "=" range
+ *          | ("commutative" | "inter" | "nonblocking") "=" ("yes" | "no")
+ *          | "placement" "=" ("block" | "other")
  *   range  = "*" | n | n "-" | "-" n | n "-" n
  *   param  = name "=" value
  *
@@ -40,10 +40,13 @@ enum {
     FILTER_RANKS_PER_HOST,
     FILTER_PLACEMENT,
     FILTER_NONBLOCKING,
+    FILTER_INTER,
+    FILTER_REMOTE_RANKS,
     FILTER_COUNT
 };
 static const char *const filter_names[FILTER_COUNT] = {
-    "ranks", "bytes", "commutative", "hosts", "ranks_per_host", "placement", "nonblocking"};
+    "ranks", "bytes", "commutative", "hosts", "ranks_per_host", "placement", "nonblocking",
+    "inter", "remote_ranks"};
 
 typedef struct {
     const char *p;
@@ -240,14 +243,16 @@ static int parse_either(parser *ps, const token *t, const pair *kv, const char *
 
 /* Which filters make sense for a collective: a barrier carries no data,
  * in gatherv, scatterv, alltoallv and alltoallw no rank knows what the
- * others move (so ranks could choose differently), and only reductions
- * have an operation. */
+ * others move (so ranks could choose differently), only reductions have
+ * an operation, and MPI defines no scan or exscan on intercommunicators. */
 static bool filter_applies(int f, trl_coll coll)
 {
     if (f == FILTER_BYTES)
         return trl_coll_has_bytes(coll);
     if (f == FILTER_COMMUTATIVE)
         return trl_coll_is_reduction(coll);
+    if (f == FILTER_INTER || f == FILTER_REMOTE_RANKS)
+        return coll != TRL_COLL_SCAN && coll != TRL_COLL_EXSCAN;
     return true;
 }
 
@@ -268,7 +273,10 @@ static int parse_filter(parser *ps, trl_rule *r, const token *t, const pair *kv,
         return fail(ps, t->column, "filter '%s' does not apply to %s%s", filter_names[f],
                     trl_coll_name(r->coll),
                     f == FILTER_BYTES && r->coll != TRL_COLL_BARRIER
-                        ? " (each rank knows only its own counts)" : "");
+                        ? " (each rank knows only its own counts)"
+                    : f == FILTER_INTER || f == FILTER_REMOTE_RANKS
+                        ? " (MPI defines it on intracommunicators only)"
+                        : "");
     if (kv->vlen == 0)
         return fail(ps, t->column, "missing value after '%s='", filter_names[f]);
     switch (f) {
@@ -276,6 +284,8 @@ static int parse_filter(parser *ps, trl_rule *r, const token *t, const pair *kv,
         return parse_range_filter(ps, t, kv, f, &r->ranks);
     case FILTER_BYTES:
         return parse_range_filter(ps, t, kv, f, &r->bytes);
+    case FILTER_REMOTE_RANKS:
+        return parse_range_filter(ps, t, kv, f, &r->remote_ranks);
     case FILTER_HOSTS:
         return parse_range_filter(ps, t, kv, f, &r->hosts);
     case FILTER_RANKS_PER_HOST:
@@ -284,6 +294,8 @@ static int parse_filter(parser *ps, trl_rule *r, const token *t, const pair *kv,
         return parse_either(ps, t, kv, "block", "other", &r->placement);
     case FILTER_NONBLOCKING:
         return parse_either(ps, t, kv, "yes", "no", &r->nonblocking);
+    case FILTER_INTER:
+        return parse_either(ps, t, kv, "yes", "no", &r->inter);
     default:
         return parse_either(ps, t, kv, "yes", "no", &r->commutative);
     }
@@ -489,8 +501,8 @@ static int parse_part(parser *ps, trl_ruleset *rs, size_t *cap)
         return TRL_OK;
     trl_rule r = {.ranks = {0, TRL_RANGE_MAX}, .bytes = {0, TRL_RANGE_MAX}, .commutative = -1,
                   .hosts = {0, TRL_RANGE_MAX}, .ranks_per_host = {0, TRL_RANGE_MAX},
-                  .placement = -1, .nonblocking = -1, .source = rs->source,
-                  .line = ps->line};
+                  .placement = -1, .nonblocking = -1, .inter = -1,
+                  .remote_ranks = {0, TRL_RANGE_MAX}, .source = rs->source, .line = ps->line};
     int rc = parse_rule(ps, &r, &first);
     if (rc == TRL_OK) {
         r.text = trimmed_copy(begin, ps->end);

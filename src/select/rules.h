@@ -35,6 +35,10 @@ typedef struct {
     /* The form of the call: -1 any, 0 blocking, 1 non-blocking or
      * persistent (MPI_Ixxx, MPI_Xxx_init). */
     int nonblocking;
+    /* Intercommunicator calls: -1 any, 0 no, 1 yes; the smaller group's size
+     * (a range other than * matches intercommunicator calls only). */
+    int inter;
+    trl_range remote_ranks;
     const trl_algo *algo;
     trl_params params;
     const char *source; /* owned by the ruleset */

@@ -9,6 +9,8 @@ from trellis.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 TABLE_SOURCE = REPO / "src" / "algo" / "algorithms.c"
+# The intercommunicator algorithms' entries, which algorithms.c expands.
+INTER_SOURCE = REPO / "src" / "algo" / "inter" / "table.h"
 COLLECTIVES = {
     "bcast", "reduce", "allreduce", "barrier",
     "gather", "gatherv", "scatter", "scatterv",
@@ -34,7 +36,12 @@ def source_table() -> set[tuple[str, str]]:
         if short in abbrev
     }
     assert len(entries) >= 8, f"could not read the table from {TABLE_SOURCE}"
-    return entries
+    inter = {
+        (coll.lower(), name)
+        for coll, name in re.findall(r"\{\s*TRL_COLL_(\w+),\s*\"(\w+)\"", INTER_SOURCE.read_text())
+    }
+    assert len(inter) >= 30, f"could not read the table from {INTER_SOURCE}"
+    return entries | inter
 
 
 def test_json_lists_every_algorithm_of_the_c_table(run_trellis) -> None:
@@ -56,7 +63,14 @@ def test_json_entries_are_complete_and_consistent(run_trellis) -> None:
         assert set(algo) == ENTRY_KEYS, where
         assert algo["description"], where
         assert algo["cost"], where
-        assert set(algo["restrictions"]) <= {"commutative", "placement=block"}, where
+        assert set(algo["restrictions"]) <= {
+            "commutative",
+            "placement=block",
+            "intercommunicator",
+        }, where
+        assert ("intercommunicator" in algo["restrictions"]) == algo["name"].startswith("inter_"), (
+            where
+        )
         assert algo["mpi"] == (algo["name"] == "mpi"), where
         for param in algo["params"]:
             assert set(param) == PARAM_KEYS, where

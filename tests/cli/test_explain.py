@@ -532,3 +532,74 @@ def test_nonblocking_calls_are_chosen_for_with_their_own_filter(run_trellis) -> 
     data = json.loads(proc.stdout)
     assert data["nonblocking"] is True
     assert data["algorithm"] != "binomial"
+
+
+def test_intercommunicator_call_with_the_root_in_the_first_group(run_trellis) -> None:
+    proc = run_trellis(
+        "explain", "bcast", "--ranks", "3", "--remote-ranks", "2", "--bytes", "4K", "--root", "1",
+        "--rules", "bcast inter_linear",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(
+        "bcast, intercommunicator of 3 + 2 ranks (ranks 0-2 and 3-4 below), 4096 bytes"
+    )
+    assert "root 1 (of the first group)" in proc.stdout
+    assert algorithm(proc.stdout) == "inter_linear"
+    num_ranks, ranks = parse_goal(goal_part(proc.stdout))
+    assert num_ranks == 5
+    # The root sends to each rank of the other group; its own group's
+    # other ranks (MPI_PROC_NULL) take no part.
+    assert sorted(op.peer for _, op in ranks[1].of_kind("send")) == [3, 4]
+    assert not ranks[0].ops
+    assert not ranks[2].ops
+    assert check_messages_pair(ranks) == 2
+
+
+@pytest.mark.parametrize(("ranks", "remote"), [("2", "5"), ("5", "2")])
+def test_intercommunicator_rules_see_the_larger_and_the_smaller_group(
+    run_trellis, ranks: str, remote: str
+) -> None:
+    rules = "allreduce ranks=6- inter_leader; allreduce ranks=5 remote_ranks=2 inter_linear"
+    proc = run_trellis(
+        "explain", "allreduce", "--ranks", ranks, "--remote-ranks", remote, "--bytes", "64",
+        "--rules", rules, "--json",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    info = json.loads(proc.stdout)
+    assert info["algorithm"] == "inter_linear"
+    assert info["rule"]["line"] == 2
+    assert info["remote_ranks"] == int(remote)
+    assert [s["rank"] for s in info["schedules"]] == list(range(7))
+    goal = "num_ranks 7\n" + "".join(s["goal"] for s in info["schedules"])
+    _, scheds = parse_goal(goal)
+    # Every rank sends its vector to the other group's rank 0 (0 and 2 or 5).
+    assert check_messages_pair(scheds) == 7 + 5
+
+
+def test_intercommunicator_algorithms_serve_only_intercommunicators(run_trellis) -> None:
+    intra = run_trellis(
+        "explain", "allreduce", "--ranks", "4", "--bytes", "8", "--rules", "allreduce inter_linear"
+    )
+    assert intra.returncode == 0, intra.stderr
+    assert chosen_by(intra.stdout)[0] == "built-in"
+    inter = run_trellis(
+        "explain", "allreduce", "--ranks", "2", "--remote-ranks", "2", "--bytes", "8",
+        "--rules", "allreduce ring",
+    )  # fmt: skip
+    assert inter.returncode == 0, inter.stderr
+    assert chosen_by(inter.stdout)[0] == "built-in"
+    assert algorithm(inter.stdout).startswith("inter_")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["scan", "--bytes", "8"], "MPI defines no scan on intercommunicators"),
+        (["reduce_scatter_block", "--bytes", "8"], "does not split into 3 equal blocks"),
+        (["bcast", "--bytes", "8", "--rank", "5"], "--rank 5 is not a rank of 5"),
+    ],
+)
+def test_intercommunicator_argument_errors(run_trellis, args: list[str], message: str) -> None:
+    proc = run_trellis("explain", args[0], "--ranks", "2", "--remote-ranks", "3", *args[1:])
+    assert proc.returncode == 2
+    assert message in proc.stderr

@@ -35,7 +35,11 @@ from trellis.cmd_explain import explain
 TABLE: list[dict[str, Any]] = json.loads(native.info("algorithms"))
 # `tree` runs a file written for one size: the threads tier (tests/unit/check_layouts.c)
 # and tests/python/test_topology_runs.py check it on generated and planned files.
-ALGORITHMS = [a for a in TABLE if not a["mpi"] and a["name"] != "tree"]
+# The intercommunicator algorithms (inter_*) serve intercommunicator calls
+# only: the threads tier (tests/unit/check_inter.c) checks them, and
+# test_explain.py their explanations (--remote-ranks).
+INTER = [a for a in TABLE if a["name"].startswith("inter_")]
+ALGORITHMS = [a for a in TABLE if not a["mpi"] and a["name"] != "tree" and a not in INTER]
 TREES = [a for a in TABLE if a["name"] == "tree"]
 
 RANKS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16]
@@ -313,5 +317,5 @@ def test_every_algorithm_is_covered() -> None:
     assert len(covered) == len(ALGORITHMS)
     assert {a["collective"] for a in ALGORITHMS} == COLLECTIVES
     # Every collective has an "mpi" entry besides, which has no schedule to check.
-    assert len(covered) == len(TABLE) - len(COLLECTIVES) - len(TREES)
+    assert len(covered) == len(TABLE) - len(COLLECTIVES) - len(TREES) - len(INTER)
     assert {a["collective"] for a in TABLE if a["mpi"]} == COLLECTIVES

@@ -108,7 +108,7 @@ static int complete(MPI_Request *req, int persistent)
 #ifdef INIT
 #define PERSISTENT_CASE(Name, params, args)                                                       \
     case PERSISTENT: {                                                                            \
-        MPI_Request req;                                                                          \
+        MPI_Request req = MPI_REQUEST_NULL; /* an init that fails leaves it */                    \
         int rc = INIT(Name)(CM_UNPAREN args, MPI_INFO_NULL, &req);                                \
         if (rc == MPI_SUCCESS)                                                                    \
             rc = MPI_Start(&req);                                                                 \

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs a checker program (coll_check, coll_check_move, coll_check_scan) under
-# mpirun with libtrellis.so preloaded and one rule forcing an algorithm, then checks that the program passed AND that Trellis
-# really ran the forced algorithm (TRELLIS_VERBOSE=1 names the rule that
-# chose it), so a silent fall-back to the MPI library cannot pass.
+# Runs a checker program (coll_check, coll_check_move, coll_check_scan,
+# inter_check, ...) under mpirun with libtrellis.so preloaded and rules
+# forcing algorithms, then checks that the program passed AND that Trellis
+# really ran the forced algorithm of the last rule, or with
+# TRELLIS_TEST_CHECK_ALL=1 of every rule (TRELLIS_VERBOSE=1 names the rule
+# that chose it), so a silent fall-back to the MPI library cannot pass.
 #
 #   run_forced.sh <nprocs> <libtrellis.so|none|linked> <program> "<rule>"|<rules file>
 #                 [expected-algorithm] [-- program-arguments...]
@@ -43,25 +45,41 @@ if [ $rc -ne 0 ]; then
   exit 1
 fi
 grep -q ", 0 failed$" "$out" || { echo "FAILED: no clean summary line" >&2; exit 1; }
-# The last rule's collective (of a rules file, its last line).
-if [ -f "$rule" ]; then last=$(tail -n 1 "$rule"); else last=${rule##*;}; fi
-coll=${last%% *}
-# The names verbose gives the call in each form the checker used.
-case "${TRELLIS_TEST_MODE:-blocking}" in
-  nonblocking) names=("i$coll") ;;
-  persistent) names=("${coll}_init") ;;
-  mixed) names=("$coll" "i$coll" "${coll}_init") ;;
-  *) names=("$coll") ;;
-esac
-if [ -n "$expect" ] && [ "$np" -gt 1 ]; then
-  for name in "${names[@]}"; do
-    # No bytes= where ranks do not share a size (the v and w variants).
-    if ! grep -q "^trellis: $name ranks=[0-9]*\( bytes=[0-9]*\)\?: $expect (" "$err"; then
-      echo "FAILED: Trellis never reported running $name $expect from the rule; it said:" >&2
-      grep '^trellis: ' "$err" | head -20 >&2
-      exit 1
-    fi
-  done
+# The rules to verify: the last one (of a rules file, its last line), or
+# with TRELLIS_TEST_CHECK_ALL=1 every one, each with its own algorithm.
+if [ -f "$rule" ]; then text=$(cat "$rule"); else text=$rule; fi
+if [ -n "${TRELLIS_TEST_CHECK_ALL:-}" ]; then
+  mapfile -t checked < <(printf '%s\n' "$text" | tr ';' '\n' | sed 's/#.*//' | grep -v '^ *$')
+else
+  checked=("${text##*[;$'\n']}")
 fi
-[ -n "$expect" ] && echo "verified: ${names[*]} $expect ran from the rules on $np ranks"
+verified=()
+for one in "${checked[@]}"; do
+  read -r coll first _ <<<"$one"
+  want=$expect
+  if [ -n "${TRELLIS_TEST_CHECK_ALL:-}" ]; then
+    # The algorithm: the first word after the collective with no '='.
+    want=$(printf '%s\n' "$one" | tr -s ' \t' '\n' | tail -n +2 | grep -v = | head -n 1)
+  fi
+  # The names verbose gives the call in each form the checker used.
+  case "${TRELLIS_TEST_MODE:-blocking}" in
+    nonblocking) names=("i$coll") ;;
+    persistent) names=("${coll}_init") ;;
+    mixed) names=("$coll" "i$coll" "${coll}_init") ;;
+    *) names=("$coll") ;;
+  esac
+  if [ -n "$want" ] && [ "$np" -gt 1 ]; then
+    for name in "${names[@]}"; do
+      # No bytes= where ranks do not share a size (the v and w variants); an
+      # intercommunicator's call says inter and both groups' sizes.
+      if ! grep -q "^trellis: $name \(inter \)\?ranks=[0-9]*\( remote_ranks=[0-9]*\)\?\( bytes=[0-9]*\)\?: $want (" "$err"; then
+        echo "FAILED: Trellis never reported running $name $want from the rule; it said:" >&2
+        grep '^trellis: ' "$err" | head -20 >&2
+        exit 1
+      fi
+    done
+    verified+=("${names[*]} $want")
+  fi
+done
+[ ${#verified[@]} -gt 0 ] && echo "verified: ${verified[*]} ran from the rules on $np ranks"
 exit 0

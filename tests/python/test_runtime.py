@@ -27,7 +27,9 @@ def algorithms(collective: str) -> list[str]:
             [str(BUILD / "trellis-info"), "algorithms"], capture_output=True, text=True, check=True
         ).stdout
         for entry in json.loads(out):
-            ALGORITHMS.setdefault(entry["collective"], []).append(entry["name"])
+            # The inter_* algorithms serve intercommunicators only (tests/mpi/inter_check.c).
+            if "intercommunicator" not in entry["restrictions"]:
+                ALGORITHMS.setdefault(entry["collective"], []).append(entry["name"])
     return ALGORITHMS[collective]
 
 

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "algo/algo.h"
 #include "exec/exec_threads.h"
@@ -105,6 +106,11 @@ bool check_run(tally *t, const check_case *c, const check_bufs *b, size_t elem_s
  * c->ty->fill(rank) over its capacity; reports the first that does not. */
 bool check_sends_unchanged(tally *t, const check_case *c, const check_bufs *b);
 
+/* Whether every rank r, before it finishes, has heard (through a chain of
+ * messages) from every rank in the bitset want[r] (NULL: every rank);
+ * p <= 64. why says which rank did not. */
+bool check_barrier_informs(trl_sched *s, int p, const uint64_t *want, char *why, size_t whylen);
+
 /* The case function of each family. */
 typedef void (*check_case_fn)(tally *t, const check_case *c);
 void check_classic_case(tally *t, const check_case *c); /* bcast reduce allreduce barrier */
@@ -113,5 +119,9 @@ void check_allgather_case(tally *t, const check_case *c); /* allgather(v) */
 void check_alltoall_case(tally *t, const check_case *c);  /* alltoall(v,w) */
 void check_reduce_scatter_case(tally *t, const check_case *c); /* reduce_scatter(_block) */
 void check_scan_case(tally *t, const check_case *c);           /* scan, exscan */
+
+/* The intercommunicator algorithms' whole sweep (check_inter.c); returns
+ * 0, or 2 for a broken test setup. */
+int check_inter_sweep(tally *t, const trl_algo *algo);
 
 #endif

@@ -11,7 +11,7 @@
 
 /* Which ranks each step has heard from (bitsets over <= 64 ranks), to a
  * fixed point across message edges. Used for barriers. */
-static bool barrier_informs_all(trl_sched *s, int p, char *why, size_t whylen)
+bool check_barrier_informs(trl_sched *s, int p, const uint64_t *want, char *why, size_t whylen)
 {
     uint64_t **know = calloc((size_t)p, sizeof *know);
     for (int r = 0; r < p; r++)
@@ -42,12 +42,13 @@ static bool barrier_informs_all(trl_sched *s, int p, char *why, size_t whylen)
     bool ok = true;
     uint64_t all = p == 64 ? ~0ULL : (1ULL << p) - 1;
     for (int r = 0; r < p && ok; r++) {
-        uint64_t k = 1ULL << r;
+        uint64_t k = 1ULL << r, need = want ? want[r] : all;
         for (size_t i = 0; i < s[r].nsteps; i++)
             k |= know[r][i];
-        if (k != all) {
-            snprintf(why, whylen, "rank %d can finish without hearing from every rank (knows %#llx)",
-                     r, (unsigned long long)k);
+        if ((k & need) != need) {
+            snprintf(why, whylen, "rank %d can finish without hearing from every rank it must "
+                     "(knows %#llx, must %#llx)", r, (unsigned long long)k,
+                     (unsigned long long)need);
             ok = false;
         }
     }
@@ -83,7 +84,7 @@ void check_classic_case(tally *t, const check_case *c)
         goto out;
 
     if (coll == TRL_COLL_BARRIER) {
-        if (!barrier_informs_all(b.s, p, why, sizeof why))
+        if (!check_barrier_informs(b.s, p, NULL, why, sizeof why))
             check_fail(t, c, "%s", why);
     }
 

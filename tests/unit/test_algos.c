@@ -208,7 +208,8 @@ int main(int argc, char **argv)
     sweep w = {.algo = algo, .run_case = case_fn((trl_coll)coll), .seed = 1};
     w.t.quick = argc > 3 && strcmp(argv[3], "--quick") == 0;
     bool layouts = !strncmp(algo->name, "hier", 4) || !strcmp(algo->name, "multileader");
-    int rc = layouts                       ? sweep_hier(&w)
+    int rc = algo->needs & TRL_NEEDS_INTER ? check_inter_sweep(&w.t, algo)
+             : layouts                     ? sweep_hier(&w)
              : !strcmp(algo->name, "tree") ? sweep_tree(&w)
                                            : sweep_plain(&w);
     if (rc)

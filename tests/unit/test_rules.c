@@ -1,7 +1,9 @@
 /* The rules language: parsing (files and inline text), every error message
  * the parser can emit with its exact position, selection (first match,
  * fallback to the built-in rules, rules passed over for a non-commutative
- * operation), the built-in rules themselves, and TRELLIS_RULES.
+ * operation; the intercommunicator filters and kinds of algorithm), the
+ * built-in rules themselves (every intercommunicator call included), and
+ * TRELLIS_RULES.
  *
  * No MPI: this links trellis_core only. Prints "N passed, M failed" last
  * and exits non-zero on any failure. The only message not exercised is
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/env_value.h"
+#include "algo/inter/inter.h"
 #include "core/status.h"
 #include "select/rules.h"
 #include "topo/topo.h"
@@ -221,7 +224,7 @@ static const error_case error_cases[] = {
     /* Filters. */
     {"allreduce radix=4 ring", false,
      "test.rules:1:11: unknown filter 'radix' (expected one of: ranks, bytes, commutative, "
-     "hosts, ranks_per_host, placement, nonblocking)"},
+     "hosts, ranks_per_host, placement, nonblocking, inter, remote_ranks)"},
     {"allreduce bytes=1K- ranks=2 bytes=4K ring", false, "test.rules:1:29: duplicate filter 'bytes'"},
     {"barrier bytes=0 linear", false, "test.rules:1:9: filter 'bytes' does not apply to barrier"},
     {"gatherv bytes=0-1K linear", false,
@@ -302,16 +305,18 @@ static const error_case error_cases[] = {
     /* The algorithm. */
     {"allreduce ringg", false,
      "test.rules:1:11: unknown algorithm 'ringg' for allreduce (expected one of: reduce_bcast, "
-     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded, tree, mpi)"},
+     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded, tree, "
+     "inter_linear, inter_leader, mpi)"},
     {"barrier bintree", false,
      "test.rules:1:9: unknown algorithm 'bintree' for barrier (expected one of: linear, binomial, "
-     "dissemination, recursive_doubling, hier, mpi)"},
+     "dissemination, recursive_doubling, hier, inter_linear, inter_leader, mpi)"},
     {"allreduce bytes=4K-", false,
      "test.rules:1:20: missing algorithm after filters (expected one of: reduce_bcast, "
-     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded, tree, mpi)"},
+     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded, tree, "
+     "inter_linear, inter_leader, mpi)"},
     {"bcast   # no algorithm", false,
      "test.rules:1:6: missing algorithm after bcast (expected one of: linear, binomial, knomial, kary, "
-     "chain, scatter_allgather, hier, hier_sharded, tree, mpi)"},
+     "chain, scatter_allgather, hier, hier_sharded, tree, inter_linear, inter_leader, mpi)"},
     /* Parameters. */
     {"allreduce recursive_doubling ring", false,
      "test.rules:1:30: unexpected 'ring' after algorithm recursive_doubling (parameters are name=value)"},
@@ -419,16 +424,34 @@ static const error_case error_cases[] = {
      "test.rules:3:17: parameter 'radix' is not known to allreduce ring (it takes: segment)"},
     {"bcast binomial; reduce binomal # x; y\n", false,
      "test.rules:1:24: unknown algorithm 'binomal' for reduce (expected one of: linear, binomial, "
-     "knomial, kary, chain, rabenseifner, hier, tree, mpi)"},
+     "knomial, kary, chain, rabenseifner, hier, tree, inter_linear, inter_leader, mpi)"},
     {"bcast ringg\nbcast alsobad", false,
      "test.rules:1:7: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, knomial, "
-     "kary, chain, scatter_allgather, hier, hier_sharded, tree, mpi)"},
+     "kary, chain, scatter_allgather, hier, hier_sharded, tree, inter_linear, inter_leader, mpi)"},
     /* Inline: every ';' or newline separated part is a line. */
     {"allreduce ring; bcast ringg", true,
      "TRELLIS_RULES:2:8: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, "
-     "knomial, kary, chain, scatter_allgather, hier, hier_sharded, tree, mpi)"},
+     "knomial, kary, chain, scatter_allgather, hier, hier_sharded, tree, inter_linear, "
+     "inter_leader, mpi)"},
     {"bcast binomial # a; ; reduce binomial\nbarrier ranks=9-3 linear", true,
      "TRELLIS_RULES:4:9: range '9-3' is empty"},
+    /* The intercommunicator filters. */
+    {"allreduce inter=maybe inter_leader", false, "test.rules:1:11: inter=maybe: expected yes or no"},
+    {"scan inter=yes mpi", false,
+     "test.rules:1:6: filter 'inter' does not apply to scan (MPI defines it on intracommunicators "
+     "only)"},
+    {"exscan remote_ranks=2 mpi", false,
+     "test.rules:1:8: filter 'remote_ranks' does not apply to exscan (MPI defines it on "
+     "intracommunicators only)"},
+    {"bcast remote_ranks=0 inter_leader", false,
+     "test.rules:1:7: range '0' matches no communicator (the smallest has 1 rank)"},
+    {"bcast remote_ranks=x inter_leader", false,
+     "test.rules:1:7: remote_ranks=x: expected a range such as 1-8, 9-, -64, 16 or * (whole "
+     "numbers of ranks)"},
+    {"barrier inter=yes inter=no mpi", false, "test.rules:1:19: duplicate filter 'inter'"},
+    {"bcast inter_leader bcast=inter_linear", false,
+     "test.rules:1:20: bcast=inter_linear: not an algorithm a level can run (expected one of: "
+     "linear, binomial, knomial, kary, chain, scatter_allgather, hier, hier_sharded)"},
 };
 
 static void reports_every_error_with_its_position(void)
@@ -862,6 +885,129 @@ static void fails_when_nothing_matches(void)
     trl_rules_free(&rs);
 }
 
+/* An intercommunicator call of n0 + n1 ranks, seen from merged rank 0. */
+static trl_inter two_groups(int n0, int n1)
+{
+    int ranks[64];
+    for (int i = 0; i < n0 + n1; i++)
+        ranks[i] = i;
+    trl_inter in;
+    if (trl_inter_init(&in, ranks, n0, ranks + n0, n1)) {
+        printf("FATAL: trl_inter_init(%d, %d)\n", n0, n1);
+        exit(2);
+    }
+    return in;
+}
+
+static void selects_by_kind_of_communicator(void)
+{
+    trl_ruleset rs;
+    CHECK(parse("allreduce ring\n"
+                "allreduce ranks=5 remote_ranks=2 inter_linear\n"
+                "allreduce remote_ranks=-3 mpi\n"
+                "allreduce inter=yes ranks=9- inter_leader reduce=knomial\n"
+                "allreduce inter=no recursive_doubling\n"
+                "allreduce inter_leader\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    trl_choice ch;
+    /* An intracommunicator call: rules for intercommunicators never match
+     * it, not even passed over; remote_ranks= needs an intercommunicator. */
+    trl_coll_args a = call(TRL_COLL_ALLREDUCE, 5, false);
+    CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rule == &rs.rules[4],
+          "intra, non-commutative: rule 5 (ring passed over)");
+    CHECK(ch.rejected == &rs.rules[0], "ring is the rule passed over");
+    /* Intercommunicator calls: intracommunicator rules do not match; ranks=
+     * is the larger group and remote_ranks= the smaller, whichever group
+     * this rank is in. */
+    trl_inter in = two_groups(2, 5);
+    a.inter = &in;
+    a.size = 7;
+    for (int rank = 0; rank < 7; rank++) {
+        a.rank = rank;
+        CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rule == &rs.rules[1] &&
+                  !ch.rejected,
+              "2+5 from rank %d: rule 2", rank);
+    }
+    trl_inter_free(&in);
+    in = two_groups(3, 3);
+    a.size = 6;
+    CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rule == &rs.rules[2] &&
+              !ch.algo->build,
+          "3+3: remote_ranks=-3 mpi");
+    trl_inter_free(&in);
+    in = two_groups(9, 4);
+    a.size = 13;
+    CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rule == &rs.rules[3] &&
+              ch.params->n == 1,
+          "9+4: rule 4");
+    trl_inter_free(&in);
+    in = two_groups(4, 7);
+    a.size = 11;
+    CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rule == &rs.rules[5],
+          "4+7: rule 6");
+    trl_inter_free(&in);
+    trl_rules_free(&rs);
+}
+
+/* A leader algorithm whose part cannot serve the call is passed over with
+ * the part's reason. */
+static void passes_over_inter_parts_needing_commutative(void)
+{
+    trl_ruleset rs;
+    CHECK(parse("allreduce inter_leader reduce=rabenseifner\n", &rs) == TRL_OK, "parse failed");
+    trl_inter in = two_groups(3, 4);
+    trl_coll_args a = call(TRL_COLL_ALLREDUCE, 7, false);
+    a.inter = &in;
+    trl_choice ch;
+    CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rejected == &rs.rules[0] &&
+              ch.rule && ch.rule->source == builtin.source,
+          "non-commutative: the built-in rule after the one passed over");
+    CHECK_STR(ch.why, "it needs a commutative operation");
+    a.commutative = true;
+    CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rule == &rs.rules[0],
+          "commutative: the rule");
+    trl_inter_free(&in);
+    trl_rules_free(&rs);
+}
+
+/* A leader's part runs on each group's own layout; every rank judges it on
+ * both groups, so a rank whose own group could run it still passes over a
+ * rule the other group cannot (each would otherwise choose differently). */
+static void judges_inter_parts_on_both_groups_layouts(void)
+{
+    trl_ruleset rs;
+    CHECK(parse("allreduce inter_leader reduce=hier\n", &rs) == TRL_OK, "parse failed");
+    trl_inter in = two_groups(3, 4);
+    static const struct {
+        const char *layout;
+        bool usable;
+    } cases[] = {
+        /* group 1 (ranks 3-6) alternates between two hosts: no rank order */
+        {"host=0-2 host=3,5 host=4,6", false},
+        {"host=0-2 host=3,4 host=5,6", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        trl_topo t;
+        if (!layout(cases[i].layout, &t))
+            continue;
+        for (int rank = 0; rank < 7; rank += 6) { /* a rank of each group */
+            trl_coll_args a = call(TRL_COLL_ALLREDUCE, 7, false);
+            a.inter = &in;
+            a.rank = rank;
+            a.topo = &t;
+            trl_choice ch;
+            int rc = trl_select(&rs, &builtin, &a, 8, &ch);
+            CHECK(rc == TRL_OK && (ch.rule == &rs.rules[0]) == cases[i].usable,
+                  "layout '%s', rank %d: the rule %s", cases[i].layout, rank,
+                  cases[i].usable ? "must serve" : "must be passed over");
+        }
+        trl_topo_free(&t);
+    }
+    trl_inter_free(&in);
+    trl_rules_free(&rs);
+}
+
 /* ---- the built-in rules -------------------------------------------------- */
 
 static void builtin_rules_parse(void)
@@ -884,7 +1030,8 @@ static void builtin_rules_end_with_catch_alls(void)
     for (int c = 0; c < TRL_COLL_COUNT; c++) {
         const trl_rule *last = NULL;
         for (size_t i = 0; i < builtin.n; i++)
-            if (builtin.rules[i].coll == (trl_coll)c)
+            if (builtin.rules[i].coll == (trl_coll)c &&
+                !(builtin.rules[i].algo->needs & TRL_NEEDS_INTER))
                 last = &builtin.rules[i];
         CHECK(last, "no built-in rule for %s", trl_coll_name((trl_coll)c));
         if (!last)
@@ -925,6 +1072,40 @@ static void builtin_rules_cover_every_call(void)
                                  trl_coll_name((trl_coll)c), size, bytes, comm);
                 }
             }
+}
+
+/* Every intercommunicator call of every collective MPI defines there, over
+ * group sizes 1..12 either way, finds an algorithm for intercommunicators
+ * (or the MPI library's own) that can serve it. */
+static void builtin_rules_cover_every_inter_call(void)
+{
+    static const unsigned long long sizes[] = {0, 1, 4, 1000, 4096, 65536, 1ULL << 20, 1ULL << 30};
+    int bad = 0;
+    for (int c = 0; c < TRL_COLL_COUNT; c++) {
+        if (c == TRL_COLL_SCAN || c == TRL_COLL_EXSCAN)
+            continue;
+        for (int n0 = 1; n0 <= 12; n0++)
+            for (int n1 = 1; n1 <= 12; n1++) {
+                trl_inter in = two_groups(n0, n1);
+                for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+                    for (int comm = 0; comm <= 1; comm++) {
+                        if (c == TRL_COLL_BARRIER && k > 0)
+                            continue;
+                        trl_coll_args a = call((trl_coll)c, n0 + n1, comm);
+                        a.inter = &in;
+                        trl_choice ch;
+                        int rc = trl_select(NULL, &builtin, &a, sizes[k], &ch);
+                        a.params = ch.params;
+                        bool ok = rc == TRL_OK && ch.algo && ch.algo->coll == (trl_coll)c &&
+                                  (!ch.algo->build || (ch.algo->needs & TRL_NEEDS_INTER)) &&
+                                  !trl_algo_unusable(ch.algo, &a);
+                        if (!ok && bad++ < 5)
+                            check_at(__LINE__, "%s %d+%d bytes %llu commutative %d: no valid choice",
+                                     trl_coll_name((trl_coll)c), n0, n1, sizes[k], comm);
+                    }
+                trl_inter_free(&in);
+            }
+    }
 }
 
 /* ---- TRELLIS_RULES --------------------------------------------------------- */
@@ -1210,9 +1391,13 @@ int main(void)
     RUN(selects_by_a_communicators_own_layout);
     RUN(passes_over_hierarchies_a_layout_cannot_serve);
     RUN(fails_when_nothing_matches);
+    RUN(selects_by_kind_of_communicator);
+    RUN(passes_over_inter_parts_needing_commutative);
+    RUN(judges_inter_parts_on_both_groups_layouts);
     RUN(builtin_rules_parse);
     RUN(builtin_rules_end_with_catch_alls);
     RUN(builtin_rules_cover_every_call);
+    RUN(builtin_rules_cover_every_inter_call);
     RUN(env_unset_or_empty);
     RUN(env_reads_a_file);
     RUN(env_reads_a_file_with_blanks_in_its_name);

@@ -1,0 +1,98 @@
+/* Intercommunicators (seed 003): Trellis' state of one, and the
+ * intercommunicator form of every collective MPI defines there.
+ *
+ * Set up once, collectively over both groups: a private intracommunicator
+ * spanning both (PMPI_Intercomm_merge), its ordinary state (trl_comm_get:
+ * private duplicate, shared memory, topology, cache of schedules), and
+ * where each rank of either group sits in it (PMPI_Group_translate_ranks,
+ * no communication). A call then runs an ordinary schedule over the merged
+ * communicator (src/algo/inter/inter.h), through the same cache, executor
+ * and non-blocking machinery as an intracommunicator's.
+ *
+ * When: in the constructors Trellis intercepts (MPI_Intercomm_create, and
+ * MPI_Comm_dup, split, create of an intercommunicator: comm_setup.c),
+ * where every rank of both groups is anyway; otherwise at the first
+ * blocking collective (an intercommunicator from MPI_Comm_spawn, accept,
+ * connect or join, whose other side may not run Trellis at all: setting
+ * it up there would make the constructor wait for a merge the other side
+ * never calls). Until then non-blocking calls go to the MPI library. */
+#ifndef TRL_MPI_INTER_H
+#define TRL_MPI_INTER_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "algo/inter/inter.h"
+#include "mpi/engine.h"
+
+typedef struct {
+    trl_comm *c;      /* the merged communicator's state; NULL: the MPI library
+                         serves this intercommunicator (set up failed, or the
+                         groups run with different rules) */
+    MPI_Comm merged;  /* private, both groups */
+    trl_inter shape;  /* the two groups in it */
+    int group;        /* this rank's group in shape */
+    int local_n, remote_n;
+} trl_intercomm;
+
+/* Set comm up if it is an intercommunicator Trellis has not set up yet
+ * (collective over both groups; nothing for an intracommunicator). */
+void trl_inter_setup(MPI_Comm comm);
+
+/* The state for a call in this mode: set up by a blocking call if needed;
+ * NULL when comm is not an intercommunicator, or the MPI library must
+ * serve it. */
+trl_intercomm *trl_inter_for(MPI_Comm comm, const trl_mode *mode);
+
+/* The merged rank of a rooted call's root as this rank names it (root,
+ * MPI_ROOT or MPI_PROC_NULL): -1 for MPI_PROC_NULL (this rank takes no
+ * part), -2 for a root MPI rejects. */
+int trl_inter_root(const trl_intercomm *ic, int root);
+
+/* Called from MPI_Finalize. */
+void trl_inter_finalize(void);
+
+/* The intercommunicator forms of the collectives (coll_entry.h's
+ * arguments); each sets *served. */
+#define TRL_INTER_TAIL const trl_mode *mode, bool *served
+int trl_inter_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                    TRL_INTER_TAIL);
+int trl_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, int root, MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_barrier(MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                   TRL_INTER_TAIL);
+int trl_inter_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     TRL_INTER_TAIL);
+int trl_inter_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      TRL_INTER_TAIL);
+int trl_inter_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                         MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                        TRL_INTER_TAIL);
+int trl_inter_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                        TRL_INTER_TAIL);
+
+#endif
