@@ -57,6 +57,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench_util.h"
 #include "latency_colls.h"
@@ -321,8 +322,18 @@ static void error(row *w, enum variant impl, const char *what, int rc)
                 var_names[impl], coll_inames[w->c], w->count, what, rc);
 }
 
-/* One iteration of variant v; returns this rank's time in seconds. */
-static double iterate(row *w, const variant *v, int check)
+/* CPU time in seconds of this process (all threads) or of this thread. */
+static double cpu_seconds(clockid_t clock)
+{
+    struct timespec t;
+    clock_gettime(clock, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* One iteration of variant v; returns this rank's time in seconds, and in
+ * *others the CPU time its other threads (a progress thread) used meanwhile,
+ * read outside the timed region. */
+static double iterate(row *w, const variant *v, int check, double *others)
 {
     bench *b = w->b;
     enum variant impl = v->impl;
@@ -336,6 +347,7 @@ static double iterate(row *w, const variant *v, int check)
     MPI_Request req = MPI_REQUEST_NULL;
     int rc = MPI_SUCCESS, trc = MPI_SUCCESS, wrc = MPI_SUCCESS;
     PMPI_Barrier(b->comm);
+    double p0 = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID), s0 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
     double t0 = MPI_Wtime();
     if (comm_part)
         rc = coll_start(b, w->c, impl, w->count, &req);
@@ -345,6 +357,8 @@ static double iterate(row *w, const variant *v, int check)
         wrc = impl == VAR_MPI ? PMPI_Wait(&req, MPI_STATUS_IGNORE)
                               : MPI_Wait(&req, MPI_STATUS_IGNORE);
     double t1 = MPI_Wtime();
+    double s1 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID), p1 = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+    *others = (p1 - p0) - (s1 - s0);
     if (rc != MPI_SUCCESS)
         error(w, impl, "start", rc);
     else if (trc != MPI_SUCCESS)
@@ -358,8 +372,9 @@ static double iterate(row *w, const variant *v, int check)
 
 /* Times n iterations of each of the nv variants, alternating in blocks
  * (the order reversed every block), and leaves in times[k * n + i] the
- * maximum over ranks of iteration i of variant k. */
-static void measure(row *w, const variant *vs, int nv, int n, double *times)
+ * maximum over ranks of iteration i of variant k, and in others[k * n + i]
+ * the most CPU time a rank's other threads used meanwhile. */
+static void measure(row *w, const variant *vs, int nv, int n, double *times, double *others)
 {
     int done = 0;
     for (int blk = 0; done < n; blk++) {
@@ -368,12 +383,13 @@ static void measure(row *w, const variant *vs, int nv, int n, double *times)
             int k = blk % 2 == 0 ? j : nv - 1 - j;
             for (int i = done; i < done + len; i++) {
                 int check = w->o->check_every > 0 && i % w->o->check_every == 0;
-                times[k * n + i] = iterate(w, &vs[k], check);
+                times[k * n + i] = iterate(w, &vs[k], check, &others[k * n + i]);
             }
         }
         done += len;
     }
     PMPI_Allreduce(MPI_IN_PLACE, times, nv * n, MPI_DOUBLE, MPI_MAX, w->b->comm);
+    PMPI_Allreduce(MPI_IN_PLACE, others, nv * n, MPI_DOUBLE, MPI_MAX, w->b->comm);
 }
 
 /* Output ------------------------------------------------------------------- */
@@ -445,7 +461,8 @@ static void print_header(const bench *b, const options *o, const run_info *ri)
                          "pure_median_us,pure_p10_us,pure_p90_us,compute_median_us,"
                          "compute_p10_us,compute_p90_us,overlapped_median_us,overlapped_p10_us,"
                          "overlapped_p90_us,overlap_pct,overlap_raw_pct,errors,progress,"
-                         "thread_level,trellis_loaded\n");
+                         "thread_level,trellis_loaded,pure_others_cpu_us,"
+                         "overlapped_others_cpu_us\n");
 }
 
 /* Sweep -------------------------------------------------------------------- */
@@ -463,15 +480,17 @@ static void run_row(bench *b, const options *o, enum coll c, size_t bytes, int c
     variant pure[2] = {{PURE, VAR_MPI, 0}, {PURE, VAR_TRELLIS, 0}};
     for (int i = 0; i < o->warmup; i++)
         for (int k = 0; k < 2; k++)
-            (void)iterate(&w, &pure[k], 1);
+            (void)iterate(&w, &pure[k], 1, &(double){0});
 
     /* Phase 1: the pure times that size the compute loops. */
-    double *times = malloc(sizeof(double) * (size_t)n * (2 + 2 + 2 * MAX_TESTS));
-    if (!times) {
+    size_t cells = (size_t)n * (2 + 2 + 2 * MAX_TESTS);
+    double *times = malloc(sizeof(double) * cells);
+    double *others = malloc(sizeof(double) * cells);
+    if (!times || !others) {
         fprintf(stderr, "overlap: out of memory\n");
         MPI_Abort(b->comm, 2);
     }
-    measure(&w, pure, 2, n, times);
+    measure(&w, pure, 2, n, times, others);
     for (int k = 0; k < 2; k++) {
         bench_stats s = bench_summarize(times + k * n, n);
         /* One unit is about 1 us. The 10th percentile, not the median:
@@ -489,17 +508,20 @@ static void run_row(bench *b, const options *o, enum coll c, size_t bytes, int c
         for (int t = 0; t < o->ntests; t++)
             vs[nv++] = (variant){OVERLAPPED, impls[k], o->tests[t]};
     }
-    measure(&w, vs, nv, n, times);
+    measure(&w, vs, nv, n, times, others);
     long long errs[NVAR] = {0};
     PMPI_Allreduce(w.errors, errs, NVAR, MPI_LONG_LONG, MPI_SUM, b->comm);
     *total_errors += errs[VAR_MPI] + errs[VAR_TRELLIS];
     if (b->rank != 0) {
         free(times);
+        free(others);
         return;
     }
-    bench_stats st[2 + 2 + 2 * MAX_TESTS];
-    for (int k = 0; k < nv; k++)
+    bench_stats st[2 + 2 + 2 * MAX_TESTS], so[2 + 2 + 2 * MAX_TESTS];
+    for (int k = 0; k < nv; k++) {
         st[k] = bench_summarize(times + k * n, n);
+        so[k] = bench_summarize(others + k * n, n);
+    }
     const int per_impl = 2 + o->ntests; /* pure, compute, overlapped per test value */
     char hb[32];
     bench_human_bytes(bytes, hb, sizeof hb);
@@ -515,11 +537,12 @@ static void run_row(bench *b, const options *o, enum coll c, size_t bytes, int c
             if (ri->csv)
                 fprintf(ri->csv,
                         "%s,%zu,%d,%d,%d,%s,%d,%d,%ld,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,"
-                        "%.4f,%.2f,%.2f,%lld,%s,%s,%d\n",
+                        "%.4f,%.2f,%.2f,%lld,%s,%s,%d,%.2f,%.2f\n",
                         coll_inames[c], bytes, count, b->size, ri->hosts, var_names[impls[k]],
                         o->tests[t], n, w.units[impls[k]], p->median, p->p10, p->p90,
                         cp->median, cp->p10, cp->p90, ov->median, ov->p10, ov->p90, pct[k], raw,
-                        errs[impls[k]], ri->progress, ri->thread, ri->version != NULL);
+                        errs[impls[k]], ri->progress, ri->thread, ri->version != NULL,
+                        so[k * per_impl].median, so[k * per_impl + 2 + t].median);
         }
         if (pct[0] > 0)
             printf(" %8.2f", pct[1] / pct[0]);
@@ -534,6 +557,7 @@ static void run_row(bench *b, const options *o, enum coll c, size_t bytes, int c
     if (ri->csv)
         fflush(ri->csv);
     free(times);
+    free(others);
 }
 
 int main(int argc, char **argv)
