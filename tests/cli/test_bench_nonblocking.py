@@ -5,6 +5,7 @@ every result checked, and `trellis bench` taking a non-blocking collective's nam
 import csv
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,78 @@ def test_trellis_bench_takes_nonblocking_names(run_trellis, tmp_path: Path) -> N
     assert proc.returncode == 0, proc.stderr
     cells = {(r["collective"], r["config"]) for r in read(out / "summary.csv")}
     assert cells == {("iallreduce", "ompi"), ("iallreduce", "trellis")}
+
+
+def test_bar_driver_runs_the_whole_chain(tmp_path: Path) -> None:
+    """bench/run_nb_bar.sh --quick: every launch, then nb_bar.py's tables and verdicts."""
+    script = native.repo_root() / "bench" / "run_nb_bar.sh"
+    proc = subprocess.run(["bash", str(script), "--quick", "--out", str(tmp_path),
+                           "--build", str(native.build_dir())],
+                          env={**os.environ, **ROOT_OK}, capture_output=True, text=True,
+                          check=False, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    bar = (tmp_path / "bar.md").read_text()
+    assert "| bytes | MPI Ix+Wait | Trellis Ix+Wait | Trellis blocking |" in bar
+    assert "trellis thread test=4" in bar
+    assert "trellis unset test=0" in bar
+    assert bar.count("\nbar: ") == 2
+    for name in ("latency_r1", "overlap_unset_r1", "overlap_thread_r1"):
+        assert (tmp_path / f"{name}.csv").is_file()
+
+
+def nb_bar(*args: str) -> str:
+    script = native.repo_root() / "bench" / "nb_bar.py"
+    proc = subprocess.run([sys.executable, str(script), *args], capture_output=True,
+                          text=True, check=True)  # fmt: skip
+    return proc.stdout
+
+
+def write_csv(path: Path, rows: list[dict]) -> str:
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return str(path)
+
+
+def test_bar_verdicts_follow_the_issue(tmp_path: Path) -> None:
+    """nb_bar.py on made-up launches: the median over launches decides each row."""
+
+    def lat(nbytes: int, mpi: float, trl: float, blk: float) -> dict:
+        times = {"mpi_median_us": mpi, "trellis_median_us": trl, "blocking_median_us": blk}
+        return {"collective": "iallreduce", "ranks": 2, "bytes": nbytes, **times}
+
+    # 8 B: 1.19x the blocking call (ok; 1.3x the MPI library's does not count below
+    # 64 KiB); 64 KiB: 1.2x the MPI library's (missed); 1 MiB: 1.25x blocking (missed).
+    a = write_csv(tmp_path / "a.csv", [lat(8, 1.0, 1.3, 1.1), lat(65536, 10, 12, 11),
+                                       lat(1 << 20, 100, 100, 80)])  # fmt: skip
+    b = write_csv(tmp_path / "b.csv", [lat(8, 1.0, 1.3, 1.09), lat(65536, 10, 12, 11),
+                                       lat(1 << 20, 100, 100, 80)])  # fmt: skip
+    c = write_csv(tmp_path / "c.csv", [lat(8, 9.0, 9.0, 9.0), lat(65536, 10, 12, 11),
+                                       lat(1 << 20, 100, 100, 80)])  # fmt: skip
+    text = nb_bar("latency", a, b, c, "--bar")
+    rows = [line for line in text.splitlines() if line.startswith("| ")][1:]
+    assert [r.endswith(" ok |") for r in rows] == [True, False, False]
+    assert "| 8 | 1.00 (1.00-9.00) | 1.30 (1.30-9.00) | 1.10 (1.09-9.00) | 1.18 | 1.30 |" in text
+    assert text.rstrip().endswith("bar: missed in 2 rows")
+
+    def ovl(nbytes: int, impl: str, progress: str, pct: float) -> dict:
+        times = {"pure_median_us": 10, "compute_median_us": 10, "overlapped_median_us": 12}
+        return {"collective": "iallreduce", "ranks": 2, "hosts": 1, "bytes": nbytes,
+                "impl": impl, "progress": progress, "test_every": 0, "overlap_pct": pct,
+                **times}  # fmt: skip
+
+    # 64 KiB: the best mode (thread, 50) at least the MPI library's best (40): ok.
+    # 1 MiB: 50 is under 1.5 x 40: missed. 16 MiB: 100 meets min(100, 1.5 x 80).
+    rows = []
+    for nbytes, mpi, unset, thread in ((65536, 40, 10, 50), (1 << 20, 40, 10, 50),
+                                       (1 << 24, 80, 10, 100)):  # fmt: skip
+        rows += [ovl(nbytes, "mpi", "unset", mpi), ovl(nbytes, "mpi", "thread", mpi - 5),
+                 ovl(nbytes, "trellis", "unset", unset),
+                 ovl(nbytes, "trellis", "thread", thread)]  # fmt: skip
+    text = nb_bar("overlap", write_csv(tmp_path / "o.csv", rows), "--bar")
+    rows = [line for line in text.splitlines() if line.startswith("| ")][1:]
+    assert "thread 50 / mpi 40 = 1.25x, needs 40: ok" in rows[0]
+    assert "thread 50 / mpi 40 = 1.25x, needs 60: MISSED" in rows[1]
+    assert "thread 100 / mpi 80 = 1.25x, needs 100: ok" in rows[2]
+    assert text.rstrip().endswith("bar: missed in 1 rows")
