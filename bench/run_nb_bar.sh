@@ -10,7 +10,7 @@
 #                       [--only latency|overlap] [--testbed] [--quick]
 #
 # Every launch alternates its variants itself (bench/README.md); launches
-# are repeated --reps times (default 5), the overlap modes alternating
+# are repeated --reps times (default 7), the overlap modes alternating
 # (unset, thread; then thread, unset; ...), so the machine's drift hits all
 # alike, and the tables give the median over launches with the fastest and
 # slowest launch. --testbed runs the overlap launches across the emulated
@@ -26,7 +26,7 @@ set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build="${TRELLIS_BUILD:-$repo/build}"
 out="$repo/results/nb_bar"
-reps=5
+reps=7
 np=2
 only=""
 testbed=0
@@ -70,7 +70,7 @@ done
 
 # The sweeps: the issue's sizes, or --quick's few.
 lat_sizes=(--min 8 --max 16M --step 2 --iters 1000 --scale 256K --min-iters 40 --row-seconds 4)
-ovl_sizes=(--min 64K --max 16M --step 2 --iters 100 --min-iters 20)
+ovl_sizes=(--min 64K --max 16M --step 2 --iters 100 --min-iters 40)
 if [ "$quick" = 1 ]; then
     reps=1
     lat_sizes=(--min 8 --max 64K --step 64 --iters 20 --min-iters 5)
