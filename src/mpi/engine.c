@@ -33,7 +33,9 @@ static struct {
 
 /* Set while this thread runs the engine, so the MPI library's progress
  * hook (called from inside the PMPI calls the engine itself makes) does not
- * enter it again. */
+ * enter it again. Initial-exec: the hook reads it on every turn of the
+ * library's progress loop, and the library is loaded at start-up
+ * (LD_PRELOAD or linked), never dlopen'ed, so it needs no TLS lookup call. */
 static _Thread_local bool inside __attribute__((tls_model("initial-exec")));
 
 bool trl_engine_busy(void)
