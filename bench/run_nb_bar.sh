@@ -18,7 +18,8 @@
 # ranks (default 2; 16 for 4 x 4). TRELLIS_* variables of the calling
 # shell go to every rank. Writes DIR/latency_rN.csv,
 # DIR/overlap_MODE_rN.csv, their standard output and error, and
-# DIR/bar.md. About 5 minutes on 2 idle cores with the defaults; --quick
+# DIR/bar.md (the files of an earlier run there go first). Meant to take
+# at most about 5 minutes on 2 idle cores with the defaults; --quick
 # (one repetition, a few sizes, few iterations: seconds) only shows that
 # the whole chain runs, its figures mean nothing.
 set -uo pipefail
@@ -50,6 +51,8 @@ for f in "$lib" "$build/bench/latency" "$build/bench/overlap"; do
     [ -e "$f" ] || { echo "run_nb_bar.sh: missing $f (build first)" >&2; exit 2; }
 done
 mkdir -p "$out" || exit 2
+# An earlier run's launches would count in this one's medians.
+rm -f "$out"/latency_r*.* "$out"/overlap_*_r*.* "$out"/bar.md
 if [ "$(id -u)" = 0 ]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
