@@ -14,6 +14,18 @@
  *            libtrellis.so is preloaded (LD_PRELOAD), the MPI library
  *            otherwise.
  *
+ * Every collective comes in its non-blocking form too, named with an `i`
+ * (iallreduce, ibcast, ...): a row then times the start and the wait,
+ *
+ *   mpi       PMPI_Iallreduce + PMPI_Wait: the MPI library's own;
+ *   trellis   MPI_Iallreduce + MPI_Wait: Trellis when preloaded;
+ *
+ * and a third variant, the blocking call as the program makes it,
+ *
+ *   blocking  MPI_Allreduce: Trellis' blocking collective when preloaded,
+ *
+ * so start + wait compares with both in one run.
+ *
  * The size of a row is what Trellis's rules call `bytes`: the message
  * (bcast, reduce, allreduce, scan, exscan), one rank's block (gather,
  * scatter, allgather, alltoall, and their v/w variants, called with uniform
@@ -77,7 +89,7 @@ typedef struct {
     int warmup;
     int check_every;
     double row_seconds;
-    int colls[NCOLL];
+    int colls[NCOLL]; /* FORM_ bits: which forms of each collective run */
     int use_float;
     int root;
     int abort_on_error;
@@ -85,12 +97,8 @@ typedef struct {
     const char *csv;
 } options;
 
-typedef struct {
-    double median;
-    double p10;
-    double p90;
-    double min;
-} stats;
+/* The forms of a collective a run may select (bits of options.colls). */
+enum { FORM_BLOCKING = 1, FORM_NONBLOCKING = 2 };
 
 /* Trellis detection ----------------------------------------------------- */
 
@@ -101,6 +109,7 @@ typedef struct {
     char version_buf[128];
     char from[512];        /* the object that exports trellis_version */
     int interposed[NCOLL]; /* MPI_X resolves outside the object of PMPI_X */
+    int interposed_nb[NCOLL]; /* the same for MPI_IX */
     char mpi_lib[512];     /* the object that holds PMPI_Allreduce */
     char interposer[512];  /* the object an interposed MPI_ name resolves to */
 } probe;
@@ -113,6 +122,21 @@ static const char *object_of(void *sym)
         return info.dli_fname;
     }
     return "?";
+}
+
+/* Whether the MPI function `name` resolves to another object than its
+ * PMPI_ name; the first such object is remembered in p->interposer. */
+static int interposed(const char *name, probe *p)
+{
+    char pname[64];
+    snprintf(pname, sizeof pname, "P%s", name);
+    void *m = dlsym(RTLD_DEFAULT, name);
+    void *pm = dlsym(RTLD_DEFAULT, pname);
+    int yes = m != NULL && pm != NULL && strcmp(object_of(m), object_of(pm)) != 0;
+    if (yes && p->interposer[0] == '\0') {
+        snprintf(p->interposer, sizeof p->interposer, "%s", object_of(m));
+    }
+    return yes;
 }
 
 /* Finds out whether Trellis is loaded in this process (it exports
@@ -135,14 +159,8 @@ static void probe_trellis(probe *p)
         snprintf(p->from, sizeof p->from, "%s", object_of(dlsym(RTLD_DEFAULT, "trellis_version")));
     }
     for (int c = 0; c < NCOLL; c++) {
-        char pname[64];
-        snprintf(pname, sizeof pname, "P%s", coll_mpi_names[c]);
-        void *m = dlsym(RTLD_DEFAULT, coll_mpi_names[c]);
-        void *pm = dlsym(RTLD_DEFAULT, pname);
-        p->interposed[c] = m != NULL && pm != NULL && strcmp(object_of(m), object_of(pm)) != 0;
-        if (p->interposed[c] && p->interposer[0] == '\0') {
-            snprintf(p->interposer, sizeof p->interposer, "%s", object_of(m));
-        }
+        p->interposed[c] = interposed(coll_mpi_names[c], p);
+        p->interposed_nb[c] = interposed(coll_impi_names[c], p);
     }
     snprintf(p->mpi_lib, sizeof p->mpi_lib, "%s",
              object_of(dlsym(RTLD_DEFAULT, "PMPI_Allreduce")));
@@ -157,7 +175,10 @@ static void usage(FILE *f, const char *prog)
             "  --colls LIST      comma-separated collectives, or all (default all): bcast,\n"
             "                    reduce, allreduce, barrier, gather, gatherv, scatter,\n"
             "                    scatterv, allgather, allgatherv, alltoall, alltoallv,\n"
-            "                    alltoallw, reduce_scatter, reduce_scatter_block, scan, exscan\n"
+            "                    alltoallw, reduce_scatter, reduce_scatter_block, scan, exscan;\n"
+            "                    their non-blocking forms with an i in front (iallreduce,\n"
+            "                    ibcast, ...: start + wait, also against the blocking call),\n"
+            "                    or iall (all 17 non-blocking)\n"
             "  --min BYTES       smallest size (default 8; suffixes K, M = KiB, MiB): the\n"
             "                    message, one rank's block (gather, scatter, allgather,\n"
             "                    alltoall and their v/w variants) or the whole vector\n"
@@ -188,48 +209,6 @@ static void usage(FILE *f, const char *prog)
             prog);
 }
 
-/* Parses a byte count with an optional binary suffix (K, M, G, KiB, ...). */
-static int parse_bytes(const char *s, size_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || end == s || s[0] == '-') {
-        return -1;
-    }
-    unsigned long long mul = 1;
-    switch (*end) {
-    case 'k':
-    case 'K':
-        mul = 1ULL << 10;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        mul = 1ULL << 20;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        mul = 1ULL << 30;
-        end++;
-        break;
-    default:
-        break;
-    }
-    if (mul != 1 && *end == 'i') {
-        end++;
-    }
-    if (*end == 'B') {
-        end++;
-    }
-    if (*end != '\0' || v > SIZE_MAX / mul) {
-        return -1;
-    }
-    *out = (size_t)(v * mul);
-    return 0;
-}
-
 static int parse_colls(const char *s, int colls[NCOLL])
 {
     for (int c = 0; c < NCOLL; c++) {
@@ -244,17 +223,15 @@ static int parse_colls(const char *s, int colls[NCOLL])
     char *save = NULL;
     for (char *tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
         int found = 0;
-        if (strcmp(tok, "all") == 0) {
-            for (int c = 0; c < NCOLL; c++) {
-                colls[c] = 1;
-            }
-            found = 1;
-        }
-        for (int c = 0; c < NCOLL && !found; c++) {
-            if (strcmp(tok, coll_names[c]) == 0) {
-                colls[c] = 1;
-                found = 1;
-            }
+        int all = strcmp(tok, "all") == 0    ? FORM_BLOCKING
+                  : strcmp(tok, "iall") == 0 ? FORM_NONBLOCKING
+                                             : 0;
+        for (int c = 0; c < NCOLL; c++) {
+            int form = strcmp(tok, coll_names[c]) == 0    ? FORM_BLOCKING
+                       : strcmp(tok, coll_inames[c]) == 0 ? FORM_NONBLOCKING
+                                                          : all;
+            colls[c] |= form;
+            found |= form != 0;
         }
         if (!found) {
             rc = -1;
@@ -285,7 +262,7 @@ static int parse_options(int argc, char **argv, int rank, options *o)
         .csv = NULL,
     };
     for (int c = 0; c < NCOLL; c++) {
-        o->colls[c] = 1;
+        o->colls[c] = FORM_BLOCKING;
     }
     enum {
         OPT_COLLS = 256, OPT_MIN, OPT_MAX, OPT_STEP, OPT_ITERS, OPT_MIN_ITERS, OPT_SCALE,
@@ -322,10 +299,10 @@ static int parse_options(int argc, char **argv, int rank, options *o)
             bad = parse_colls(optarg, o->colls);
             break;
         case OPT_MIN:
-            bad = parse_bytes(optarg, &o->min_bytes);
+            bad = bench_parse_bytes(optarg, &o->min_bytes);
             break;
         case OPT_MAX:
-            bad = parse_bytes(optarg, &o->max_bytes);
+            bad = bench_parse_bytes(optarg, &o->max_bytes);
             break;
         case OPT_STEP:
             bad = bench_parse_int(optarg, 2, &step);
@@ -338,7 +315,7 @@ static int parse_options(int argc, char **argv, int rank, options *o)
             bad = bench_parse_int(optarg, 1, &o->min_iters);
             break;
         case OPT_SCALE:
-            bad = parse_bytes(optarg, &o->scale_bytes);
+            bad = bench_parse_bytes(optarg, &o->scale_bytes);
             break;
         case OPT_BLOCK:
             bad = bench_parse_int(optarg, 1, &o->block);
@@ -474,7 +451,7 @@ static void align(bench *b)
 
 /* One iteration: align the ranks, time the one call on this rank, and check
  * the result when asked to. Returns this rank's time in seconds. */
-static double one_iteration(bench *b, enum coll c, enum variant v, int count, int check,
+static double one_iteration(bench *b, enum coll c, int nb, enum variant v, int count, int check,
                             long long errors[NVAR])
 {
     long call = 0;
@@ -484,13 +461,13 @@ static double one_iteration(bench *b, enum coll c, enum variant v, int count, in
     }
     align(b);
     double t0 = MPI_Wtime();
-    int rc = coll_call(b, c, v, count);
+    int rc = coll_call(b, c, v, count, nb);
     double t1 = MPI_Wtime();
     if (rc != MPI_SUCCESS) {
         errors[v]++;
         if (b->printed_errors++ < MAX_PRINTED_ERRORS) {
             fprintf(stderr, "latency: rank %d %s %s count=%d returned error %d\n", b->rank,
-                    var_names[v], coll_names[c], count, rc);
+                    var_names[v], nb ? coll_inames[c] : coll_names[c], count, rc);
         }
         if (b->abort_on_error) {
             MPI_Abort(b->comm, 3);
@@ -501,61 +478,33 @@ static double one_iteration(bench *b, enum coll c, enum variant v, int count, in
     return t1 - t0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a;
-    double y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Quantile of sorted data with linear interpolation between ranks. */
-static double quantile(const double *sorted, int n, double p)
-{
-    double h = (n - 1) * p;
-    int lo = (int)floor(h);
-    int hi = lo + 1 < n ? lo + 1 : lo;
-    return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
-}
-
-/* Sorts the times in place and returns their statistics in microseconds. */
-static stats summarize(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    stats s = {
-        .median = quantile(t, n, 0.5) * 1e6,
-        .p10 = quantile(t, n, 0.1) * 1e6,
-        .p90 = quantile(t, n, 0.9) * 1e6,
-        .min = t[0] * 1e6,
-    };
-    return s;
-}
-
-/* Times up to n iterations of each variant of one (collective, size),
- * alternating in blocks, and leaves in times[v * n + i] the maximum over
- * ranks of iteration i of variant v. Returns the number of iterations done
- * per variant: n, or fewer when --row-seconds stopped the row early. */
-static int measure(bench *b, const options *o, enum coll c, int count, int n, int warm,
-                   double *times, long long errors[NVAR])
+/* Times up to n iterations of each of the first nv variants of one
+ * (collective, form, size), alternating in blocks, and leaves in
+ * times[v * n + i] the maximum over ranks of iteration i of variant v.
+ * Returns the number of iterations done per variant: n, or fewer when
+ * --row-seconds stopped the row early. */
+static int measure(bench *b, const options *o, enum coll c, int nb, int nv, int count, int n,
+                   int warm, double *times, long long errors[NVAR])
 {
     double row_start = MPI_Wtime();
-    for (int i = 0; i < NVAR * n; i++) {
+    for (int i = 0; i < nv * n; i++) {
         times[i] = 0.0;
     }
     for (int w = 0; w < warm; w++) {
-        for (int v = 0; v < NVAR; v++) {
-            (void)one_iteration(b, c, (enum variant)v, count, 1, errors);
+        for (int v = 0; v < nv; v++) {
+            (void)one_iteration(b, c, nb, (enum variant)v, count, 1, errors);
         }
     }
-    int done[NVAR] = {0, 0};
-    for (int blk = 0; done[VAR_MPI] < n || done[VAR_TRELLIS] < n; blk++) {
-        for (int k = 0; k < NVAR; k++) {
-            /* Swap which variant goes first every block, so neither always
-             * follows the other. */
-            int v = blk % 2 == 0 ? k : NVAR - 1 - k;
+    int done[NVAR] = {0};
+    for (int blk = 0; done[VAR_MPI] < n; blk++) {
+        for (int k = 0; k < nv; k++) {
+            /* Reverse the order of the variants every block, so none
+             * always follows the same other one. */
+            int v = blk % 2 == 0 ? k : nv - 1 - k;
             for (int i = 0; i < o->block && done[v] < n; i++) {
                 int idx = done[v]++;
                 int check = o->check_every > 0 && idx % o->check_every == 0;
-                times[v * n + idx] = one_iteration(b, c, (enum variant)v, count, check, errors);
+                times[v * n + idx] = one_iteration(b, c, nb, (enum variant)v, count, check, errors);
             }
         }
         /* After each pair of blocks both variants have done the same number
@@ -570,8 +519,8 @@ static int measure(bench *b, const options *o, enum coll c, int count, int n, in
             }
         }
     }
-    /* One batch for all iterations of both variants: the slowest rank. */
-    PMPI_Allreduce(MPI_IN_PLACE, times, NVAR * n, MPI_DOUBLE, MPI_MAX, b->comm);
+    /* One batch for all iterations of every variant: the slowest rank. */
+    PMPI_Allreduce(MPI_IN_PLACE, times, nv * n, MPI_DOUBLE, MPI_MAX, b->comm);
     return done[VAR_MPI];
 }
 
@@ -580,7 +529,7 @@ typedef struct {
     double tick_us;       /* MPI_Wtick */
     double call_ns;       /* one MPI_Wtime call */
     double step_ns;       /* smallest nonzero difference of consecutive calls */
-    stats empty;          /* a timed iteration with nothing in it */
+    bench_stats empty;    /* a timed iteration with nothing in it */
 } harness_cost;
 
 static harness_cost measure_harness(bench *b, int n)
@@ -620,23 +569,12 @@ static harness_cost measure_harness(bench *b, int n)
         t[i] = t1 - t0;
     }
     PMPI_Allreduce(MPI_IN_PLACE, t, n, MPI_DOUBLE, MPI_MAX, b->comm);
-    h.empty = summarize(t, n);
+    h.empty = bench_summarize(t, n);
     free(t);
     return h;
 }
 
 /* Output -------------------------------------------------------------------- */
-
-static void human_bytes(size_t bytes, char *out, size_t len)
-{
-    if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) {
-        snprintf(out, len, "%zuM", bytes >> 20);
-    } else if (bytes >= (1u << 10) && bytes % (1u << 10) == 0) {
-        snprintf(out, len, "%zuK", bytes >> 10);
-    } else {
-        snprintf(out, len, "%zu", bytes);
-    }
-}
 
 static int host_count(MPI_Comm comm)
 {
@@ -651,21 +589,6 @@ static int host_count(MPI_Comm comm)
     PMPI_Allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, comm);
     MPI_Comm_free(&node);
     return leaders;
-}
-
-static int iterations_for(const options *o, size_t bytes)
-{
-    if (bytes == 0) {
-        return o->iters;
-    }
-    double n = (double)o->iters * (double)o->scale_bytes / (double)bytes;
-    if (n > o->iters) {
-        n = o->iters;
-    }
-    if (n < o->min_iters) {
-        n = o->min_iters;
-    }
-    return (int)n;
 }
 
 static int warmup_for(const options *o, int n)
@@ -707,16 +630,7 @@ int main(int argc, char **argv)
     /* The sizes of the sweep: min, min*step, ... up to max, and max itself
      * when the steps do not land on it. */
     size_t sizes[128];
-    int nsizes = 0;
-    for (size_t s = o.min_bytes; s <= o.max_bytes && nsizes < 127; s *= o.step) {
-        sizes[nsizes++] = s;
-        if (s > o.max_bytes / o.step) {
-            break;
-        }
-    }
-    if (sizes[nsizes - 1] != o.max_bytes) {
-        sizes[nsizes++] = o.max_bytes;
-    }
+    int nsizes = bench_sizes(o.min_bytes, o.max_bytes, o.step, sizes, 128);
 
     /* The uniform counts of the v-variants, which must fit an int at the
      * largest row of the collectives with one block per rank. */
@@ -730,7 +644,7 @@ int main(int argc, char **argv)
     }
     int per_rank_selected = 0;
     for (int c = COLL_GATHER; c <= COLL_REDUCE_SCATTER_BLOCK; c++) {
-        per_rank_selected |= o.colls[c];
+        per_rank_selected |= o.colls[c] != 0;
     }
     size_t largest_bytes = 0;
     if (per_rank_selected &&
@@ -758,9 +672,11 @@ int main(int argc, char **argv)
     memset(b.rbuf, 0, cap);
     /* The name column is as wide as the longest name selected. */
     int name_width = 9;
+    int nb_selected = 0;
     for (int c = 0; c < NCOLL; c++) {
-        int len = (int)strlen(coll_names[c]);
+        int len = (int)strlen(coll_names[c]) + ((o.colls[c] & FORM_NONBLOCKING) != 0);
         name_width = o.colls[c] && len > name_width ? len : name_width;
+        nb_selected |= (o.colls[c] & FORM_NONBLOCKING) != 0;
     }
 
     /* Trellis on every rank, or on none. */
@@ -794,9 +710,9 @@ int main(int argc, char **argv)
         char lo[32];
         char hi[32];
         char sc[32];
-        human_bytes(o.min_bytes, lo, sizeof lo);
-        human_bytes(o.max_bytes, hi, sizeof hi);
-        human_bytes(o.scale_bytes, sc, sizeof sc);
+        bench_human_bytes(o.min_bytes, lo, sizeof lo);
+        bench_human_bytes(o.max_bytes, hi, sizeof hi);
+        bench_human_bytes(o.scale_bytes, sc, sizeof sc);
         printf("# Trellis latency sweep: ranks=%d hosts=%d dtype=%s op=MPI_SUM root=%d\n", b.size,
                hosts, o.use_float ? "float" : "int", o.root);
         printf("# sizes %s .. %s B, step x%zu; iterations per variant clamp(%d * %s / bytes, %d, "
@@ -806,11 +722,19 @@ int main(int argc, char **argv)
         printf("# mpi     = PMPI_* called directly: always the MPI library's own (%s)\n",
                p.mpi_lib);
         printf("# trellis = MPI_*: Trellis when libtrellis.so is preloaded\n");
+        if (nb_selected) {
+            printf("# non-blocking rows (i...): mpi = PMPI_Ix + PMPI_Wait, trellis = MPI_Ix + "
+                   "MPI_Wait, blocking = MPI_X (the blocking call, Trellis when preloaded); "
+                   "nb/blk = trellis/blocking median\n");
+        }
         if (loaded_min) {
             printf("# trellis: loaded, version %s, from %s; MPI_* interposed:", p.version, p.from);
             for (int c = 0; c < NCOLL; c++) {
-                if (o.colls[c]) {
+                if (o.colls[c] & FORM_BLOCKING) {
                     printf(" %s=%s", coll_names[c], p.interposed[c] ? "yes" : "NO");
+                }
+                if (o.colls[c] & FORM_NONBLOCKING) {
+                    printf(" %s=%s", coll_inames[c], p.interposed_nb[c] ? "yes" : "NO");
                 }
             }
             printf("\n");
@@ -852,91 +776,122 @@ int main(int argc, char **argv)
                    "counts); the whole vector (reduce_scatter reduce_scatter_block: block = "
                    "bytes/4/ranks elements, rounded down, at least 1)\n");
         }
-        printf("%-*s %8s %5s %10s %9s %9s %10s %9s %9s %7s %s\n", name_width, "coll", "bytes",
-               "iters",
-               "mpi_med", "mpi_p10", "mpi_p90", "trl_med", "trl_p10", "trl_p90", "ratio",
+        printf("%-*s %8s %5s %10s %9s %9s %10s %9s %9s %7s %4s", name_width, "coll", "bytes",
+               "iters", "mpi_med", "mpi_p10", "mpi_p90", "trl_med", "trl_p10", "trl_p90", "ratio",
                "mark");
+        if (nb_selected) {
+            printf(" %10s %9s %9s %7s", "blk_med", "blk_p10", "blk_p90", "nb/blk");
+        }
+        printf("\n");
         fflush(stdout);
         if (csv != NULL) {
             fprintf(csv, "collective,bytes,count,dtype,ranks,hosts,iters,warmup,"
                          "mpi_median_us,mpi_p10_us,mpi_p90_us,mpi_min_us,"
                          "trellis_median_us,trellis_p10_us,trellis_p90_us,trellis_min_us,"
-                         "ratio,mpi_errors,trellis_errors,trellis_loaded,trellis_version\n");
+                         "ratio,mpi_errors,trellis_errors,trellis_loaded,trellis_version,"
+                         "blocking_median_us,blocking_p10_us,blocking_p90_us,blocking_min_us,"
+                         "ratio_to_blocking,blocking_errors\n");
         }
     }
 
     long long total_errors = 0;
-    double log_ratio_sum[NCOLL] = {0};
-    int ratio_n[NCOLL] = {0};
+    /* Per collective and form (index c + NCOLL for the non-blocking one). */
+    double log_ratio_sum[2 * NCOLL] = {0};
+    int ratio_n[2 * NCOLL] = {0};
     for (int c = 0; c < NCOLL; c++) {
-        if (!o.colls[c]) {
-            continue;
-        }
-        int rows = c == COLL_BARRIER ? 1 : nsizes;
-        size_t prev_bytes = 0;
-        for (int r = 0; r < rows; r++) {
-            size_t bytes = 0;
-            int count = coll_row((enum coll)c, sizes[r], b.size, &bytes);
-            if (r > 0 && bytes == prev_bytes) {
-                continue; /* reduce_scatter's rounding, or --min below 8: the same row again */
+        for (int nb = 0; nb < 2; nb++) {
+            if (!(o.colls[c] & (nb ? FORM_NONBLOCKING : FORM_BLOCKING))) {
+                continue;
             }
-            prev_bytes = bytes;
-            if (per_rank_selected) {
-                (void)coll_set_counts(&b, count); /* fits: checked at the largest row */
-            }
-            int n = iterations_for(&o, bytes);
-            int warm = warmup_for(&o, n);
-            double *times = malloc(sizeof(double) * NVAR * (size_t)n);
-            if (times == NULL) {
-                fprintf(stderr, "latency: out of memory\n");
-                MPI_Abort(b.comm, 2);
-            }
-            long long errors[NVAR] = {0, 0};
-            int planned = n;
-            n = measure(&b, &o, (enum coll)c, count, planned, warm, times, errors);
-            long long all_errors[NVAR] = {0, 0};
-            PMPI_Allreduce(errors, all_errors, NVAR, MPI_LONG_LONG, MPI_SUM, b.comm);
-            total_errors += all_errors[0] + all_errors[1];
-            if (b.rank == 0) {
-                stats sm = summarize(times, n);
-                stats st = summarize(times + planned, n);
+            const int nv = nb ? NVAR : 2; /* blocking rows: mpi and trellis */
+            const char *name = nb ? coll_inames[c] : coll_names[c];
+            int rows = c == COLL_BARRIER ? 1 : nsizes;
+            size_t prev_bytes = 0;
+            for (int r = 0; r < rows; r++) {
+                size_t bytes = 0;
+                int count = coll_row((enum coll)c, sizes[r], b.size, &bytes);
+                if (r > 0 && bytes == prev_bytes) {
+                    continue; /* reduce_scatter's rounding, or --min below 8: the same row */
+                }
+                prev_bytes = bytes;
+                if (per_rank_selected) {
+                    (void)coll_set_counts(&b, count); /* fits: checked at the largest row */
+                }
+                int n = bench_iterations(o.iters, o.scale_bytes, o.min_iters, bytes);
+                int warm = warmup_for(&o, n);
+                double *times = malloc(sizeof(double) * NVAR * (size_t)n);
+                if (times == NULL) {
+                    fprintf(stderr, "latency: out of memory\n");
+                    MPI_Abort(b.comm, 2);
+                }
+                long long errors[NVAR] = {0};
+                int planned = n;
+                n = measure(&b, &o, (enum coll)c, nb, nv, count, planned, warm, times, errors);
+                long long err[NVAR] = {0};
+                PMPI_Allreduce(errors, err, NVAR, MPI_LONG_LONG, MPI_SUM, b.comm);
+                total_errors += err[VAR_MPI] + err[VAR_TRELLIS] + err[VAR_BLOCKING];
+                if (b.rank != 0) {
+                    free(times);
+                    continue;
+                }
+                bench_stats sm = bench_summarize(times, n);
+                bench_stats st = bench_summarize(times + planned, n);
+                bench_stats sb = nb ? bench_summarize(times + 2 * planned, n) : (bench_stats){0};
                 double ratio = sm.median > 0 ? st.median / sm.median : NAN;
+                double ratio_blk = sb.median > 0 ? st.median / sb.median : NAN;
                 if (ratio > 0 && isfinite(ratio)) {
-                    log_ratio_sum[c] += log(ratio);
-                    ratio_n[c]++;
+                    log_ratio_sum[c + nb * NCOLL] += log(ratio);
+                    ratio_n[c + nb * NCOLL]++;
                 }
                 const char *mark = st.p90 < sm.p10 ? "<<" : st.p10 > sm.p90 ? ">>" : "";
                 char hb[32];
-                human_bytes(bytes, hb, sizeof hb);
-                printf("%-*s %8s %5d %10.3f %9.3f %9.3f %10.3f %9.3f %9.3f %7.3f %s%s",
-                       name_width, coll_names[c], hb, n, sm.median, sm.p10, sm.p90, st.median, st.p10, st.p90, ratio, mark,
-                       n < planned ? " (time cap)" : "");
-                if (all_errors[0] != 0 || all_errors[1] != 0) {
-                    printf(" FAIL(wrong results: mpi %lld, trellis %lld)", all_errors[0],
-                           all_errors[1]);
+                bench_human_bytes(bytes, hb, sizeof hb);
+                printf("%-*s %8s %5d %10.3f %9.3f %9.3f %10.3f %9.3f %9.3f %7.3f %-4s", name_width,
+                       name, hb, n, sm.median, sm.p10, sm.p90, st.median, st.p10, st.p90, ratio,
+                       mark);
+                if (nb) {
+                    printf(" %10.3f %9.3f %9.3f %7.3f", sb.median, sb.p10, sb.p90, ratio_blk);
+                } else if (nb_selected) {
+                    printf(" %10s %9s %9s %7s", "", "", "", "");
+                }
+                printf("%s", n < planned ? " (time cap)" : "");
+                if (err[VAR_MPI] != 0 || err[VAR_TRELLIS] != 0 || err[VAR_BLOCKING] != 0) {
+                    printf(" FAIL(wrong results: mpi %lld, trellis %lld", err[VAR_MPI],
+                           err[VAR_TRELLIS]);
+                    if (nb) {
+                        printf(", blocking %lld", err[VAR_BLOCKING]);
+                    }
+                    printf(")");
                 }
                 printf("\n");
                 fflush(stdout);
                 if (csv != NULL) {
                     fprintf(csv,
                             "%s,%zu,%d,%s,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,"
-                            "%.4f,%lld,%lld,%d,%s\n",
-                            coll_names[c], bytes, count, o.use_float ? "float" : "int", b.size,
-                            hosts, n, warm, sm.median, sm.p10, sm.p90, sm.min, st.median, st.p10,
-                            st.p90, st.min, ratio, all_errors[0], all_errors[1], loaded_min,
+                            "%.4f,%lld,%lld,%d,%s",
+                            name, bytes, count, o.use_float ? "float" : "int", b.size, hosts, n,
+                            warm, sm.median, sm.p10, sm.p90, sm.min, st.median, st.p10, st.p90,
+                            st.min, ratio, err[VAR_MPI], err[VAR_TRELLIS], loaded_min,
                             loaded_min ? p.version : "none");
+                    if (nb) {
+                        fprintf(csv, ",%.4f,%.4f,%.4f,%.4f,%.4f,%lld\n", sb.median, sb.p10,
+                                sb.p90, sb.min, ratio_blk, err[VAR_BLOCKING]);
+                    } else {
+                        fprintf(csv, ",,,,,,\n");
+                    }
                     fflush(csv);
                 }
+                free(times);
             }
-            free(times);
         }
     }
 
     if (b.rank == 0) {
         printf("# geometric mean of ratio trellis/mpi:");
-        for (int c = 0; c < NCOLL; c++) {
-            if (ratio_n[c] > 0) {
-                printf(" %s=%.3f", coll_names[c], exp(log_ratio_sum[c] / ratio_n[c]));
+        for (int k = 0; k < 2 * NCOLL; k++) {
+            if (ratio_n[k] > 0) {
+                printf(" %s=%.3f", k < NCOLL ? coll_names[k] : coll_inames[k - NCOLL],
+                       exp(log_ratio_sum[k] / ratio_n[k]));
             }
         }
         printf("%s\n", loaded_min ? "" : "  (Trellis NOT loaded: MPI vs MPI)");

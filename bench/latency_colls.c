@@ -49,7 +49,22 @@ const char *const coll_mpi_names[NCOLL] = {
     "MPI_Scan",      "MPI_Exscan",
 };
 
-const char *const var_names[NVAR] = {"mpi", "trellis"};
+const char *const coll_inames[NCOLL] = {
+    "ibcast",     "ireduce",    "iallreduce",  "ibarrier",        "igather",
+    "igatherv",   "iscatter",   "iscatterv",   "iallgather",      "iallgatherv",
+    "ialltoall",  "ialltoallv", "ialltoallw",  "ireduce_scatter", "ireduce_scatter_block",
+    "iscan",      "iexscan",
+};
+
+const char *const coll_impi_names[NCOLL] = {
+    "MPI_Ibcast",     "MPI_Ireduce",    "MPI_Iallreduce",  "MPI_Ibarrier",
+    "MPI_Igather",    "MPI_Igatherv",   "MPI_Iscatter",    "MPI_Iscatterv",
+    "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Ialltoall",  "MPI_Ialltoallv",
+    "MPI_Ialltoallw", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block",
+    "MPI_Iscan",      "MPI_Iexscan",
+};
+
+const char *const var_names[NVAR] = {"mpi", "trellis", "blocking"};
 
 /* Sizes ------------------------------------------------------------------- */
 
@@ -319,10 +334,14 @@ int coll_verify(bench *b, enum coll c, enum variant v, int count, long call)
 
 /* Calls ------------------------------------------------------------------ */
 
-/* PMPI_X for the MPI library's own collective, MPI_X for Trellis. */
-#define CALL(v, fn, ...) ((v) == VAR_MPI ? P##fn(__VA_ARGS__) : fn(__VA_ARGS__))
+/* One call of collective Name (MPI_Name, non-blocking MPI_Iname): blocking
+ * when req is NULL, started otherwise; the MPI library's own (PMPI_) for
+ * VAR_MPI, the program's call (MPI_, Trellis when preloaded) otherwise. */
+#define CALL(Name, name, ...)                                                                 \
+    (req == NULL ? (v == VAR_MPI ? PMPI_##Name(__VA_ARGS__) : MPI_##Name(__VA_ARGS__))        \
+                 : (v == VAR_MPI ? PMPI_I##name(__VA_ARGS__, req) : MPI_I##name(__VA_ARGS__, req)))
 
-int coll_call(const bench *b, enum coll c, enum variant v, int count)
+static int dispatch(const bench *b, enum coll c, enum variant v, int count, MPI_Request *req)
 {
     void *s = b->sbuf;
     void *r = b->rbuf;
@@ -332,43 +351,60 @@ int coll_call(const bench *b, enum coll c, enum variant v, int count)
     const MPI_Comm comm = b->comm;
     const int *cnt = b->counts;
     const int *dis = b->displs;
+    const int *bdis = b->byte_displs;
+    const MPI_Datatype *ts = b->types;
     switch (c) {
     case COLL_BCAST:
-        return CALL(v, MPI_Bcast, r, n, t, root, comm);
+        return CALL(Bcast, bcast, r, n, t, root, comm);
     case COLL_REDUCE:
-        return CALL(v, MPI_Reduce, s, r, n, t, MPI_SUM, root, comm);
+        return CALL(Reduce, reduce, s, r, n, t, MPI_SUM, root, comm);
     case COLL_ALLREDUCE:
-        return CALL(v, MPI_Allreduce, s, r, n, t, MPI_SUM, comm);
+        return CALL(Allreduce, allreduce, s, r, n, t, MPI_SUM, comm);
     case COLL_BARRIER:
-        return CALL(v, MPI_Barrier, comm);
+        return CALL(Barrier, barrier, comm);
     case COLL_GATHER:
-        return CALL(v, MPI_Gather, s, n, t, r, n, t, root, comm);
+        return CALL(Gather, gather, s, n, t, r, n, t, root, comm);
     case COLL_GATHERV:
-        return CALL(v, MPI_Gatherv, s, n, t, r, cnt, dis, t, root, comm);
+        return CALL(Gatherv, gatherv, s, n, t, r, cnt, dis, t, root, comm);
     case COLL_SCATTER:
-        return CALL(v, MPI_Scatter, s, n, t, r, n, t, root, comm);
+        return CALL(Scatter, scatter, s, n, t, r, n, t, root, comm);
     case COLL_SCATTERV:
-        return CALL(v, MPI_Scatterv, s, cnt, dis, t, r, n, t, root, comm);
+        return CALL(Scatterv, scatterv, s, cnt, dis, t, r, n, t, root, comm);
     case COLL_ALLGATHER:
-        return CALL(v, MPI_Allgather, s, n, t, r, n, t, comm);
+        return CALL(Allgather, allgather, s, n, t, r, n, t, comm);
     case COLL_ALLGATHERV:
-        return CALL(v, MPI_Allgatherv, s, n, t, r, cnt, dis, t, comm);
+        return CALL(Allgatherv, allgatherv, s, n, t, r, cnt, dis, t, comm);
     case COLL_ALLTOALL:
-        return CALL(v, MPI_Alltoall, s, n, t, r, n, t, comm);
+        return CALL(Alltoall, alltoall, s, n, t, r, n, t, comm);
     case COLL_ALLTOALLV:
-        return CALL(v, MPI_Alltoallv, s, cnt, dis, t, r, cnt, dis, t, comm);
+        return CALL(Alltoallv, alltoallv, s, cnt, dis, t, r, cnt, dis, t, comm);
     case COLL_ALLTOALLW:
-        return CALL(v, MPI_Alltoallw, s, cnt, b->byte_displs, b->types, r, cnt, b->byte_displs,
-                    b->types, comm);
+        return CALL(Alltoallw, alltoallw, s, cnt, bdis, ts, r, cnt, bdis, ts, comm);
     case COLL_REDUCE_SCATTER:
-        return CALL(v, MPI_Reduce_scatter, s, r, cnt, t, MPI_SUM, comm);
+        return CALL(Reduce_scatter, reduce_scatter, s, r, cnt, t, MPI_SUM, comm);
     case COLL_REDUCE_SCATTER_BLOCK:
-        return CALL(v, MPI_Reduce_scatter_block, s, r, n, t, MPI_SUM, comm);
+        return CALL(Reduce_scatter_block, reduce_scatter_block, s, r, n, t, MPI_SUM, comm);
     case COLL_SCAN:
-        return CALL(v, MPI_Scan, s, r, n, t, MPI_SUM, comm);
+        return CALL(Scan, scan, s, r, n, t, MPI_SUM, comm);
     case COLL_EXSCAN:
-        return CALL(v, MPI_Exscan, s, r, n, t, MPI_SUM, comm);
+        return CALL(Exscan, exscan, s, r, n, t, MPI_SUM, comm);
     default:
         return MPI_ERR_OTHER;
     }
+}
+
+int coll_start(const bench *b, enum coll c, enum variant v, int count, MPI_Request *req)
+{
+    return dispatch(b, c, v, count, req);
+}
+
+int coll_call(const bench *b, enum coll c, enum variant v, int count, int nonblocking)
+{
+    if (!nonblocking || v == VAR_BLOCKING)
+        return dispatch(b, c, v, count, NULL);
+    MPI_Request req;
+    int rc = dispatch(b, c, v, count, &req);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return v == VAR_MPI ? PMPI_Wait(&req, MPI_STATUS_IGNORE) : MPI_Wait(&req, MPI_STATUS_IGNORE);
 }

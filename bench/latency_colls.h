@@ -22,7 +22,11 @@
  *   barrier                                  no data: 0
  *
  * The `count` of a row is the count argument of the call: the message, one
- * block, or (reduce_scatter*) one rank's block. */
+ * block, or (reduce_scatter*) one rank's block.
+ *
+ * Every collective also comes in its non-blocking form (MPI_Ibcast, ...,
+ * MPI_Iexscan), named with an `i` in front ("iallreduce"): the same sizes,
+ * data and checks, the call being the start and then the wait. */
 #ifndef LATENCY_COLLS_H
 #define LATENCY_COLLS_H
 
@@ -53,8 +57,18 @@ enum coll {
 extern const char *const coll_names[NCOLL];
 /* The MPI functions: "MPI_Bcast", ... (prefix P for the PMPI_ name). */
 extern const char *const coll_mpi_names[NCOLL];
+/* The non-blocking forms: "ibcast", ... and "MPI_Ibcast", .... */
+extern const char *const coll_inames[NCOLL];
+extern const char *const coll_impi_names[NCOLL];
 
-enum variant { VAR_MPI, VAR_TRELLIS, NVAR };
+/* The variants a row times:
+ *   VAR_MPI       the MPI library's own: PMPI_X (blocking rows) or PMPI_IX +
+ *                 PMPI_Wait (non-blocking rows);
+ *   VAR_TRELLIS   the call as a program makes it, Trellis when preloaded:
+ *                 MPI_X, or MPI_IX + MPI_Wait;
+ *   VAR_BLOCKING  non-blocking rows only: MPI_X, the blocking call through
+ *                 Trellis, to compare start + wait with. */
+enum variant { VAR_MPI, VAR_TRELLIS, VAR_BLOCKING, NVAR };
 extern const char *const var_names[NVAR];
 
 /* How many wrong results each rank prints before it only counts them. */
@@ -99,8 +113,13 @@ int coll_set_counts(bench *b, int count);
  * this rank will check is filled with -1 first. */
 void coll_prepare(const bench *b, enum coll c, int count, long call);
 
-/* Runs one call of the given variant. */
-int coll_call(const bench *b, enum coll c, enum variant v, int count);
+/* Runs one call of the given variant, blocking or (nonblocking) started and
+ * waited for. */
+int coll_call(const bench *b, enum coll c, enum variant v, int count, int nonblocking);
+
+/* Starts the non-blocking form of collective c: PMPI_IX for VAR_MPI, MPI_IX
+ * otherwise. The caller completes *req (PMPI_ or MPI_ Wait/Test alike). */
+int coll_start(const bench *b, enum coll c, enum variant v, int count, MPI_Request *req);
 
 /* Verifies a checked call's result on this rank; returns 1 if it is wrong
  * (and reports the first wrong element on stderr), 0 if it is right. */

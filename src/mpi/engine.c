@@ -3,10 +3,13 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/log.h"
 
@@ -16,17 +19,24 @@ static struct {
     atomic_int running;       /* how many */
     atomic_int alive;         /* ops alive (in the handle table) */
     bool threaded;            /* the lock is needed: a progress thread runs */
+    bool thread_naps;         /* ... sharing cores with the program: it naps */
     pthread_t thread;
+    pthread_cond_t wake;      /* an op started, or stop: for the idle thread */
     atomic_bool stop;
     /* Handles -> ops, for every op alive: an open-addressing table. */
     trl_op **table;
     size_t table_cap, table_n;
-} eng = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    /* Ops that went, kept with their working memory for the next ones. */
+    trl_op *pool[4];
+    int pooled;
+} eng = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 /* Set while this thread runs the engine, so the MPI library's progress
  * hook (called from inside the PMPI calls the engine itself makes) does not
- * enter it again. */
-static _Thread_local bool inside;
+ * enter it again. Initial-exec: the hook reads it on every turn of the
+ * library's progress loop, and the library is loaded at start-up
+ * (LD_PRELOAD or linked), never dlopen'ed, so it needs no TLS lookup call. */
+static _Thread_local bool inside __attribute__((tls_model("initial-exec")));
 
 bool trl_engine_busy(void)
 {
@@ -141,7 +151,8 @@ static void link_op(trl_op *op)
     if (eng.head)
         eng.head->prev = op;
     eng.head = op;
-    atomic_fetch_add(&eng.running, 1);
+    if (atomic_fetch_add(&eng.running, 1) == 0 && eng.threaded)
+        pthread_cond_signal(&eng.wake); /* the caller holds the lock */
 }
 
 static void unlink_op(trl_op *op)
@@ -156,6 +167,32 @@ static void unlink_op(trl_op *op)
     atomic_fetch_sub(&eng.running, 1);
 }
 
+/* A new op, all zero but for the working memory of one that went: a call
+ * then allocates nothing (its schedule's scratch included, which for large
+ * messages would be fresh pages to fault in every time), as a blocking call
+ * reuses its communicator's. The caller holds the lock. */
+static trl_op *op_new(void)
+{
+    if (eng.pooled == 0)
+        return calloc(1, sizeof(trl_op));
+    trl_op *op = eng.pool[--eng.pooled];
+    trl_exec_mem mem = op->mem;
+    memset(op, 0, sizeof *op);
+    op->mem = mem;
+    return op;
+}
+
+/* The caller holds the lock. */
+static void op_delete(trl_op *op)
+{
+    if (eng.pooled < (int)(sizeof eng.pool / sizeof eng.pool[0])) {
+        eng.pool[eng.pooled++] = op;
+        return;
+    }
+    trl_exec_mem_free(&op->mem);
+    free(op);
+}
+
 static void release(trl_op *op)
 {
     if (op->in_table) {
@@ -164,12 +201,11 @@ static void release(trl_op *op)
     }
     if (op->hooks.release)
         op->hooks.release(op);
-    trl_exec_mem_free(&op->mem);
     if (op->entry)
         trl_cache_unpin(op->c, op->entry);
     if (op->c)
         trl_comm_release(op->c);
-    free(op);
+    op_delete(op);
 }
 
 /* The schedule finished (or failed): finish the buffers, and tell the
@@ -213,20 +249,25 @@ static int begin(trl_op *op)
     return MPI_SUCCESS;
 }
 
-/* One turn over the running ops; the caller holds the lock. */
-static void turn(void)
+/* One turn over the running ops; the caller holds the lock. Returns
+ * whether any step finished. */
+static bool turn(void)
 {
+    bool moved = false;
     inside = true;
     for (trl_op *op = eng.head, *next; op; op = next) {
         next = op->next;
         bool done;
+        size_t before = op->x.done;
         int rc = trl_exec_progress(&op->x, &done);
+        moved = moved || op->x.done != before;
         if (rc != MPI_SUCCESS)
             trl_exec_cancel(&op->x);
         if (done || rc != MPI_SUCCESS)
             finish(op, rc);
     }
     inside = false;
+    return moved;
 }
 
 void trl_engine_progress(void)
@@ -238,6 +279,35 @@ void trl_engine_progress(void)
     turn();
     if (eng.threaded)
         pthread_mutex_unlock(&eng.lock);
+}
+
+/* Idle polls of trl_op_wait between two turns of the MPI library's own
+ * progress engine, as the executor's blocking wait does. */
+enum { WAIT_MPI_EVERY = 64 };
+
+void trl_op_wait(trl_op *op)
+{
+    /* Turning the engine is all a wait needs: each turn advances every op
+     * and polls the library where an op has MPI requests out; between two
+     * looks at shared memory the cost is a doorbell read, so a message is
+     * seen as soon as a blocking collective would see it. */
+    bool yield = op->c && op->c->shm.yield;
+    for (unsigned long idle = 0; op->running;) {
+        size_t before = op->x.done;
+        trl_engine_progress();
+        if (!op->running || op->x.done != before) {
+            idle = 0;
+            continue;
+        }
+        if (++idle % WAIT_MPI_EVERY == 0) {
+            /* The program's own operations move only while the library
+             * runs (an Isend whose receiver waits for this collective). */
+            int any;
+            PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, op->c->dup, &any, MPI_STATUS_IGNORE);
+        }
+        if (yield)
+            sched_yield(); /* ranks share cores: let the peer run */
+    }
 }
 
 /* ---- requests ---- */
@@ -274,7 +344,9 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
                   const void *sendbuf, void *recvbuf, MPI_Datatype dtype, MPI_Op mpi_op,
                   const trl_op_hooks *hooks, void *data)
 {
-    trl_op *op = calloc(1, sizeof *op);
+    trl_engine_lock();
+    trl_op *op = op_new();
+    trl_engine_unlock();
     if (!op) {
         trl_op tmp = {.hooks = *hooks, .data = data};
         if (hooks->release)
@@ -349,20 +421,66 @@ int trl_op_free(trl_op *op)
 
 /* ---- the progress thread and the MPI library's hook ---- */
 
+/* The progress thread's naps (eng.thread_naps) after turns that moved
+ * nothing: from the shortest, doubling up to the longest, back to none as
+ * soon as a step finishes. */
+enum { NAP_MIN_NS = 2000, NAP_MAX_NS = 64000 };
+
 static void *progress_thread(void *arg)
 {
     (void)arg;
-    struct timespec nap = {0, 20000}; /* 20 us between turns when idle */
+    long nap = 0;
+    /* Naps as short as asked: the default slack, 50 us, would stretch
+     * every one of them. */
+    if (eng.thread_naps)
+        prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    pthread_mutex_lock(&eng.lock);
     while (!atomic_load(&eng.stop)) {
-        if (trl_engine_busy()) {
-            pthread_mutex_lock(&eng.lock);
-            turn();
-            pthread_mutex_unlock(&eng.lock);
-        } else {
-            nanosleep(&nap, NULL);
+        if (!trl_engine_busy()) {
+            /* Nothing runs: sleep until an op starts (link_op), taking no
+             * time from the program's computation. */
+            pthread_cond_wait(&eng.wake, &eng.lock);
+            nap = 0;
+            continue;
         }
+        bool moved = turn();
+        if (moved || !eng.thread_naps) {
+            nap = 0;
+            /* Let the program's threads take the lock between turns. */
+            pthread_mutex_unlock(&eng.lock);
+            pthread_mutex_lock(&eng.lock);
+            continue;
+        }
+        /* Sharing the core with the program: a thread that polls without
+         * pause takes half the core from the computation it should hide
+         * behind, and gains nothing while the peers have not answered. */
+        nap = nap ? (2 * nap < NAP_MAX_NS ? 2 * nap : NAP_MAX_NS) : NAP_MIN_NS;
+        struct timespec ts = {0, nap};
+        pthread_mutex_unlock(&eng.lock);
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&eng.lock);
     }
+    pthread_mutex_unlock(&eng.lock);
     return NULL;
+}
+
+/* Whether the progress thread shares cores with the program's ranks: when
+ * this node's ranks and their progress threads outnumber its cores, or when
+ * Open MPI was told that ranks share cores (mpi_yield_when_idle, as the
+ * executor's shared-memory wait reads it). The node's ranks come from the
+ * launcher's environment (Open MPI's, then MPICH's), not a collective: not
+ * every rank need get here. */
+static bool thread_shares_cores(void)
+{
+    const char *mpi = getenv("OMPI_MCA_mpi_yield_when_idle");
+    if (mpi && *mpi && strcmp(mpi, "0") != 0 && strcmp(mpi, "false") != 0)
+        return true;
+    const char *n = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    if (!n)
+        n = getenv("MPI_LOCALNRANKS");
+    long local = n ? atol(n) : 1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 && 2L * local > cores;
 }
 
 /* Open MPI calls its progress callbacks from every call that waits or
@@ -399,6 +517,7 @@ void trl_engine_init(int provided)
         return;
     }
     eng.threaded = true;
+    eng.thread_naps = thread_shares_cores();
     if (pthread_create(&eng.thread, NULL, progress_thread, NULL) != 0) {
         eng.threaded = false;
         if (rank == 0)
@@ -417,8 +536,16 @@ void trl_engine_finalize(void)
         unreg(hook);
     }
     if (eng.threaded) {
+        pthread_mutex_lock(&eng.lock);
         atomic_store(&eng.stop, true);
+        pthread_cond_signal(&eng.wake);
+        pthread_mutex_unlock(&eng.lock);
         pthread_join(eng.thread, NULL);
         eng.threaded = false;
+    }
+    while (eng.pooled > 0) {
+        trl_op *op = eng.pool[--eng.pooled];
+        trl_exec_mem_free(&op->mem);
+        free(op);
     }
 }

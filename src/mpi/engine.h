@@ -100,6 +100,10 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
 /* The op a handle stands for (non-blocking or persistent), or NULL. */
 trl_op *trl_op_of(MPI_Request request);
 
+/* Advance every op in flight until op finishes, as a blocking collective
+ * waits. Only without a progress thread (which owns the engine then). */
+void trl_op_wait(trl_op *op);
+
 /* Persistent requests: start; whether it finished (then it becomes
  * inactive: *rc is its result); free an inactive one. */
 int trl_op_start(trl_op *op);

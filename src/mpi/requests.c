@@ -106,7 +106,15 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
     if (fast())
         return PMPI_Wait(req, status);
-    trl_op *op = persistent_op(*req);
+    trl_op *op = trl_op_of(*req);
+    if (op && !op->persistent) {
+        /* Trellis' own collective: drive it as a blocking call waits (no
+         * library test on every poll), then let the library complete the
+         * generalized request. */
+        if (!trl_engine_threaded())
+            trl_op_wait(op);
+        op = NULL;
+    }
     if (op) {
         if (!active(op)) {
             empty_status(status, MPI_SUCCESS);
