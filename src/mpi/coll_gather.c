@@ -70,15 +70,16 @@ static int run_rooted(rooted *r, bool vector, bool *served)
     return trl_move_serve(r->c, r->comm, &r->a, send, recv, served);
 }
 
-/* Open both sides of a rooted call. one_buf NULL: in place at the root. */
+/* Open both sides of a rooted call. in_place: at the root, one_buf is not
+ * used (a NULL one_buf is MPI_BOTTOM, not in place). */
 static int open_rooted(rooted *r, trl_comm *c, MPI_Comm comm, trl_coll coll, int root,
-                       void *one_buf, const trl_blocks *one_b, void *all_buf,
+                       bool in_place, void *one_buf, const trl_blocks *one_b, void *all_buf,
                        const trl_blocks *all_b, trl_move_side *one, trl_move_side *all)
 {
     *r = (rooted){c, comm, {.coll = coll, .root = root, .elem_size = 1, .commutative = true},
                   one, all, coll == TRL_COLL_GATHER || coll == TRL_COLL_GATHERV};
     bool is_root = c->rank == root;
-    r->a.in_place = one_buf == NULL;
+    r->a.in_place = in_place;
     *one = (trl_move_side){.pack_only = -1};
     *all = (trl_move_side){.pack_only = -1};
     if (!trl_comm_vec(c))
@@ -86,7 +87,7 @@ static int open_rooted(rooted *r, trl_comm *c, MPI_Comm comm, trl_coll coll, int
     int rc = MPI_SUCCESS;
     /* Side slots: the send side's arrays first, then the receive side's. */
     int one_slot = r->gather ? 0 : 2, all_slot = r->gather ? 2 : 0;
-    if (one_buf)
+    if (!in_place)
         rc = trl_move_open(one, one_buf, one_b, false, TRL_VEC(c, one_slot), TRL_VEC(c, one_slot + 1));
     if (is_root && rc == MPI_SUCCESS) {
         rc = trl_move_open(all, all_buf, all_b, false, TRL_VEC(c, all_slot), TRL_VEC(c, all_slot + 1));
@@ -115,14 +116,15 @@ static int open_rooted(rooted *r, trl_comm *c, MPI_Comm comm, trl_coll coll, int
 
 /* Open, look up and run a rooted call; *served false when the MPI library
  * must serve it (nothing was run). */
-static int rooted_move(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, void *one_buf,
-                       const trl_blocks *one_b, void *all_buf, const trl_blocks *all_b,
-                       bool *served)
+static int rooted_move(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, bool in_place,
+                       void *one_buf, const trl_blocks *one_b, void *all_buf,
+                       const trl_blocks *all_b, bool *served)
 {
     rooted r;
     trl_move_side one, all;
     *served = true;
-    int rc = open_rooted(&r, c, comm, coll, root, one_buf, one_b, all_buf, all_b, &one, &all);
+    int rc = open_rooted(&r, c, comm, coll, root, in_place, one_buf, one_b, all_buf, all_b, &one,
+                         &all);
     if (rc != MPI_SUCCESS)
         return PMPI_Comm_call_errhandler(comm, rc);
     bool vector = trl_coll_is_vector(coll);
@@ -150,8 +152,8 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     trl_blocks one_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks all_b = {.n = c->size, .count = recvcount, .type = recvtype};
     bool served;
-    int rc = rooted_move(c, comm, TRL_COLL_GATHER, root, in_place ? NULL : (void *)sendbuf,
-                         &one_b, recvbuf, &all_b, &served);
+    int rc = rooted_move(c, comm, TRL_COLL_GATHER, root, in_place, (void *)sendbuf, &one_b,
+                         recvbuf, &all_b, &served);
     if (served)
         return rc;
 mpi:
@@ -172,8 +174,8 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     trl_blocks one_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks all_b = {.n = c->size, .counts = recvcounts, .displs = displs, .type = recvtype};
     bool served;
-    int rc = rooted_move(c, comm, TRL_COLL_GATHERV, root, in_place ? NULL : (void *)sendbuf,
-                         &one_b, recvbuf, &all_b, &served);
+    int rc = rooted_move(c, comm, TRL_COLL_GATHERV, root, in_place, (void *)sendbuf, &one_b,
+                         recvbuf, &all_b, &served);
     if (served)
         return rc;
 mpi:
@@ -193,7 +195,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     trl_blocks one_b = {.n = 1, .count = recvcount, .type = recvtype};
     trl_blocks all_b = {.n = c->size, .count = sendcount, .type = sendtype};
     bool served;
-    int rc = rooted_move(c, comm, TRL_COLL_SCATTER, root, in_place ? NULL : recvbuf, &one_b,
+    int rc = rooted_move(c, comm, TRL_COLL_SCATTER, root, in_place, recvbuf, &one_b,
                          (void *)sendbuf, &all_b, &served);
     if (served)
         return rc;
@@ -215,7 +217,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     trl_blocks one_b = {.n = 1, .count = recvcount, .type = recvtype};
     trl_blocks all_b = {.n = c->size, .counts = sendcounts, .displs = displs, .type = sendtype};
     bool served;
-    int rc = rooted_move(c, comm, TRL_COLL_SCATTERV, root, in_place ? NULL : recvbuf, &one_b,
+    int rc = rooted_move(c, comm, TRL_COLL_SCATTERV, root, in_place, recvbuf, &one_b,
                          (void *)sendbuf, &all_b, &served);
     if (served)
         return rc;

@@ -41,11 +41,11 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     /* The schedule runs whatever packing did, so no rank is left waiting. */
     int pos = 0, packed_rc = MPI_SUCCESS;
     if (c->rank == root)
-        packed_rc = PMPI_Pack(buffer, count, datatype, packed, (int)bytes, &pos, c->dup);
+        packed_rc = trl_pack(buffer, count, datatype, packed, (int)bytes, &pos, c->dup);
     int rc = trl_run(e, c, comm, NULL, packed, MPI_BYTE, MPI_OP_NULL);
     pos = 0;
     if (rc == MPI_SUCCESS && c->rank != root)
-        rc = PMPI_Unpack(packed, (int)bytes, &pos, buffer, count, datatype, c->dup);
+        rc = trl_unpack(packed, (int)bytes, &pos, buffer, count, datatype, c->dup);
     free(packed);
     if (rc == MPI_SUCCESS && packed_rc != MPI_SUCCESS)
         rc = PMPI_Comm_call_errhandler(comm, packed_rc);
