@@ -10,6 +10,7 @@
 
 #include "core/log.h"
 #include "core/status.h"
+#include "mpi/mpi_impl.h"
 #include "mpi/topo_mpi.h"
 
 static struct {
@@ -27,7 +28,7 @@ static struct {
 
 const char *trellis_version(void)
 {
-    return "trellis 0.1.0";
+    return "trellis 0.1.0 (" TRL_MPI_NAME ")";
 }
 
 static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
