@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs Trellis from a build tree into a temporary prefix (cmake --install), then
 # builds an ordinary MPI program (tests/mpi/coll_check.c) against the installed copy
-# twice, with pkg-config and with CMake's find_package(Trellis), linking -ltrellis
-# ahead of the MPI library and preloading nothing, and runs each under the MPI's
-# launcher with a rule: the program's checks pass and Trellis reports running the
-# forced algorithm (run_forced.sh's "linked" mode).
+# twice, with pkg-config and with CMake's find_package(Trellis), and a Fortran one
+# (tests/fortran/fcoll.F90, `use mpi_f08`) with pkg-config, linking -ltrellis ahead of
+# the MPI library and preloading nothing, and runs each under the MPI's launcher with
+# rules: the program's checks pass and Trellis reports running the forced algorithms
+# (run_forced.sh's "linked" mode).
 #
-#   run_install.sh <build dir> <MPI C compiler wrapper> <openmpi|mpich>
+#   run_install.sh <build dir> <MPI C compiler wrapper> <openmpi|mpich> [<MPI Fortran wrapper>]
 set -uo pipefail
-build=$1 mpicc=$2
+build=$1 mpicc=$2 mpifort=${4:-}
 export TRELLIS_MPI=$3
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tests=$(dirname "$here")
@@ -53,3 +54,16 @@ for app in "$tmp/app_pc" "$tmp/consumer/app"; do
     "$tests/mpi/run_forced.sh" 2 linked "$app" "allreduce ring;bcast chain" chain -- --quick ||
         fail "$app"
 done
+
+# 3. Fortran, with pkg-config.
+if [ -n "$mpifort" ]; then
+    # shellcheck disable=SC2046
+    "$mpifort" -cpp -DBINDING_F08 -o "$tmp/fcoll" "$tests/fortran/fcoll.F90" \
+        $(pkg-config --libs trellis) -Wl,-rpath,"$(pkg-config --variable=libdir trellis)" ||
+        fail "building the Fortran program with pkg-config"
+    check_order "$tmp/fcoll" "Fortran, pkg-config"
+    printf 'allreduce ring\nalltoallw pairwise\nbarrier dissemination\nscan linear\n' \
+        >"$tmp/fortran.rules"
+    "$tests/mpi/run_forced.sh" 3 linked "$tmp/fcoll" "$tmp/fortran.rules" --all ||
+        fail "$tmp/fcoll"
+fi

@@ -57,8 +57,9 @@ def test_the_installed_command_finds_the_installed_library(installed: Path, tmp_
 
 
 def test_a_job_with_the_installed_library(installed: Path, tmp_path: Path):
+    program = BUILD / "tests" / "mpi" / "coll_check"
     proc = run(installed / "bin" / "trellis", "run", "--verbose", "--rules", "allreduce ring",
-               "-np", "2", BUILD / "tests" / "mpi" / "coll_check", "--quick", cwd=tmp_path)  # fmt: skip
+               "-np", "2", program, "--quick", cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert re.search(r"coll_check ranks=2: \d+ checks, 0 failed", proc.stdout)
     assert re.search(r"trellis: allreduce ranks=2 bytes=\d+: ring \(TRELLIS_RULES:1", proc.stderr)
