@@ -59,8 +59,8 @@ from trellis import mpi_impl, native, testbed
 from trellis.native import TrellisError
 
 USAGE = (
-    "usage: trellis run [--rules RULES] [--topology LAYOUT] [--testbed[=DIR]] [--verbose] "
-    "[--dry-run] "
+    "usage: trellis run [--rules RULES] [--topology LAYOUT] [--testbed[=DIR]] [--mpi MPI] "
+    "[--verbose] [--dry-run] "
     "[mpirun options] program [args]"
 )
 
