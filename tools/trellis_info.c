@@ -13,8 +13,9 @@
  *       rank's schedule: GOAL text (LogGOPSim's format) by default, the
  *       steps spelled out with --steps, only the GOAL file with --goal, or
  *       everything as JSON with --json.
- *   trellis-info layout --ranks N [--topology TEXT-OR-FILE] [--json]
- *       Where N ranks sit (docs/topology.md): the "layout: ..." line, or
+ *   trellis-info layout [--ranks N] [--topology TEXT-OR-FILE] [--json]
+ *       Where N ranks sit (docs/topology.md; N may be left out where a
+ *       layout is described, which then says it): the "layout: ..." line, or
  *       with --json {"ranks", "described", "nhosts", "host": [...],
  *       "socket": [...], "numa": [...], "hosts": [[...], ...], "text"}.
  *
@@ -56,8 +57,11 @@ static const char usage_text[] =
     "       trellis-info explain <collective> --ranks N [--bytes B] [--root R]\n"
     "                    [--elem-size S] [--noncommutative] [--rules TEXT-OR-FILE]\n"
     "                    [--topology LAYOUT] [--rank R] [--steps | --goal | --json]\n"
-    "       trellis-info layout --ranks N [--topology TEXT-OR-FILE] [--json]\n";
+    "       trellis-info layout [--ranks N] [--topology TEXT-OR-FILE] [--json]\n";
 
+/* A bad command line: the message alone, since it reaches users through
+ * the `trellis` command, whose options are not this tool's (the usage
+ * text only where the command itself is missing or unknown). */
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int usage_error(const char *fmt, ...)
@@ -68,7 +72,6 @@ static int usage_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-    fputs(usage_text, stderr);
     return EXIT_USAGE;
 }
 
@@ -352,7 +355,17 @@ static bool param_text(const trl_param_spec *spec, const trl_params *params, cha
     return true;
 }
 
-static void print_choice_text(const explain_opts *o, const trl_choice *ch, FILE *out)
+/* What selection saw, so that the reports can walk the rules again. */
+typedef struct {
+    const trl_ruleset *user, *builtin;
+    const trl_coll_args *args;
+    size_t bytes;
+} selection;
+
+static void print_passed_over_text(const trl_rule *r, const char *why, void *out);
+
+static void print_choice_text(const explain_opts *o, const trl_choice *ch, const selection *sel,
+                              FILE *out)
 {
     const trl_algo *algo = ch->algo;
     fprintf(out, "%s, %lld ranks", trl_coll_name(o->coll), o->ranks);
@@ -377,9 +390,13 @@ static void print_choice_text(const explain_opts *o, const trl_choice *ch, FILE 
     }
     if (ch->rule)
         fprintf(out, "chosen by: %s:%d: %s\n", ch->rule->source, ch->rule->line, ch->rule->text);
-    if (ch->rejected)
-        fprintf(out, "passed over: %s:%d: %s: %s\n", ch->rejected->source, ch->rejected->line,
-                ch->rejected->text, ch->why ? ch->why : "it cannot serve this call");
+    trl_select_passed_over(sel->user, sel->builtin, sel->args, sel->bytes, print_passed_over_text,
+                           out);
+}
+
+static void print_passed_over_text(const trl_rule *r, const char *why, void *out)
+{
+    fprintf(out, "passed over: %s:%d: %s: %s\n", r->source, r->line, r->text, why);
 }
 
 static void print_rule_json(const trl_rule *r, const char *why, FILE *out)
@@ -399,7 +416,20 @@ static void print_rule_json(const trl_rule *r, const char *why, FILE *out)
     fputc('}', out);
 }
 
-static void print_choice_json(const explain_opts *o, const trl_choice *ch, FILE *out)
+typedef struct {
+    FILE *out;
+    int n;
+} json_list;
+
+static void print_passed_over_json(const trl_rule *r, const char *why, void *ctx)
+{
+    json_list *list = ctx;
+    fputs(list->n++ ? ", " : "", list->out);
+    print_rule_json(r, why, list->out);
+}
+
+static void print_choice_json(const explain_opts *o, const trl_choice *ch, const selection *sel,
+                              FILE *out)
 {
     fputs("{\"collective\": ", out);
     json_string(out, trl_coll_name(o->coll));
@@ -428,6 +458,11 @@ static void print_choice_json(const explain_opts *o, const trl_choice *ch, FILE 
     print_rule_json(ch->rule, NULL, out);
     fputs(",\n \"rejected\": ", out);
     print_rule_json(ch->rejected, ch->rejected ? (ch->why ? ch->why : "") : NULL, out);
+    fputs(",\n \"passed_over\": [", out);
+    json_list list = {out, 0};
+    trl_select_passed_over(sel->user, sel->builtin, sel->args, sel->bytes, print_passed_over_json,
+                           &list);
+    fputc(']', out);
     fprintf(out, ",\n \"mpi\": %s", ch->algo->build ? "false" : "true");
 }
 
@@ -609,7 +644,8 @@ static int cmd_explain(int argc, char **argv)
     }
     a.topo = &topo;
     trl_choice ch = {0};
-    if (trl_select(&user, &builtin, &a, trl_coll_rule_bytes(&a), &ch) || !ch.algo) {
+    selection sel = {&user, &builtin, &a, trl_coll_rule_bytes(&a)};
+    if (trl_select(&user, &builtin, &a, sel.bytes, &ch) || !ch.algo) {
         fprintf(stderr, "trellis: no rule chooses an algorithm for this %s\n",
                 trl_coll_name(o.coll));
         goto out;
@@ -618,11 +654,11 @@ static int cmd_explain(int argc, char **argv)
     char layout[1024];
     trl_topo_format(&topo, layout, sizeof layout);
     if (o.mode == OUT_JSON) {
-        print_choice_json(&o, &ch, stdout);
+        print_choice_json(&o, &ch, &sel, stdout);
         fputs(", \"layout\": ", stdout);
         json_string(stdout, layout);
     } else if (o.mode != OUT_GOAL) {
-        print_choice_text(&o, &ch, stdout);
+        print_choice_text(&o, &ch, &sel, stdout);
         printf("%s\n", layout);
     }
 
@@ -734,7 +770,8 @@ static bool option_is(const char *arg, size_t name_len, const char *name)
 
 /* The layout a run of N ranks would see: --topology (set as
  * TRELLIS_TOPOLOGY and read by the runtime's own loader), else
- * TRELLIS_TOPOLOGY, else every rank on one host. Options take their value
+ * TRELLIS_TOPOLOGY, else every rank on one host. Without --ranks, a
+ * described layout is printed at its own size. Options take their value
  * as the next argument or after '=', as explain's do. */
 static int cmd_layout(int argc, char **argv)
 {
@@ -765,9 +802,6 @@ static int cmd_layout(int argc, char **argv)
         if (is_topology && setenv("TRELLIS_TOPOLOGY", value, 1))
             return usage_error("layout: cannot set TRELLIS_TOPOLOGY");
     }
-    if (ranks == 0)
-        return usage_error("layout: --ranks N is required");
-
     trl_topo topo;
     trl_topo_error err;
     bool described;
@@ -777,7 +811,9 @@ static int cmd_layout(int argc, char **argv)
         fprintf(stderr, "trellis: layout: %s\n", msg);
         return EXIT_USAGE;
     }
-    if (described && topo.size != ranks) {
+    if (!described && ranks == 0)
+        return usage_error("layout: give --ranks N, a layout (--topology), or both");
+    if (described && ranks && topo.size != ranks) {
         fprintf(stderr, "trellis: layout: the layout describes %d rank%s, but --ranks is %lld\n",
                 topo.size, topo.size == 1 ? "" : "s", ranks);
         trl_topo_free(&topo);
@@ -794,8 +830,11 @@ static int cmd_layout(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2)
-        return usage_error("which command?");
+    if (argc < 2) {
+        usage_error("which command?");
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
         fputs(usage_text, stdout);
@@ -816,5 +855,7 @@ int main(int argc, char **argv)
         return cmd_explain(argc - 2, argv + 2);
     if (!strcmp(cmd, "layout"))
         return cmd_layout(argc - 2, argv + 2);
-    return usage_error("unknown command '%s'", cmd);
+    usage_error("unknown command '%s'", cmd);
+    fputs(usage_text, stderr);
+    return EXIT_USAGE;
 }

@@ -11,7 +11,9 @@ column is the call as the program makes it, which without libtrellis.so preloade
 the MPI library's own."""
 
 import csv
+import json
 import os
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -21,6 +23,17 @@ from trellis import mpi_impl, native, testbed
 from trellis.native import TrellisError
 
 CONFIG_KEYS = frozenset({"rules", "topology"})
+# A ';' starts the next setting only where a setting's name and '=' follow it; any other
+# ';' is part of the value, so `rules=allreduce ring; bcast linear` holds two rules (a
+# rule starts with a collective, a layout word is never one of these names). The MPI
+# libraries' own variables are settings too.
+LIBRARY_PREFIXES = [p for cls in mpi_impl.KINDS.values() for p in cls.variable_prefixes]
+NEXT_SETTING = re.compile(
+    r";(?=\s*(?:rules|topology(?:@\d+)?|TRELLIS_\w+|"
+    + "|".join(f"{prefix}\\w+" for prefix in LIBRARY_PREFIXES)
+    + r")=)"
+)
+SETTINGS_HELP = "rules=, topology=, topology@N=, TRELLIS_*="
 
 
 @dataclass(frozen=True)
@@ -28,28 +41,40 @@ class Config:
     name: str
     kind: str  # "mpi" (the MPI library's own collectives) or "trellis"
     env: dict[str, str] = field(default_factory=dict, hash=False)
+    # topology@N=: the layout for runs on N ranks (a layout has a fixed size).
+    layouts: dict[int, str] = field(default_factory=dict, hash=False)
     options: tuple[str, ...] = ()  # the launcher's, for a baseline such as han
+
+    def env_for(self, ranks: int) -> dict[str, str]:
+        """The TRELLIS_* variables of a run on `ranks` ranks."""
+        env = dict(self.env)
+        if ranks in self.layouts:
+            env["TRELLIS_TOPOLOGY"] = self.layouts[ranks]
+        return env
 
 
 def parse_config(text: str, mpi: mpi_impl.MPI | None = None) -> Config:
-    """One of the MPI's baselines (`ompi`, `han`; `mpich`), or `NAME:SETTING;...` with
-    `rules=RULES`, `topology=LAYOUT` (a file or text each), any other TRELLIS_* variable
-    as `TRELLIS_NAME=value`, and the MPI library's own variables (MPIR_CVAR_*,
-    OMPI_MCA_*): Trellis, unless only the MPI library's variables are set."""
+    """One of the MPI's baselines (`ompi`, `han`; `mpich`), or `NAME:SETTING;SETTING...`
+    with settings `rules=RULES`, `topology=LAYOUT` (every run), `topology@N=LAYOUT` (runs
+    on N ranks), each a file or the text itself, any other TRELLIS_* variable as
+    `TRELLIS_NAME=value`, and the MPI library's own variables (MPIR_CVAR_*, OMPI_MCA_*):
+    Trellis, unless only the MPI library's variables are set."""
     mpi = mpi or mpi_impl.OpenMPI()
-    baselines = ", ".join(mpi.baselines)
     if text in mpi.baselines:
         return Config(text, "mpi", options=mpi.baselines[text])
     name, sep, rest = text.partition(":")
     if not sep or not name or name in mpi.baselines:
         raise TrellisError(
-            f"trellis bench: --config {text!r}: expected {baselines} or "
+            f"trellis bench: --config {text!r}: expected {', '.join(mpi.baselines)} or "
             "NAME:rules=...;topology=...",
             2,
         )
-    env = {}
-    trellis = True
-    for item in filter(None, rest.split(";")):
+    env: dict[str, str] = {}
+    layouts: dict[int, str] = {}
+    library_only = False
+    for item in NEXT_SETTING.split(rest):
+        if not item.strip():
+            continue
         key, eq, value = item.partition("=")
         key = key.strip()
         if eq and key.startswith("TRELLIS_"):  # any other setting of the library
@@ -57,19 +82,47 @@ def parse_config(text: str, mpi: mpi_impl.MPI | None = None) -> Config:
             continue
         if eq and mpi.is_library_variable(key):  # the MPI library's own
             env[key] = value
-            trellis = False
+            library_only = True
             continue
-        if not eq or key not in CONFIG_KEYS:
+        base, at, count = key.partition("@")
+        per_count = at and base == "topology" and count.isdigit() and int(count) > 0
+        if not eq or base not in CONFIG_KEYS or (at and not per_count):
             raise TrellisError(
-                f"trellis bench: --config {name}: unknown setting {item!r} (rules=, topology=, "
-                f"TRELLIS_*=), or {mpi.title}'s own {mpi.variable_prefixes[0]}*=",
+                f"trellis bench: --config {name}: unknown setting {item!r} ({SETTINGS_HELP}), "
+                f"or {mpi.title}'s own {mpi.variable_prefixes[0]}*=",
                 2,
             )
-        path = Path(value)
-        env[f"TRELLIS_{key.upper()}"] = str(path.resolve()) if path.is_file() else value
-    if any(k.startswith("TRELLIS_") for k in env):
-        trellis = True
-    return Config(name, "trellis" if trellis else "mpi", env)
+        variable = f"TRELLIS_{base.upper()}"
+        value = native.absolute_if_file(value, variable)
+        if at:
+            layouts[int(count)] = value
+        else:
+            env[variable] = value
+    if layouts or any(k.startswith("TRELLIS_") for k in env):
+        library_only = False
+    return Config(name, "mpi" if library_only else "trellis", env, layouts)
+
+
+def check_layouts(config: Config, counts: list[int]) -> None:
+    """Refuse, before anything runs, a layout that does not parse or whose size is not
+    the process count it would run with."""
+    for ranks in counts:
+        layout = config.env_for(ranks).get("TRELLIS_TOPOLOGY")
+        if layout is None:
+            continue
+        try:
+            described = json.loads(native.info("layout", "--json", "--topology", layout))["ranks"]
+        except TrellisError as err:
+            message = str(err).removeprefix("trellis: ").removeprefix("layout: ")
+            raise TrellisError(f"trellis bench: --config {config.name}: {message}", 2) from None
+        if described != ranks:
+            setting = f"topology@{ranks}=" if ranks in config.layouts else "topology="
+            raise TrellisError(
+                f"trellis bench: --config {config.name}: {setting} describes {described} ranks, "
+                f"but --np runs {ranks}: a layout has a fixed number of ranks; give one for each "
+                f"process count (topology@{ranks}=LAYOUT) or run this --np alone",
+                2,
+            )
 
 
 @dataclass
@@ -98,7 +151,7 @@ def command(
     env = mpi.launcher_env(as_root=True)
     if config.kind == "trellis":
         mpirun += mpi.export("LD_PRELOAD", str(native.library(mpi.name)))
-    for name, value in config.env.items():
+    for name, value in config.env_for(ranks).items():
         env[name] = value
         mpirun += mpi.forward(name, value)
     args = [

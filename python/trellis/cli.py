@@ -14,6 +14,7 @@ from trellis import (
     cmd_algorithms,
     cmd_bench,
     cmd_explain,
+    cmd_layout,
     cmd_plan,
     cmd_run,
     cmd_show,
@@ -32,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_algorithms.add_parser(subparsers)
     cmd_bench.add_parser(subparsers)
     cmd_explain.add_parser(subparsers)
+    cmd_layout.add_parser(subparsers)
     cmd_plan.add_parser(subparsers)
     cmd_show.add_parser(subparsers)
     cmd_testbed.add_parser(subparsers)

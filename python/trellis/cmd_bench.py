@@ -17,9 +17,13 @@ import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trellis import bench_matrix, cmd_run, mpi_impl, native
 from trellis.native import TrellisError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 RAW_FIELDS = ["rep", "config", "ranks", "hosts", "collective", "bytes", "median_us", "p10_us",
               "p90_us"]  # fmt: skip
@@ -58,9 +62,11 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         "interleaved and repeated; print a table, write CSVs and a plot (time against "
         "process count, a line per configuration). Configurations: ompi (Open MPI's own), han "
         "(Open MPI's han forced on), mpich (MPICH's own, with --mpi mpich), "
-        "NAME:MPIR_CVAR_...=VALUE (MPICH's own with its settings), or "
+        "NAME:MPIR_CVAR_...=VALUE (MPICH's own with its settings; Open MPI's: OMPI_MCA_*), or "
         "NAME:rules=RULES;topology=LAYOUT (Trellis; "
-        "each a file or the text itself).",
+        "each a file or the text itself; several rules as rules=RULE; RULE: a ';' starts the "
+        "next setting only before rules=, topology=, topology@N=, TRELLIS_*= or the MPI's own; "
+        "topology@N=LAYOUT for runs on N ranks; docs/bench.md).",
     )
     parser.add_argument("--colls", default="allreduce", help="collectives (allreduce)")
     parser.add_argument("--sizes", type=sizes, default=[4], help="bytes per call, e.g. 4,64K")
@@ -98,13 +104,15 @@ def progress(done: int, total: int, what: str) -> None:
     sys.stderr.flush()
 
 
-def summarize(raw: list[dict], baseline: str) -> list[dict]:
+def summarize(raw: list[dict], baseline: str, order: list[str]) -> list[dict]:
+    """A row per cell; cells by collective, size and process count, the configurations
+    of a cell in `order` (that of --config)."""
     cells: dict[tuple, list[dict]] = defaultdict(list)
     for row in raw:
         cells[(row["collective"], row["bytes"], row["ranks"], row["config"])].append(row)
     medians = {k: statistics.median(r["median_us"] for r in v) for k, v in cells.items()}
     out = []
-    for key, rows in sorted(cells.items()):
+    for key, rows in sorted(cells.items(), key=lambda kv: (*kv[0][:3], order.index(kv[0][3]))):
         coll, nbytes, ranks, config = key
         base = medians.get((coll, nbytes, ranks, baseline))
         out.append({
@@ -129,31 +137,47 @@ def table(summary: list[dict], baseline: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot(summary: list[dict], path: Path) -> None:
+def figure(summary: list[dict], order: list[str]) -> "Figure":
     """Seed 000's Figures 5-8: time against process count, a line per configuration
-    (error bars: fastest and slowest repetition), a panel per collective and size."""
+    (error bars: fastest and slowest repetition), a panel per collective and size. Each
+    configuration keeps its colour and marker, those of its place in `order` (--config),
+    in every panel and every run; the x axis has a tick per process count run."""
     import matplotlib  # noqa: PLC0415 -- only when plotting
 
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt  # noqa: PLC0415
 
+    colours = plt.get_cmap("tab10").colors
+    markers = "osD^vP*Xh<>p"
     panels = sorted({(s["collective"], s["bytes"]) for s in summary})
     fig, axes = plt.subplots(len(panels), 1, figsize=(7, 4 * len(panels)), squeeze=False)
     for ax, (coll, nbytes) in zip(axes[:, 0], panels, strict=True):
         rows = [s for s in summary if (s["collective"], s["bytes"]) == (coll, nbytes)]
-        for config in dict.fromkeys(s["config"] for s in rows):
+        for config in sorted({s["config"] for s in rows}, key=order.index):
             mine = sorted((s for s in rows if s["config"] == config), key=lambda s: s["ranks"])
             x = [s["ranks"] for s in mine]
             y = [s["median_us"] for s in mine]
             err = [[m - s["min_us"] for m, s in zip(y, mine, strict=True)],
                    [s["max_us"] - m for m, s in zip(y, mine, strict=True)]]  # fmt: skip
-            ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=config)
+            i = order.index(config)
+            ax.errorbar(x, y, yerr=err, marker=markers[i % len(markers)], capsize=3,
+                        label=config, color=colours[i % len(colours)])  # fmt: skip
+        ranks = sorted({s["ranks"] for s in rows})
+        ax.set_xticks(ranks)
+        ax.set_xlim(ranks[0] - 0.5, ranks[-1] + 0.5)
         ax.set_title(f"{coll}, {nbytes} bytes")
         ax.set_xlabel("processes")
         ax.set_ylabel("time per call (us, median)")
         ax.grid(alpha=0.3)
         ax.legend()
     fig.tight_layout()
+    return fig
+
+
+def plot(summary: list[dict], order: list[str], path: Path) -> None:
+    from matplotlib import pyplot as plt  # noqa: PLC0415 -- only when plotting
+
+    fig = figure(summary, order)
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
@@ -173,6 +197,8 @@ def run(args: argparse.Namespace) -> str:
         raise TrellisError(f"trellis bench: --baseline {args.baseline} is not among {names}", 2)
     if args.reps < 1 or args.iters < 1:
         raise TrellisError("trellis bench: --reps and --iters must be at least 1", 2)
+    for config in configs:
+        bench_matrix.check_layouts(config, args.np)
     testbed_dir = None if args.testbed is None else Path(args.testbed or "/run/trellis-testbed")
     matrix = bench_matrix.Run(
         args.colls.split(","), args.iters, testbed_dir, args.map_by, args.sync, mpi
@@ -194,7 +220,7 @@ def run(args: argparse.Namespace) -> str:
                         raw.append({"rep": rep + 1, "config": config.name, "ranks": ranks, **row})
                     done += 1
     progress(total, total, "done")
-    summary = summarize(raw, args.baseline)
+    summary = summarize(raw, args.baseline, names)
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     for name, rows, fields in (("raw.csv", raw, RAW_FIELDS), ("summary.csv", summary,
@@ -203,7 +229,7 @@ def run(args: argparse.Namespace) -> str:
             writer = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
             writer.writeheader()
             writer.writerows(rows)
-    plot(summary, out / "plot.png")
+    plot(summary, names, out / "plot.png")
     return table(summary, args.baseline) + (
         f"wrote {out / 'summary.csv'}, {out / 'raw.csv'} and {out / 'plot.png'}\n"
     )

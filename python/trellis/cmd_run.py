@@ -239,8 +239,7 @@ def plan(  # noqa: PLR0913 -- the inputs are explicit so that tests can vary the
             env[name] = value
     for name, value in (("TRELLIS_RULES", split.rules), ("TRELLIS_TOPOLOGY", split.topology)):
         if value is not None:  # a file is made absolute: ranks may start elsewhere
-            file = (cwd or Path.cwd()) / value
-            env[name] = str(file.resolve()) if file.is_file() else value
+            env[name] = native.absolute_if_file(value, name, cwd)
     if split.verbose:
         env["TRELLIS_VERBOSE"] = "1"
 

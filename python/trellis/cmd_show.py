@@ -5,7 +5,8 @@
                  --layout "hosts=4 ranks_per_host=4" --out hier
 
 A tree or script file is drawn per direction, ranks by depth; a schedule (whatever the
-rules choose, as `trellis explain` builds it) as the messages between ranks. Both print
+rules choose, as `trellis explain` builds it) as the messages between ranks, each arrow
+with its rounds, ranks by hops from the root (one row where there is none). Both print
 the children per node (maximum, and per level for trees), the depth (for a schedule:
 the longest chain of messages each waiting for the one before) and the arcs that cross
 hosts."""
@@ -26,8 +27,9 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         "show",
         help="draw a tree or a schedule mapped onto hosts (SVG and PNG)",
         description="Draw a tree or script file (each direction), or the schedule that rules "
-        "choose for a call, with ranks in a box per host and the arcs that cross hosts "
-        "dashed in red; print children per node, depth and crossing arcs (seed 000's three "
+        "choose for a call, with ranks in a box per host, an arrow from sender to receiver "
+        "per pair of ranks (coloured and labelled by round for a schedule), dashed where it "
+        "crosses hosts; print children per node, depth and crossing arcs (seed 000's three "
         "factors). Where ranks sit: --layout, else a file named 'layout' next to the tree "
         "file (as `trellis plan` writes), else TRELLIS_TOPOLOGY, else one host.",
     )
@@ -74,11 +76,13 @@ def show_file(args: argparse.Namespace) -> str:
         if direction not in sections:
             raise TrellisError(f"trellis show: {path} has no {direction} tree", 2)
         tree = sections[direction]
+        edges = [(r, p) for r, p in enumerate(tree.parent) if p is not None]
         pic = draw.Picture(
             f"{path.name}: {direction}",
             hosts,
             [tree.depth_of(r) for r in range(tree.size)],
-            [(r, p) for r, p in enumerate(tree.parent) if p is not None],
+            # Data goes up a reduce tree, down a bcast tree.
+            [draw.Arc(r, p) if direction == "reduce" else draw.Arc(p, r) for r, p in edges],
         )
         prefix = args.out if len(wanted) == 1 else f"{args.out}-{direction}"
         out += write(pic, prefix)
@@ -103,10 +107,9 @@ def parse_steps(text: str) -> list[dict]:
     return steps
 
 
-def message_depths(schedules: list[list[dict]]) -> tuple[int, list[int]]:
-    """The longest chain of messages, each sent only after the one before arrived; and
-    each rank's row in the drawing: the messages before its first send (a tree's leaves
-    send first, its root last)."""
+def message_rounds(schedules: list[list[dict]]) -> dict[tuple[int, int], int]:
+    """Each message's round, keyed by its send step (rank, step): the messages on the
+    longest chain that ends with it, each sent only after the one before arrived."""
     sends = {}
     for rank, steps in enumerate(schedules):
         for i, s in enumerate(steps):
@@ -120,23 +123,46 @@ def message_depths(schedules: list[list[dict]]) -> tuple[int, list[int]]:
         s = schedules[rank][i]
         d = max((depth(rank, j) for j in s["deps"]), default=0)
         if s["kind"] == "recv":
-            j = sends[(s["peer"], rank, s["tag"])]
-            d = max(
-                d,
-                1 + max((depth(s["peer"], k) for k in schedules[s["peer"]][j]["deps"]), default=0),
-            )
+            d = max(d, 1 + depth(s["peer"], sends[(s["peer"], rank, s["tag"])]))
         memo[(rank, i)] = d
         return d
 
-    longest = max(
-        (depth(r, i) for r, steps in enumerate(schedules) for i in range(len(steps))), default=0
-    )
-    rows = []
-    for r, steps in enumerate(schedules):
-        first = next((i for i, s in enumerate(steps) if s["kind"] == "send"), len(steps) - 1)
-        rows.append(depth(r, first) if steps else 0)
-    top = max(rows, default=0)
-    return longest, [top - row for row in rows]  # the last to send at the top
+    return {(rank, i): 1 + depth(rank, i) for rank, steps in enumerate(schedules)
+            for i, s in enumerate(steps) if s["kind"] == "send"}  # fmt: skip
+
+
+def hops_from(root: int, size: int, arcs: list[draw.Arc]) -> list[int]:
+    """Each rank's row: its hops from the root over the arcs, either way (a broadcast's
+    root sends, a reduction's receives); the root on top."""
+    near: dict[int, set[int]] = {r: set() for r in range(size)}
+    for a in arcs:
+        near[a.src].add(a.dst)
+        near[a.dst].add(a.src)
+    row = {root: 0}
+    frontier = [root]
+    while frontier:
+        frontier = [n for r in frontier for n in sorted(near[r]) if n not in row]
+        for n in frontier:
+            row.setdefault(n, row[next(r for r in near[n] if r in row)] + 1)
+    deepest = max(row.values())
+    return [row.get(r, deepest + 1) for r in range(size)]
+
+
+# Which way a rooted collective's data goes: children are the ranks a rank sends to
+# (out of the root) or receives from (into it).
+OUT_OF_ROOT = frozenset({"bcast", "scatter", "scatterv"})
+INTO_ROOT = frozenset({"reduce", "gather", "gatherv"})
+
+
+def fan_text(collective: str, arcs: list[draw.Arc], size: int) -> str:
+    sends_to = max((sum(1 for a in arcs if a.src == r) for r in range(size)), default=0)
+    receives_from = max((sum(1 for a in arcs if a.dst == r) for r in range(size)), default=0)
+    if collective in OUT_OF_ROOT:
+        return f"children per node: max {sends_to} (ranks one rank sends to)"
+    if collective in INTO_ROOT:
+        return f"children per node: max {receives_from} (ranks one rank receives from)"
+    return (f"children per node: max {receives_from} (ranks one rank receives from; "
+            f"sends to: max {sends_to})")  # fmt: skip
 
 
 def show_schedule(args: argparse.Namespace) -> str:
@@ -159,21 +185,21 @@ def show_schedule(args: argparse.Namespace) -> str:
         )
     schedules = [parse_steps(s["steps"]) for s in data["schedules"]]
     hosts = host_of(args.ranks, args.layout)
-    arcs = sorted(
-        {(r, s["peer"]) for r, steps in enumerate(schedules) for s in steps if s["kind"] == "send"}
-    )
-    senders = [{s["peer"] for s in steps if s["kind"] == "recv"} for steps in schedules]
-    depth, rows = message_depths(schedules)
-    pic = draw.Picture(
-        f"{args.collective} {data['algorithm']} on {args.ranks} ranks", hosts, rows, arcs
-    )
-    crossing = sum(1 for a in arcs if hosts[a[0]] != hosts[a[1]])
-    messages = sum(1 for steps in schedules for s in steps if s["kind"] == "send")
+    rounds: dict[tuple[int, int], list[int]] = {}
+    for (rank, i), r in message_rounds(schedules).items():
+        rounds.setdefault((rank, schedules[rank][i]["peer"]), []).append(r)
+    arcs = [draw.Arc(src, dst, tuple(sorted(rs))) for (src, dst), rs in sorted(rounds.items())]
+    root = data["root"]
+    rows = hops_from(root, args.ranks, arcs) if root is not None else [0] * args.ranks
+    pic = draw.Picture(f"{args.collective} {data['algorithm']} on {args.ranks} ranks", hosts,
+                       rows, arcs)  # fmt: skip
+    crossing = sum(1 for a in arcs if hosts[a.src] != hosts[a.dst])
+    messages = sum(len(a.rounds) for a in arcs)
     out = write(pic, args.out)
     out.append(
-        f"{data['algorithm']}: children per node: max {max(map(len, senders))} (ranks one rank "
-        f"receives from); depth: {depth} messages; arcs crossing hosts: "
-        f"{crossing} of {len(arcs)} ({messages} messages)"
+        f"{data['algorithm']}: {fan_text(args.collective, arcs, args.ranks)}; depth: "
+        f"{pic.rounds} messages; arcs crossing hosts: {crossing} of {len(arcs)} "
+        f"({messages} messages)"
     )
     return "\n".join(out) + "\n"
 

@@ -153,6 +153,55 @@ def info(*args: str) -> str:
     return proc.stdout
 
 
+# What the C side calls blanks (C's isspace): TRELLIS_RULES and TRELLIS_TOPOLOGY values
+# are trimmed of them.
+BLANKS = " \t\n\r\v\f"
+PATH_BYTES_MAX, NAME_BYTES_MAX = 4095, 255  # Linux's PATH_MAX - 1 and NAME_MAX
+
+
+def could_be_path(value: str) -> bool:
+    """Whether `value` could name a file at all: no newline, at most 4095 bytes, no
+    '/'-separated part over 255 bytes. As the C side's trl_could_be_path: text that could
+    not is never looked up (the file system would answer "File name too long")."""
+    raw = os.fsencode(value)
+    return (b"\n" not in raw and len(raw) <= PATH_BYTES_MAX
+            and all(len(part) <= NAME_BYTES_MAX for part in raw.split(b"/")))  # fmt: skip
+
+
+def _exists(path: Path) -> bool:
+    try:
+        path.stat()
+    except OSError:
+        return False
+    return True
+
+
+def names_file(value: str, variable: str, cwd: Path | None = None) -> bool:
+    """Whether TRELLIS_RULES or TRELLIS_TOPOLOGY (`variable`) set to `value` names a file,
+    decided as the C side decides it (docs/rules.md, docs/topology.md): the value trimmed
+    of blanks is a file name if it has no blank (for a layout, no '=' either: every
+    layout has one), or if it could be a path and names something that exists (relative
+    to cwd); otherwise it is the rules or the layout themselves."""
+    name = value.strip(BLANKS)
+    one_word = set(BLANKS + ("=" if variable == "TRELLIS_TOPOLOGY" else ""))
+    if not name:
+        return False
+    if not one_word & set(name):
+        return True
+    return could_be_path(name) and _exists((cwd or Path.cwd()) / name)
+
+
+def absolute_if_file(value: str, variable: str, cwd: Path | None = None) -> str:
+    """The value for TRELLIS_RULES or TRELLIS_TOPOLOGY with a file that exists made
+    absolute (ranks may start in another directory); text, or a name of nothing, as
+    given."""
+    if names_file(value, variable, cwd):
+        path = (cwd or Path.cwd()) / value.strip(BLANKS)
+        if _exists(path):
+            return str(path.resolve())
+    return value
+
+
 _SIZE = re.compile(r"(\d+)([KMG]?)", re.IGNORECASE)
 _SHIFT = {"": 0, "K": 10, "M": 20, "G": 30}
 

@@ -126,8 +126,7 @@ def up(directory: Path, hosts: int, slots: int, bandwidth: str | None, subnet: s
                 2,
             )
         raise TrellisError(
-            f"trellis testbed: a testbed is up in {directory} with {old['hosts']} hosts "
-            f"(bandwidth {old['bandwidth']}, subnet {old['subnet']}); "
+            f"trellis testbed: a testbed is up in {directory}: {shape(old)}; "
             "run `trellis testbed down` first",
             2,
         )
@@ -233,15 +232,19 @@ def down(directory: Path) -> str:
     return f"testbed down: removed {', '.join(removed) or 'nothing'}\n"
 
 
+def shape(state: dict) -> str:
+    """A testbed's shape as `status` and `up` print it."""
+    return (f"{state['hosts']} hosts x {state['slots']} slots, subnet {state['subnet']}, "
+            f"bandwidth {state['bandwidth'] or 'uncapped'}")  # fmt: skip
+
+
 def status(directory: Path) -> str:
     state = load_state(directory)
     if state is None:
         return f"no testbed in {directory}\n"
     alive = set(subprocess.run(["ip", "netns", "list"], capture_output=True, text=True,
                                check=False).stdout.split())  # fmt: skip
-    lines = [f"testbed in {directory}: {state['hosts']} hosts x {state['slots']} slots, "
-             f"subnet {state['subnet']}, "
-             f"bandwidth {state['bandwidth'] or 'uncapped'}"
+    lines = [f"testbed in {directory}: {shape(state)}"
              + ("" if state.get("complete") else " (INCOMPLETE: run down)")]  # fmt: skip
     for i, ns in enumerate(state["namespaces"]):
         lines.append(f"  h{i}: namespace {ns} {'present' if ns in alive else 'MISSING'}")

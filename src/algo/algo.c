@@ -3,6 +3,7 @@
 #include "algo/params_extra.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,18 @@ bool trl_algo_nestable(const trl_algo *a)
     return true;
 }
 
+void trl_algo_names(trl_coll coll, bool nestable_only, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const trl_algo *a = trl_algorithms; a->name && used < len; a++) {
+        if (a->coll != coll || (nestable_only && !trl_algo_nestable(a)))
+            continue;
+        int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", a->name);
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
+
 const trl_param_spec *trl_algo_param(const trl_algo *a, const char *name, size_t len)
 {
     for (const trl_param_spec *p = a->params; p && p->name; p++)
@@ -117,6 +130,11 @@ const char *trl_algo_unusable(const trl_algo *algo, const trl_coll_args *a)
 {
     if ((algo->needs & TRL_NEEDS_COMMUTATIVE) && !a->commutative)
         return "it needs a commutative operation";
+    /* The counts are exchanged by a blocking collective before the
+     * schedule is built, which a call that may not wait cannot do. */
+    if ((algo->needs & TRL_NEEDS_ALL_COUNTS) && a->call != TRL_CALL_BLOCKING)
+        return "it needs every rank's counts, which a non-blocking or persistent call cannot "
+               "exchange before it returns";
     if (algo->unusable) {
         trl_coll_args self = *a;
         self.algo = algo;
@@ -180,6 +198,38 @@ void trl_format_size(unsigned long long v, char *buf, size_t len)
     snprintf(buf, len, "%llu", v);
 }
 
+/* Why an ALGO value names nothing another algorithm can run, with the
+ * names it could have given. */
+static const char *bad_nested_algo(const trl_param_spec *spec, const trl_algo *named,
+                                   const char *text, size_t len)
+{
+    static _Thread_local char msg[400];
+    char names[256];
+    trl_algo_names(spec->of, true, names, sizeof names);
+    const char *coll = trl_coll_name(spec->of);
+    if (!named)
+        snprintf(msg, sizeof msg, "unknown %s algorithm '%.*s' (expected one of: %s)", coll,
+                 (int)(len < 60 ? len : 60), text, names);
+    else if (!named->build)
+        snprintf(msg, sizeof msg, "the MPI library's own %s cannot be part of another algorithm "
+                 "(expected one of: %s)", coll, names);
+    else
+        snprintf(msg, sizeof msg, "%s %s needs a file of its own and cannot be part of another "
+                 "algorithm (expected one of: %s)", coll, named->name, names);
+    return msg;
+}
+
+/* A number outside a parameter's limits, with the limits. */
+static const char *out_of_range(const trl_param_spec *spec)
+{
+    static _Thread_local char msg[96];
+    if (spec->max == LLONG_MAX) /* the table's way of saying "no upper bound" */
+        snprintf(msg, sizeof msg, "value out of range (at least %lld)", spec->min);
+    else
+        snprintf(msg, sizeof msg, "value out of range (%lld..%lld)", spec->min, spec->max);
+    return msg;
+}
+
 int trl_param_parse_value(const trl_param_spec *spec, const char *text, size_t len,
                           trl_param_value *out, const char **why)
 {
@@ -190,21 +240,12 @@ int trl_param_parse_value(const trl_param_spec *spec, const char *text, size_t l
     if (spec->kind > TRL_PARAM_ALGO)
         return trl__param_parse_extra(spec, text, len, out, why);
     if (spec->kind == TRL_PARAM_ALGO) {
-        out->algo = trl_algo_find(spec->of, text, len);
-        if (!out->algo) {
-            *why = "not an algorithm of that collective";
+        const trl_algo *named = trl_algo_find(spec->of, text, len);
+        if (!named || !trl_algo_nestable(named)) {
+            *why = bad_nested_algo(spec, named, text, len);
             return TRL_ERR_INVALID;
         }
-        if (!out->algo->build) {
-            *why = "the MPI library's own collective cannot be part of another algorithm";
-            out->algo = NULL;
-            return TRL_ERR_INVALID;
-        }
-        if (!trl_algo_nestable(out->algo)) {
-            *why = "it needs parameters of its own (a file), which it cannot get here";
-            out->algo = NULL;
-            return TRL_ERR_INVALID;
-        }
+        out->algo = named;
         return TRL_OK;
     }
     unsigned long long v;
@@ -216,7 +257,7 @@ int trl_param_parse_value(const trl_param_spec *spec, const char *text, size_t l
         return TRL_ERR_INVALID;
     }
     if (v > (unsigned long long)spec->max || (long long)v < spec->min) {
-        *why = "value out of range";
+        *why = out_of_range(spec);
         return TRL_ERR_INVALID;
     }
     out->value = (long long)v;
@@ -332,6 +373,31 @@ void trl_params_release(trl_params *view)
     view->n = 0;
 }
 
+/* The message of a parameter inside parentheses, which the rules parser
+ * cannot locate itself: "radix=1: value out of range (2..1024)". */
+static const char *nested_error(const char *word, size_t wlen, const char *detail)
+{
+    static _Thread_local char msg[700];
+    char copy[600]; /* detail may be msg itself, from a level within this one */
+    snprintf(copy, sizeof copy, "%s", detail);
+    snprintf(msg, sizeof msg, "%.*s: %s", (int)(wlen < 60 ? wlen : 60), word, copy);
+    return msg;
+}
+
+static const char *unknown_nested_param(const trl_algo *algo, const char *word, size_t wlen)
+{
+    char detail[400];
+    int n = snprintf(detail, sizeof detail, "unknown parameter (%s ", algo->name);
+    for (const trl_param_spec *s = algo->params; s && s->name && n > 0 && (size_t)n < sizeof detail;
+         s++)
+        n += snprintf(detail + n, sizeof detail - (size_t)n, "%s%s",
+                      s == algo->params ? "takes: " : ", ", s->name);
+    if (n > 0 && (size_t)n < sizeof detail)
+        snprintf(detail + n, sizeof detail - (size_t)n, "%s)",
+                 algo->params && algo->params->name ? "" : "takes no parameters");
+    return nested_error(word, wlen, detail);
+}
+
 int trl_params_from_string(const trl_algo *algo, const char *text, trl_params *out,
                            const char **why)
 {
@@ -344,24 +410,34 @@ int trl_params_from_string(const trl_algo *algo, const char *text, trl_params *o
         if (!*p)
             break;
         const char *end = p + strcspn(p, " ");
-        const char *eq = memchr(p, '=', (size_t)(end - p));
+        size_t wlen = (size_t)(end - p);
+        const char *eq = memchr(p, '=', wlen);
         if (!eq) {
-            *why = "expected key=value";
+            *why = nested_error(p, wlen, "expected name=value");
             goto error;
         }
         const trl_param_spec *spec = trl_algo_param(algo, p, (size_t)(eq - p));
         if (!spec) {
-            *why = "unknown parameter";
+            *why = unknown_nested_param(algo, p, wlen);
             goto error;
         }
+        for (int i = 0; i < out->n; i++)
+            if (out->v[i].spec == spec) {
+                *why = nested_error(p, wlen, "duplicate parameter");
+                goto error;
+            }
         trl_param_value *v = realloc(out->v, (size_t)(out->n + 1) * sizeof *v);
         if (!v) {
             *why = "out of memory";
             goto error;
         }
         out->v = v;
-        if (trl_param_parse_value(spec, eq + 1, (size_t)(end - eq - 1), &out->v[out->n], why))
+        const char *reason;
+        if (trl_param_parse_value(spec, eq + 1, (size_t)(end - eq - 1), &out->v[out->n],
+                                  &reason)) {
+            *why = nested_error(p, wlen, reason);
             goto error;
+        }
         out->n++;
         p = end;
     }

@@ -121,6 +121,14 @@ typedef struct {
     int n;
 } trl_params;
 
+/* How a call was made: MPI_X, MPI_IX, or MPI_X_init (persistent). The
+ * last two may not wait for other ranks before they return. */
+typedef enum {
+    TRL_CALL_BLOCKING,
+    TRL_CALL_NONBLOCKING,
+    TRL_CALL_PERSISTENT,
+} trl_call_kind;
+
 /* The shape of one call, as one rank sees it.
  *
  * Units: elements of the call's datatype. The data-movement collectives
@@ -173,6 +181,7 @@ typedef struct {
      * for choosing where data lands locally (to save a copy): it must never
      * change which messages a rank exchanges, since ranks may differ. */
     bool in_place;
+    trl_call_kind call; /* blocking or not: the rules may tell them apart */
     const trl_params *params;
     const struct trl_algo *algo; /* set by trl_algo_build, for defaults */
     /* Where each rank of the communicator sits (host, socket, NUMA domain);
@@ -227,13 +236,17 @@ const trl_param_spec *trl_algo_param(const trl_algo *a, const char *name, size_t
 /* Whether another algorithm can run `a` inside it (reduce_bcast's reduce=,
  * a hier level): built by Trellis, with no required parameter. */
 bool trl_algo_nestable(const trl_algo *a);
+/* The names of coll's algorithms in table order, ", " between them (only
+ * the nestable ones if asked), cut to fit buf: for messages. */
+void trl_algo_names(trl_coll coll, bool nestable_only, char *buf, size_t len);
 
 /* Why `algo` cannot serve the call `a`, or NULL if it can. Follows the
  * algorithms named by ALGO parameters too. */
 const char *trl_algo_unusable(const trl_algo *algo, const trl_coll_args *a);
 
 /* Parse one parameter value; on error returns a negative status and points
- * *why at a message. */
+ * *why at a message that says what is accepted (a range, the algorithms a
+ * name may be), kept per thread until the next call. */
 int trl_param_parse_value(const trl_param_spec *spec, const char *text, size_t len,
                           trl_param_value *out, const char **why);
 

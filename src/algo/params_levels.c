@@ -82,6 +82,34 @@ static bool is_tree_shape(const char *name, size_t len)
     return false;
 }
 
+/* Whether a level whose parameter is `spec` can run `a`. */
+static bool level_runs(const trl_param_spec *spec, const trl_algo *a)
+{
+    size_t len = strlen(a->name);
+    return a->coll == spec->of && trl_algo_nestable(a) &&
+           (!(spec->flags & TRL_PARAM_ALSO_BCAST) || trl_algo_find(TRL_COLL_BCAST, a->name, len)) &&
+           (!(spec->flags & TRL_PARAM_TREE_SHAPE) || is_tree_shape(a->name, len));
+}
+
+/* Why a level cannot run what it names, with the names it can run. */
+static const char *bad_level(const trl_param_spec *spec, const trl_algo *named)
+{
+    static _Thread_local char msg[500];
+    char names[256] = "";
+    for (const trl_algo *a = trl_algorithms; a->name; a++)
+        if (level_runs(spec, a))
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     names[0] ? ", " : "", a->name);
+    const char *reason = "not an algorithm a level can run";
+    if (named && trl_algo_nestable(named) && (spec->flags & TRL_PARAM_ALSO_BCAST))
+        reason = "a level below the top reduces up and broadcasts down: it needs a name that is "
+                 "both a reduce and a bcast algorithm";
+    else if (named && trl_algo_nestable(named) && (spec->flags & TRL_PARAM_TREE_SHAPE))
+        reason = "a barrier's lower levels are trees";
+    snprintf(msg, sizeof msg, "%s (expected one of: %s)", reason, names);
+    return msg;
+}
+
 /* "knomial" or "knomial(radix=4,segment=8K)". */
 static int parse_level(const trl_param_spec *spec, const char *text, size_t len,
                        trl_param_value *out, const char **why)
@@ -89,18 +117,8 @@ static int parse_level(const trl_param_spec *spec, const char *text, size_t len,
     const char *open = memchr(text, '(', len);
     size_t nlen = open ? (size_t)(open - text) : len;
     const trl_algo *algo = trl_algo_find(spec->of, text, nlen);
-    if (!algo || !trl_algo_nestable(algo)) {
-        *why = "not an algorithm of that collective that a level can run (the MPI library's "
-               "own and tree cannot)";
-        return TRL_ERR_INVALID;
-    }
-    if ((spec->flags & TRL_PARAM_ALSO_BCAST) && !trl_algo_find(TRL_COLL_BCAST, text, nlen)) {
-        *why = "a level below the top reduces up and broadcasts down: it needs a name that is "
-               "both a reduce and a bcast algorithm (linear, binomial, knomial, kary, chain)";
-        return TRL_ERR_INVALID;
-    }
-    if ((spec->flags & TRL_PARAM_TREE_SHAPE) && !is_tree_shape(text, nlen)) {
-        *why = "a barrier's lower levels are trees: linear, binomial, knomial, kary or chain";
+    if (!algo || !level_runs(spec, algo)) {
+        *why = bad_level(spec, algo);
         return TRL_ERR_INVALID;
     }
     out->algo = algo;
@@ -146,7 +164,16 @@ static int parse_choice(const trl_param_spec *spec, const char *text, size_t len
         }
         p += n + (p[n] == '|');
     }
-    *why = "not one of the accepted words";
+    static _Thread_local char msg[300];
+    size_t at = (size_t)snprintf(msg, sizeof msg, "expected one of: ");
+    for (p = spec->choices; p && *p && at < sizeof msg;) {
+        size_t n = strcspn(p, "|");
+        int w = snprintf(msg + at, sizeof msg - at, "%s%.*s", p == spec->choices ? "" : ", ",
+                         (int)n, p);
+        at += w > 0 ? (size_t)w : 0;
+        p += n + (p[n] == '|');
+    }
+    *why = msg;
     return TRL_ERR_INVALID;
 }
 

@@ -1,26 +1,67 @@
 #define _GNU_SOURCE
 #include "exec/exec_mpi.h"
+#include "mpi/mpi_impl.h"
 
 #include <sched.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Resolve a symbolic reference to an address. Offsets count elements of
- * the call's datatype; scratch is laid out like a user buffer of that type,
- * shifted so its first element's true lower bound is the allocation. */
-typedef struct {
-    char *base[3];
-    MPI_Aint extent;
-} frame;
+/* Polls without progress between two drains of the rings (trl_shm_drain),
+ * and between two turns of MPI's progress engine while waiting only on
+ * shared memory. */
+enum { SHM_DRAIN_EVERY = 1024, SHM_MPI_EVERY = 64 };
 
-static inline void *at(const frame *f, trl_ref r)
+/* How long every in-flight slot may stay taken, with steps queued and
+ * nothing finishing, before the window doubles (looked at every
+ * STALL_POLLS idle polls). The window bounds the work of finding
+ * completions; it must never be what a schedule waits on: two ranks whose
+ * windows are full of receives, each waiting for a send the other has
+ * queued behind them, would wait forever. Growing on a stall keeps every
+ * schedule that runs with all its ready steps posted running here too.
+ * Long enough that a peer merely descheduled for a few time slices (more
+ * ranks than cores) does not trigger it. */
+enum { STALL_POLLS = 256 };
+static const double STALL_SECONDS = 0.05;
+
+size_t trl_exec_window(void)
 {
-    return f->base[r.buf] + (MPI_Aint)r.off * f->extent;
+    static size_t window;
+    if (!window) {
+        const char *env = getenv("TRELLIS_EXEC_WINDOW");
+        long v = env && *env ? atol(env) : 0;
+        window = v >= 1 && v <= (1L << 20) ? (size_t)v : 64;
+    }
+    return window;
 }
 
-static int grow(trl_exec_mem *m, const trl_sched *s, size_t scratch_bytes)
+static inline void *at(const trl_exec *x, trl_ref r)
+{
+    return x->base[r.buf] + (MPI_Aint)r.off * x->extent;
+}
+
+static bool grow_flight(trl_exec_mem *m, size_t cap)
+{
+    if (cap <= m->cap_flight)
+        return true;
+    MPI_Request *r = realloc(m->reqs, cap * sizeof *r);
+    if (r)
+        m->reqs = r;
+    uint32_t *a = realloc(m->req_step, cap * sizeof *a);
+    if (a)
+        m->req_step = a;
+    uint32_t *b = realloc(m->shm_step, cap * sizeof *b);
+    if (b)
+        m->shm_step = b;
+    int *d = realloc(m->done_idx, cap * sizeof *d);
+    if (d)
+        m->done_idx = d;
+    if (!r || !a || !b || !d)
+        return false;
+    m->cap_flight = cap;
+    return true;
+}
+
+static int grow(trl_exec_mem *m, const trl_sched *s, size_t scratch_bytes, size_t window)
 {
     if (scratch_bytes > m->scratch_bytes) {
         void *p = realloc(m->scratch, scratch_bytes);
@@ -31,84 +72,288 @@ static int grow(trl_exec_mem *m, const trl_sched *s, size_t scratch_bytes)
     }
     if (s->nsteps > m->cap_steps) {
         size_t n = s->nsteps;
-        MPI_Request *r = realloc(m->reqs, n * sizeof *r);
-        if (r)
-            m->reqs = r;
-        uint32_t *a = realloc(m->req_step, n * sizeof *a);
+        uint32_t *a = realloc(m->waiting, n * sizeof *a);
         if (a)
-            m->req_step = a;
-        uint32_t *b = realloc(m->waiting, n * sizeof *b);
+            m->waiting = a;
+        uint32_t *b = realloc(m->recv_q, n * sizeof *b);
         if (b)
-            m->waiting = b;
-        uint32_t *c = realloc(m->ready, n * sizeof *c);
+            m->recv_q = b;
+        uint32_t *c = realloc(m->other_q, n * sizeof *c);
         if (c)
-            m->ready = c;
-        uint32_t *d = realloc(m->shm_waiting, n * sizeof *d);
-        if (d)
-            m->shm_waiting = d;
-        if (!r || !a || !b || !c || !d)
+            m->other_q = c;
+        if (!a || !b || !c)
             return MPI_ERR_NO_MEM;
         m->cap_steps = n;
     }
-    return MPI_SUCCESS;
+    if (s->size > 0 && (size_t)s->size > m->cap_peers) {
+        int *o = realloc(m->open_until, (size_t)s->size * sizeof *o);
+        if (!o)
+            return MPI_ERR_NO_MEM;
+        m->open_until = o;
+        m->cap_peers = (size_t)s->size;
+    }
+    /* Sends and receives each get `window` slots. */
+    return grow_flight(m, 2 * window) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 void trl_exec_mem_free(trl_exec_mem *m)
 {
     free(m->scratch);
+    free(m->waiting);
+    free(m->recv_q);
+    free(m->other_q);
     free(m->reqs);
     free(m->req_step);
-    free(m->waiting);
-    free(m->ready);
-    free(m->shm_waiting);
+    free(m->shm_step);
+    free(m->done_idx);
+    free(m->open_until);
     memset(m, 0, sizeof *m);
+}
+
+/* Queue a step whose dependencies are all done. */
+static inline void make_ready(trl_exec *x, uint32_t i)
+{
+    if (x->s->steps[i].kind == TRL_STEP_RECV)
+        x->m->recv_q[x->recv_tail++] = i;
+    else
+        x->m->other_q[x->other_tail++] = i;
+}
+
+static inline void complete(trl_exec *x, uint32_t i)
+{
+    const trl_sched *s = x->s;
+    x->done++;
+    x->idle = 0;
+    for (uint32_t k = s->succ_first[i]; k < s->succ_first[i + 1]; k++)
+        if (--x->m->waiting[s->succ[k]] == 0)
+            make_ready(x, s->succ[k]);
 }
 
 /* Copy count elements between two buffers of the call's datatype. A
  * contiguous type is one memcpy; any other goes through the MPI library,
  * which knows the type map and leaves the gaps alone. */
-static int copy(const trl_exec_call *c, const void *src, void *dst, size_t count,
-                int contiguous, int type_size)
+static int copy(const trl_exec *x, const void *src, void *dst, size_t count)
 {
     if (src == dst || count == 0)
         return MPI_SUCCESS;
-    if (contiguous) {
-        memmove(dst, src, count * (size_t)type_size);
+    if (x->contiguous) {
+        memmove(dst, src, count * (size_t)x->type_size);
         return MPI_SUCCESS;
     }
     /* To itself on the private communicator: schedules never message their
      * own rank there, so nothing else can match it (MPI_COMM_SELF could
      * match a receive the program posted on it). */
     int self;
-    PMPI_Comm_rank(c->comm, &self);
-    return PMPI_Sendrecv(src, (int)count, c->dtype, self, 0, dst, (int)count, c->dtype, self, 0,
-                         c->comm, MPI_STATUS_IGNORE);
+    PMPI_Comm_rank(x->call.comm, &self);
+    return PMPI_Sendrecv(src, (int)count, x->call.dtype, self, 0, dst, (int)count, x->call.dtype,
+                         self, 0, x->call.comm, MPI_STATUS_IGNORE);
 }
 
-/* Polls without progress between two drains of the rings (trl_shm_drain),
- * and between two turns of MPI's progress engine while waiting only on
- * shared memory. */
-enum { SHM_DRAIN_EVERY = 1024, SHM_MPI_EVERY = 64 };
+static inline int mpi_tag(const trl_exec *x, const trl_step *st)
+{
+    return x->call.tag_base + st->tag % x->call.tag_span;
+}
 
 /* A send or receive through shared memory; *done false: not yet. */
-static int shm_step(const trl_exec_call *c, const frame *f, const trl_step *st, bool *done)
+static int shm_step(const trl_exec *x, const trl_step *st, bool *done)
 {
-    int tag = st->tag % c->tag_limit;
+    const trl_exec_call *c = &x->call;
     if (st->kind == TRL_STEP_SEND)
-        return trl_shm_send(c->shm, st->peer, tag, at(f, st->a), (int)st->count, c->dtype,
-                            c->comm, done);
-    return trl_shm_recv(c->shm, st->peer, tag, at(f, st->b), (int)st->count, c->dtype, c->comm,
-                        done);
+        return trl_shm_send(c->shm, st->peer, mpi_tag(x, st), at(x, st->a), (int)st->count,
+                            c->dtype, c->comm, done);
+    return trl_shm_recv(c->shm, st->peer, mpi_tag(x, st), at(x, st->b), (int)st->count, c->dtype,
+                        c->comm, done);
 }
 
-int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
+/* Flow control (trl_exec.flow): is this MPI send a synchronous one, and
+ * must this one wait for its peer to match earlier ones? */
+static inline bool is_sync(const trl_exec *x, const trl_step *st)
 {
-    MPI_Aint lb, extent, true_lb, true_extent;
-    int type_size;
-    PMPI_Type_get_extent(c->dtype, &lb, &extent);
-    PMPI_Type_get_true_extent(c->dtype, &true_lb, &true_extent);
-    PMPI_Type_size(c->dtype, &type_size);
-    int contiguous = (MPI_Aint)type_size == extent && true_extent == extent && true_lb == 0;
+    return x->flow && st->tag % x->flow == x->flow - 1;
+}
+
+static inline bool held_back(const trl_exec *x, const trl_step *st)
+{
+    return x->flow && st->tag >= x->m->open_until[st->peer] &&
+           !trl_shm_carries(x->call.shm, st->peer, st->count * (size_t)x->type_size);
+}
+
+/* A synchronous send finished: its receiver has matched it, so the next
+ * `credit` messages to that peer may go. */
+static inline void opened(trl_exec *x, const trl_step *st)
+{
+    if (st->kind != TRL_STEP_SEND || !is_sync(x, st))
+        return;
+    int *open = &x->m->open_until[st->peer];
+    if (st->tag + 1 + x->credit > *open)
+        *open = st->tag + 1 + x->credit;
+}
+
+static inline size_t *in_flight(trl_exec *x, const trl_step *st)
+{
+    return st->kind == TRL_STEP_RECV ? &x->in_recv : &x->in_send;
+}
+
+/* Start one send or receive: through shared memory, finishing at once
+ * when it can, or as an MPI request. */
+static int post(trl_exec *x, uint32_t i)
+{
+    const trl_step *st = &x->s->steps[i];
+    trl_exec_mem *m = x->m;
+    if (trl_shm_carries(x->call.shm, st->peer, st->count * (size_t)x->type_size)) {
+        bool finished;
+        int rc = shm_step(x, st, &finished);
+        if (rc == MPI_SUCCESS) {
+            if (finished) {
+                complete(x, i);
+            } else {
+                m->shm_step[x->nshm++] = i;
+                ++*in_flight(x, st);
+            }
+        }
+        return rc;
+    }
+    MPI_Request *req = &m->reqs[x->nreqs];
+    int rc;
+    if (st->kind == TRL_STEP_RECV)
+        rc = PMPI_Irecv(at(x, st->b), (int)st->count, x->call.dtype, st->peer, mpi_tag(x, st),
+                        x->call.comm, req);
+    else if (is_sync(x, st))
+        rc = PMPI_Issend(at(x, st->a), (int)st->count, x->call.dtype, st->peer, mpi_tag(x, st),
+                         x->call.comm, req);
+    else
+        rc = PMPI_Isend(at(x, st->a), (int)st->count, x->call.dtype, st->peer, mpi_tag(x, st),
+                        x->call.comm, req);
+    if (rc == MPI_SUCCESS) {
+        m->req_step[x->nreqs++] = i;
+        ++*in_flight(x, st);
+    }
+    return rc;
+}
+
+static int run_local(trl_exec *x, uint32_t i)
+{
+    const trl_step *st = &x->s->steps[i];
+    int rc = MPI_SUCCESS;
+    if (st->kind == TRL_STEP_COPY)
+        rc = copy(x, at(x, st->a), at(x, st->b), st->count);
+    else if (st->kind == TRL_STEP_REDUCE && st->count)
+        rc = PMPI_Reduce_local(at(x, st->a), at(x, st->b), (int)st->count, x->call.dtype,
+                               x->call.op);
+    if (rc == MPI_SUCCESS)
+        complete(x, i);
+    return rc;
+}
+
+/* Start what is ready, while the window has room: receives first, so a
+ * peer's message finds its receive posted instead of arriving unexpected
+ * (an extra copy, and for mid-size messages a slower protocol); then sends
+ * and local steps in the order the builder wrote them. Local steps finish
+ * at once and may make more steps ready. */
+static int pump(trl_exec *x)
+{
+    trl_exec_mem *m = x->m;
+    for (;;) {
+        while (x->recv_head < x->recv_tail && x->in_recv < x->window) {
+            int rc = post(x, m->recv_q[x->recv_head++]);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+        if (x->other_head == x->other_tail)
+            return MPI_SUCCESS;
+        uint32_t i = m->other_q[x->other_head];
+        if (x->s->steps[i].kind != TRL_STEP_SEND) {
+            x->other_head++;
+            int rc = run_local(x, i);
+            if (rc != MPI_SUCCESS)
+                return rc;
+            continue;
+        }
+        if (x->in_send >= x->window || held_back(x, &x->s->steps[i]))
+            return MPI_SUCCESS;
+        x->other_head++;
+        int rc = post(x, i);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+}
+
+static inline bool queued(const trl_exec *x)
+{
+    return x->recv_head < x->recv_tail || x->other_head < x->other_tail;
+}
+
+/* Finish the shared-memory steps that can finish now. Only when the
+ * doorbell moved since the last look: every message to this rank and every
+ * slot freed by a receiver of its messages rings it, so otherwise nothing
+ * can have changed (a drain that stashed messages forgets the last look). */
+static int reap_shm(trl_exec *x)
+{
+    trl_exec_mem *m = x->m;
+    uint32_t bell = trl_shm_doorbell(x->call.shm);
+    if (x->bell_seen && bell == x->bell)
+        return MPI_SUCCESS;
+    x->bell = bell;
+    x->bell_seen = true;
+    for (size_t k = 0; k < x->nshm;) {
+        uint32_t i = m->shm_step[k];
+        bool finished;
+        int rc = shm_step(x, &x->s->steps[i], &finished);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (!finished) {
+            k++;
+            continue;
+        }
+        m->shm_step[k] = m->shm_step[--x->nshm];
+        --*in_flight(x, &x->s->steps[i]);
+        complete(x, i);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Finish the MPI requests that are done: one Testsome (or, block, one
+ * Waitsome) over the requests in flight, then keep the rest packed. */
+static int reap_mpi(trl_exec *x, bool block)
+{
+    trl_exec_mem *m = x->m;
+    if (x->nreqs == 0)
+        return MPI_SUCCESS;
+    int n;
+    int rc = block ? PMPI_Waitsome((int)x->nreqs, m->reqs, &n, m->done_idx, TRL_STATUSES_IGNORE)
+                   : PMPI_Testsome((int)x->nreqs, m->reqs, &n, m->done_idx, TRL_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (n == MPI_UNDEFINED || n == 0)
+        return MPI_SUCCESS;
+    /* The finished steps, before packing moves the requests. */
+    for (int k = 0; k < n; k++)
+        m->done_idx[k] = (int)m->req_step[m->done_idx[k]];
+    size_t keep = 0;
+    for (size_t k = 0; k < x->nreqs; k++) {
+        if (m->reqs[k] == MPI_REQUEST_NULL)
+            continue;
+        m->reqs[keep] = m->reqs[k];
+        m->req_step[keep++] = m->req_step[k];
+    }
+    x->nreqs = keep;
+    for (int k = 0; k < n; k++) {
+        uint32_t i = (uint32_t)m->done_idx[k];
+        --*in_flight(x, &x->s->steps[i]);
+        opened(x, &x->s->steps[i]);
+        complete(x, i);
+    }
+    return MPI_SUCCESS;
+}
+
+int trl_exec_start(trl_exec *x, const trl_sched *s, const trl_exec_call *call, trl_exec_mem *m)
+{
+    MPI_Aint lb, true_lb, true_extent;
+    *x = (trl_exec){.s = s, .call = *call, .m = m, .window = trl_exec_window()};
+    PMPI_Type_get_extent(call->dtype, &lb, &x->extent);
+    PMPI_Type_get_true_extent(call->dtype, &true_lb, &true_extent);
+    PMPI_Type_size(call->dtype, &x->type_size);
+    x->contiguous = (MPI_Aint)x->type_size == x->extent && true_extent == x->extent && true_lb == 0;
 
     /* Scratch holds s->scratch elements laid out like a user buffer; with a
      * negative extent later elements lie lower, so the first one sits at
@@ -116,187 +361,199 @@ int trl_exec_mpi(const trl_sched *s, const trl_exec_call *c, trl_exec_mem *m)
     size_t scratch_bytes = 0;
     MPI_Aint span_before = 0; /* bytes below element 0's true lower bound */
     if (s->scratch > 0) {
-        MPI_Aint steps = (MPI_Aint)(s->scratch - 1) * extent;
+        MPI_Aint steps = (MPI_Aint)(s->scratch - 1) * x->extent;
         span_before = steps < 0 ? -steps : 0;
         scratch_bytes = (size_t)((steps < 0 ? -steps : steps) + true_extent);
     }
-    int rc = grow(m, s, scratch_bytes);
+    int rc = grow(m, s, scratch_bytes, x->window);
     if (rc != MPI_SUCCESS)
-        return rc;
+        return x->status = rc;
+    x->base[TRL_BUF_SEND] = (char *)call->sendbuf;
+    x->base[TRL_BUF_RECV] = (char *)call->recvbuf;
+    x->base[TRL_BUF_SCRATCH] = (char *)m->scratch + span_before - true_lb;
 
-    frame f = {{(char *)c->sendbuf, (char *)c->recvbuf,
-                (char *)m->scratch + span_before - true_lb},
-               extent};
-
-    /* Ready steps wait on two stacks in one array: receives from the top
-     * down, everything else from the bottom up. Receives are posted first,
-     * so a peer's message finds its receive waiting instead of arriving
-     * unexpected (an extra copy, and for mid-size messages a slower
-     * protocol). */
-    size_t n = s->nsteps, nready = 0, nrecv = 0, nactive = 0, done = 0, nshm = 0;
-    for (size_t i = 0; i < n; i++)
+    /* Flow control only where a peer can get 2 x flow messages: short
+     * schedules, nearly all of them, never pay a synchronous send. */
+    if (s->nsteps >= 2 * x->window) {
+        x->flow = (int)x->window;
+        x->credit = 2 * x->flow;
+        for (int p = 0; p < s->size; p++)
+            m->open_until[p] = x->credit;
+    }
+    for (size_t i = 0; i < s->nsteps; i++)
         m->waiting[i] = s->steps[i].ndeps;
-#define PUSH_READY(i)                                  \
-    do {                                               \
-        if (s->steps[i].kind == TRL_STEP_RECV)         \
-            m->ready[n - 1 - nrecv++] = (uint32_t)(i); \
-        else                                           \
-            m->ready[nready++] = (uint32_t)(i);        \
-    } while (0)
-    /* The stacks pop the last pushed first: push in reverse, so the steps
-     * ready at the start go out in the order the builder wrote them (a
-     * linear bcast serves root+1 first). */
-    for (size_t i = s->nroots; i-- > 0;)
-        PUSH_READY(s->roots[i]);
-#define COMPLETE(i)                                                          \
-    do {                                                                     \
-        done++;                                                              \
-        for (uint32_t k = s->succ_first[i]; k < s->succ_first[(i) + 1]; k++) \
-            if (--m->waiting[s->succ[k]] == 0)                               \
-                PUSH_READY(s->succ[k]);                                      \
-    } while (0)
-    unsigned long idle = 0; /* polls since the last step finished */
+    for (size_t i = 0; i < s->nroots; i++)
+        make_ready(x, s->roots[i]);
+    return x->status = pump(x);
+}
 
-    while (done < n) {
-        /* Start everything that is ready; local steps finish at once and
-         * may make more steps ready. */
-        while (nready + nrecv > 0) {
-            uint32_t i = nrecv ? m->ready[n - nrecv--] : m->ready[--nready];
-            const trl_step *st = &s->steps[i];
-            if ((st->kind == TRL_STEP_SEND || st->kind == TRL_STEP_RECV) &&
-                trl_shm_carries(c->shm, st->peer, st->count * (size_t)type_size)) {
-                bool sent;
-                rc = shm_step(c, &f, st, &sent);
-                if (rc != MPI_SUCCESS)
-                    goto fail;
-                if (sent)
-                    COMPLETE(i);
-                else
-                    m->shm_waiting[nshm++] = i;
-                continue;
-            }
-            switch (st->kind) {
-            case TRL_STEP_SEND:
-                rc = PMPI_Isend(at(&f, st->a), (int)st->count, c->dtype, st->peer,
-                                st->tag % c->tag_limit, c->comm, &m->reqs[nactive]);
-                if (rc == MPI_SUCCESS)
-                    m->req_step[nactive++] = i;
-                break;
-            case TRL_STEP_RECV:
-                rc = PMPI_Irecv(at(&f, st->b), (int)st->count, c->dtype, st->peer,
-                                st->tag % c->tag_limit, c->comm, &m->reqs[nactive]);
-                if (rc == MPI_SUCCESS)
-                    m->req_step[nactive++] = i;
-                break;
-            case TRL_STEP_COPY:
-                rc = copy(c, at(&f, st->a), at(&f, st->b), st->count, contiguous, type_size);
-                break;
-            case TRL_STEP_REDUCE:
-                rc = st->count ? PMPI_Reduce_local(at(&f, st->a), at(&f, st->b), (int)st->count,
-                                                   c->dtype, c->op)
-                               : MPI_SUCCESS;
-                break;
-            case TRL_STEP_NOP:
-                break;
-            }
-            if (rc != MPI_SUCCESS)
-                goto fail;
-            if (st->kind != TRL_STEP_SEND && st->kind != TRL_STEP_RECV)
-                COMPLETE(i);
-        }
-        if (done == n)
-            break;
-
-        int idx, flag = 1;
-        if (nactive == 0 && nshm == 0) {
-            rc = MPI_ERR_INTERN; /* steps left, none started: a broken schedule */
-            goto fail;
-        }
-        if (c->shm && c->shm->n > 0) {
-            /* Read the doorbell before looking, so a message that lands
-             * after the look still ends the sleep below. */
-            uint32_t bell = trl_shm_doorbell(c->shm);
-            bool moved = false;
-            for (size_t k = 0; k < nshm;) {
-                uint32_t i = m->shm_waiting[k];
-                bool finished;
-                rc = shm_step(c, &f, &s->steps[i], &finished);
-                if (rc != MPI_SUCCESS)
-                    goto fail;
-                if (!finished) {
-                    k++;
-                    continue;
-                }
-                m->shm_waiting[k] = m->shm_waiting[--nshm];
-                moved = true;
-                COMPLETE(i);
-            }
-            if (moved) {
-                idle = 0;
-                continue;
-            }
-            idle++;
-            bool sleepy = nactive == 0 && idle > (unsigned long)c->shm->spin;
-            if (idle % SHM_DRAIN_EVERY == 0 || sleepy) {
-                /* A sender may be stuck on a full ring to this rank (see
-                 * trl_shm_drain); and messages drained may be awaited. */
-                bool drained;
-                rc = trl_shm_drain(c->shm, &drained);
-                if (rc != MPI_SUCCESS)
-                    goto fail;
-                if (drained)
-                    continue;
-            }
-            if (nactive == 0) {
-                /* Only shared memory to wait for: poll a while, then sleep
-                 * until a sender rings. Now and then let MPI progress too:
-                 * the program may have operations pending (an Isend whose
-                 * receiver waits for this collective's result), and MPI
-                 * only moves them while called. */
-                if (idle % SHM_MPI_EVERY == 0 || sleepy) {
-                    int any;
-                    rc = PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, c->comm, &any,
-                                     MPI_STATUS_IGNORE);
-                    if (rc != MPI_SUCCESS)
-                        goto fail;
-                }
-                if (sleepy)
-                    trl_shm_sleep(c->shm, bell);
-                else if (c->shm->yield)
-                    sched_yield();
-                continue;
-            }
-            /* MPI requests pending too: one look at them (which also
-             * progresses them), then the rings again. */
-            rc = PMPI_Testany((int)nactive, m->reqs, &idx, &flag, MPI_STATUS_IGNORE);
-            if (rc == MPI_SUCCESS && (!flag || idx == MPI_UNDEFINED))
-                continue;
-        } else {
-            rc = PMPI_Waitany((int)nactive, m->reqs, &idx, MPI_STATUS_IGNORE);
-        }
-        if (rc != MPI_SUCCESS || idx == MPI_UNDEFINED) {
-            rc = rc != MPI_SUCCESS ? rc : MPI_ERR_INTERN;
-            goto fail;
-        }
-        uint32_t i = m->req_step[idx];
-        /* Keep the active requests packed. */
-        nactive--;
-        m->reqs[idx] = m->reqs[nactive];
-        m->req_step[idx] = m->req_step[nactive];
-        COMPLETE(i);
-        idle = 0;
+/* The window doubles after STALL_POLLS polls with every slot of a kind
+ * taken, steps queued behind it and nothing finishing (see STALL_POLLS). */
+static int maybe_widen(trl_exec *x)
+{
+    bool full = x->in_recv >= x->window || x->in_send >= x->window;
+    bool held = x->other_head < x->other_tail &&
+                x->s->steps[x->m->other_q[x->other_head]].kind == TRL_STEP_SEND &&
+                held_back(x, &x->s->steps[x->m->other_q[x->other_head]]);
+    if (!queued(x) || !(full || held) || x->idle == 0 || x->idle % STALL_POLLS != 0)
+        return MPI_SUCCESS;
+    double now = PMPI_Wtime();
+    if (x->stall_since == 0 || x->stall_idle > x->idle) {
+        x->stall_since = now; /* a new stall: start the clock */
+        x->stall_idle = x->idle;
+        return MPI_SUCCESS;
     }
-#undef COMPLETE
-#undef PUSH_READY
+    if (now - x->stall_since < STALL_SECONDS)
+        return MPI_SUCCESS;
+    x->stall_since = 0;
+    /* Flow control too may be what the schedule waits on (a message held
+     * back that the peer needs before it can match the synchronous one):
+     * every peer gets twice the credit. */
+    if (x->flow) {
+        for (int p = 0; p < x->s->size; p++)
+            x->m->open_until[p] += x->credit;
+        x->credit *= 2;
+    }
+    size_t w = 2 * x->window;
+    if (!grow_flight(x->m, 2 * w))
+        return MPI_ERR_NO_MEM;
+    x->window = w;
     return MPI_SUCCESS;
+}
 
-fail:
-    /* Leave no request behind: cancel and complete what was started. */
-    for (size_t k = 0; k < nactive; k++) {
-        if (m->reqs[k] == MPI_REQUEST_NULL)
-            continue;
-        PMPI_Cancel(&m->reqs[k]);
-        PMPI_Wait(&m->reqs[k], MPI_STATUS_IGNORE);
+int trl_exec_progress(trl_exec *x, bool *finished)
+{
+    *finished = false;
+    if (x->status != MPI_SUCCESS)
+        return x->status;
+    size_t before = x->done;
+    int rc = pump(x);
+    if (rc == MPI_SUCCESS && x->nshm)
+        rc = reap_shm(x);
+    if (rc == MPI_SUCCESS && x->nreqs)
+        rc = reap_mpi(x, false);
+    if (rc == MPI_SUCCESS)
+        rc = pump(x);
+    if (rc == MPI_SUCCESS && x->done == before && x->done < x->s->nsteps) {
+        x->idle++;
+        if (x->call.shm && x->call.shm->n > 0 && x->idle % SHM_DRAIN_EVERY == 0) {
+            bool drained;
+            rc = trl_shm_drain(x->call.shm, &drained);
+            x->bell_seen = x->bell_seen && !drained;
+        }
+        if (rc == MPI_SUCCESS)
+            rc = maybe_widen(x);
     }
+    if (rc == MPI_SUCCESS && x->done < x->s->nsteps && x->nreqs == 0 && x->nshm == 0 &&
+        !queued(x))
+        rc = MPI_ERR_INTERN; /* steps left, none startable: a broken schedule */
+    x->status = rc;
+    *finished = rc == MPI_SUCCESS && x->done == x->s->nsteps;
     return rc;
+}
+
+/* Waiting with shared memory in use: look at the rings, and when nothing
+ * moved, drain them now and then, let MPI progress, and yield or sleep as
+ * docs/design.md ("Shared memory within a node") explains. */
+static int wait_shm(trl_exec *x)
+{
+    trl_shm *shm = x->call.shm;
+    /* Read the doorbell before looking, so a message that lands after the
+     * look still ends the sleep below. */
+    uint32_t bell = trl_shm_doorbell(shm);
+    size_t before = x->done;
+    int rc = reap_shm(x);
+    if (rc != MPI_SUCCESS || x->done != before)
+        return rc;
+    x->idle++;
+    bool sleepy = x->nreqs == 0 && x->idle > (unsigned long)shm->spin;
+    if (x->idle % SHM_DRAIN_EVERY == 0 || sleepy) {
+        /* A sender may be stuck on a full ring to this rank (see
+         * trl_shm_drain); and messages drained may be awaited. */
+        bool drained;
+        rc = trl_shm_drain(shm, &drained);
+        x->bell_seen = x->bell_seen && !drained;
+        if (rc != MPI_SUCCESS || drained)
+            return rc;
+    }
+    if (x->nreqs > 0) {
+        /* MPI requests pending too: one look at them (which also progresses
+         * them), then the rings again. */
+        rc = reap_mpi(x, false);
+        return rc == MPI_SUCCESS ? maybe_widen(x) : rc;
+    }
+    /* Only shared memory to wait for: poll a while, then sleep until a
+     * sender rings. Now and then let MPI progress too: the program may have
+     * operations pending (an Isend whose receiver waits for this
+     * collective's result), and MPI only moves them while called. */
+    if (x->idle % SHM_MPI_EVERY == 0 || sleepy) {
+        int any;
+        rc = PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, x->call.comm, &any, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    if (x->call.idle)
+        x->call.idle();
+    else if (sleepy)
+        trl_shm_sleep(shm, bell);
+    else if (shm->yield)
+        sched_yield();
+    return maybe_widen(x);
+}
+
+int trl_exec_finish(trl_exec *x)
+{
+    const size_t n = x->s->nsteps;
+    int rc = x->status;
+    while (rc == MPI_SUCCESS) {
+        rc = pump(x);
+        if (rc != MPI_SUCCESS || x->done == n)
+            break;
+        if (x->nreqs == 0 && x->nshm == 0) {
+            rc = MPI_ERR_INTERN; /* steps left, none started: a broken schedule */
+            break;
+        }
+        if (x->call.shm && x->call.shm->n > 0) {
+            rc = wait_shm(x);
+        } else if (!queued(x) && !x->call.idle) {
+            rc = reap_mpi(x, true); /* nothing else to do: block in MPI */
+        } else {
+            size_t before = x->done;
+            rc = reap_mpi(x, false);
+            if (rc == MPI_SUCCESS && x->done == before) {
+                x->idle++;
+                if (x->call.idle)
+                    x->call.idle();
+                rc = maybe_widen(x);
+            }
+        }
+    }
+    x->status = rc;
+    if (rc != MPI_SUCCESS)
+        trl_exec_cancel(x);
+    return rc;
+}
+
+void trl_exec_cancel(trl_exec *x)
+{
+    /* Leave no request behind: cancel and complete what was started. */
+    for (size_t k = 0; k < x->nreqs; k++) {
+        if (x->m->reqs[k] == MPI_REQUEST_NULL)
+            continue;
+        PMPI_Cancel(&x->m->reqs[k]);
+        PMPI_Wait(&x->m->reqs[k], MPI_STATUS_IGNORE);
+    }
+    x->nreqs = 0;
+    x->nshm = 0;
+}
+
+int trl_exec_mpi(const trl_sched *s, const trl_exec_call *call, trl_exec_mem *m)
+{
+    trl_exec x;
+    int rc = trl_exec_start(&x, s, call, m);
+    if (rc != MPI_SUCCESS) {
+        trl_exec_cancel(&x);
+        return rc;
+    }
+    return trl_exec_finish(&x);
 }

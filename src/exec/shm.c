@@ -132,23 +132,62 @@ int trl_shm_send(trl_shm *s, int peer, int tag, const void *buf, int count, MPI_
     return MPI_SUCCESS;
 }
 
+static size_t bucket_of(const trl_shm *s, int from, int tag)
+{
+    uint64_t h = ((uint64_t)(uint32_t)from << 32 | (uint32_t)tag) * 0x9e3779b97f4a7c15ULL;
+    return (size_t)(h >> 32) & (s->stash_buckets - 1);
+}
+
 /* The oldest stashed message from node rank `from` with `tag`, unlinked;
  * NULL if none. */
 static trl_shm_stashed *unstash(trl_shm *s, int from, int tag)
 {
-    trl_shm_stashed *prev = NULL;
-    for (trl_shm_stashed *m = s->stash; m; prev = m, m = m->next) {
-        if (m->from != from || m->tag != tag)
-            continue;
-        if (prev)
-            prev->next = m->next;
-        else
-            s->stash = m->next;
-        if (s->stash_tail == m)
-            s->stash_tail = prev;
-        return m;
+    if (s->stashed == 0)
+        return NULL;
+    trl_shm_stashed **link = &s->stash[bucket_of(s, from, tag)];
+    for (trl_shm_stashed *m; (m = *link); link = &m->next) {
+        if (m->from == from && m->tag == tag) {
+            *link = m->next;
+            s->stashed--;
+            return m;
+        }
     }
     return NULL;
+}
+
+/* Append m at the end of its bucket (FIFO among equal keys). */
+static void stash_link(trl_shm *s, trl_shm_stashed *m)
+{
+    trl_shm_stashed **link = &s->stash[bucket_of(s, m->from, m->tag)];
+    while (*link)
+        link = &(*link)->next;
+    m->next = NULL;
+    *link = m;
+    s->stashed++;
+}
+
+/* Keep the table's chains short: double it when it holds as many messages
+ * as buckets. Relinking bucket by bucket in order keeps equal keys in
+ * arrival order. */
+static int stash_grow(trl_shm *s)
+{
+    if (s->stashed < s->stash_buckets)
+        return MPI_SUCCESS;
+    size_t old_n = s->stash_buckets, n = old_n ? 2 * old_n : 64;
+    trl_shm_stashed **old = s->stash, **fresh = calloc(n, sizeof *fresh);
+    if (!fresh)
+        return old ? MPI_SUCCESS : MPI_ERR_NO_MEM; /* longer chains, still right */
+    s->stash = fresh;
+    s->stash_buckets = n;
+    s->stashed = 0;
+    for (size_t b = 0; b < old_n; b++) {
+        for (trl_shm_stashed *m = old[b], *next; m; m = next) {
+            next = m->next;
+            stash_link(s, m);
+        }
+    }
+    free(old);
+    return MPI_SUCCESS;
 }
 
 /* from's next message, or NULL when its ring is empty. */
@@ -171,16 +210,13 @@ static void pop(trl_shm *s, int from)
 /* Keep from's head message for a later receive (maybe of a later call). */
 static int stash_head(trl_shm *s, int from, const slot *sl)
 {
-    trl_shm_stashed *m = malloc(sizeof *m);
+    int rc = stash_grow(s);
+    trl_shm_stashed *m = rc == MPI_SUCCESS ? malloc(sizeof *m) : NULL;
     if (!m)
         return MPI_ERR_NO_MEM;
     *m = (trl_shm_stashed){NULL, from, (int)sl->tag, sl->bytes, {0}};
     memcpy(m->data, sl->data, sl->bytes);
-    if (s->stash_tail)
-        s->stash_tail->next = m;
-    else
-        s->stash = m;
-    s->stash_tail = m;
+    stash_link(s, m);
     pop(s, from);
     return MPI_SUCCESS;
 }
@@ -310,11 +346,13 @@ void trl_shm_detach(trl_shm *s)
 {
     if (s->has_win)
         PMPI_Win_free(&s->win);
-    while (s->stash) {
-        trl_shm_stashed *m = s->stash;
-        s->stash = m->next;
-        free(m);
+    for (size_t b = 0; b < s->stash_buckets; b++) {
+        for (trl_shm_stashed *m = s->stash[b], *next; m; m = next) {
+            next = m->next;
+            free(m);
+        }
     }
+    free(s->stash);
     free(s->node_of);
     free(s->sent);
     free(s->taken);

@@ -44,7 +44,11 @@ typedef struct {
     uint32_t *sent, *taken; /* per node index: messages sent to, taken from */
     int spin;       /* polls before sleeping (TRELLIS_SHM_SPIN) */
     bool yield;     /* more ranks than cores: yield the core between polls */
-    trl_shm_stashed *stash, *stash_tail; /* arrived before their receive */
+    /* Messages that arrived before their receive: a hash table keyed by
+     * (sender, tag), each bucket a FIFO list, so finding one costs the
+     * same however many wait (a sender may run thousands ahead). */
+    trl_shm_stashed **stash;
+    size_t stash_buckets, stashed;
 } trl_shm;
 
 /* Collective over comm. Leaves s->n == 0 (off) when TRELLIS_SHM=0, when

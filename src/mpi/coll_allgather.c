@@ -1,19 +1,24 @@
 /* The PMPI entry points MPI_Allgather and MPI_Allgatherv: bytes, like
  * the other data movers (coll_gather.c). Every rank knows every block's
- * size, so no counts travel. */
+ * size, so no counts travel. A rank whose own block has a different size
+ * on its send side than on its receive side breaks MPI's rule that the
+ * two type signatures match: the MPI library serves that call, as it does
+ * arguments it rejects (validate.h). */
 #include <stdint.h>
 
 #include "mpi/coll_common.h"
+#include "mpi/coll_entry.h"
+#include "mpi/validate.h"
 
 /* Open the sides, look up, run; *served false when the MPI library must
  * serve the call (nothing was run). */
 static int allgather(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendbuf,
                      const trl_blocks *send_b, void *recvbuf, const trl_blocks *recv_b,
-                     bool *served)
+                     const trl_mode *mode, bool *served)
 {
     *served = true;
     if (!trl_comm_vec(c))
-        return PMPI_Comm_call_errhandler(comm, MPI_ERR_NO_MEM);
+        return trl_error(comm, MPI_ERR_NO_MEM);
     bool in_place = sendbuf == MPI_IN_PLACE;
     trl_move_side send = {.pack_only = -1}, recv = {.pack_only = -1};
     int rc = MPI_SUCCESS;
@@ -23,13 +28,19 @@ static int allgather(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *send
         rc = trl_move_open(&recv, recvbuf, recv_b, false, TRL_VEC(c, 2), TRL_VEC(c, 3));
     if (rc != MPI_SUCCESS) {
         trl_move_abandon(&send, &recv);
-        return PMPI_Comm_call_errhandler(comm, rc);
+        return trl_error(comm, rc);
+    }
+    if (!in_place && send.counts[0] != recv.counts[c->rank]) {
+        trl_move_abandon(&send, &recv);
+        *served = false;
+        return MPI_SUCCESS;
     }
     /* In place, this rank's block is in the receive buffer: a staged
      * receive side must hold it too, since the schedule forwards it. */
     if (in_place)
         recv.pack_only = c->rank;
-    trl_coll_args a = {.coll = coll, .elem_size = 1, .commutative = true, .in_place = in_place};
+    trl_coll_args a = {.coll = coll, .elem_size = 1, .commutative = true, .in_place = in_place,
+                       .call = trl_call_of(mode)};
     size_t total = 0;
     for (int i = 0; i < c->size; i++)
         total += recv.counts[i];
@@ -41,44 +52,56 @@ static int allgather(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *send
     }
     if (total == 0) { /* the same on every rank */
         trl_move_abandon(&send, &recv);
-        return MPI_SUCCESS;
+        return trl_nothing(comm, mode);
     }
-    return trl_move_serve(c, comm, &a, &send, &recv, served);
+    return trl_move_serve(c, comm, &a, &send, &recv, served, mode);
+}
+
+int trl_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const trl_mode *mode, bool *served)
+{
+    *served = false;
+    trl_comm *c = trl_comm_for(comm, mode);
+    if (!c || c->size == 1 ||
+        trl_side_refused(TRL_COLL_ALLGATHER, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
+        (sendbuf != MPI_IN_PLACE &&
+         trl_side_refused(TRL_COLL_ALLGATHER, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)))
+        return MPI_SUCCESS;
+    trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
+    trl_blocks recv_b = {.n = c->size, .count = recvcount, .type = recvtype};
+    return allgather(c, comm, TRL_COLL_ALLGATHER, sendbuf, &send_b, recvbuf, &recv_b, mode, served);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    trl_comm *c = trl_comm_get(comm);
-    if (!c || c->size == 1 || recvcount < 0 || recvtype == MPI_DATATYPE_NULL ||
-        (sendbuf != MPI_IN_PLACE && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL)))
-        goto mpi;
-    trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
-    trl_blocks recv_b = {.n = c->size, .count = recvcount, .type = recvtype};
     bool served;
-    int rc = allgather(c, comm, TRL_COLL_ALLGATHER, sendbuf, &send_b, recvbuf, &recv_b, &served);
-    if (served)
-        return rc;
-mpi:
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    int rc = trl_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &trl_blocking, &served);
+    return served ? rc : PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int trl_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm, const trl_mode *mode, bool *served)
+{
+    *served = false;
+    trl_comm *c = trl_comm_for(comm, mode);
+    if (!c || c->size == 1 ||
+        trl_vside_refused(TRL_COLL_ALLGATHERV, TRL_SIDE_RECV, recvbuf, recvcounts, displs, recvtype,
+                          c->size) ||
+        (sendbuf != MPI_IN_PLACE &&
+         trl_side_refused(TRL_COLL_ALLGATHERV, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)))
+        return MPI_SUCCESS;
+    trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
+    trl_blocks recv_b = {.n = c->size, .counts = recvcounts, .displs = displs, .type = recvtype};
+    return allgather(c, comm, TRL_COLL_ALLGATHERV, sendbuf, &send_b, recvbuf, &recv_b, mode, served);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm)
 {
-    trl_comm *c = trl_comm_get(comm);
-    if (!c || c->size == 1 || trl_bad_counts(recvcounts, displs, c->size) ||
-        recvtype == MPI_DATATYPE_NULL ||
-        (sendbuf != MPI_IN_PLACE && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL)))
-        goto mpi;
-    trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
-    trl_blocks recv_b = {.n = c->size, .counts = recvcounts, .displs = displs, .type = recvtype};
     bool served;
-    int rc = allgather(c, comm, TRL_COLL_ALLGATHERV, sendbuf, &send_b, recvbuf, &recv_b, &served);
-    if (served)
-        return rc;
-mpi:
-    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                           comm);
+    int rc = trl_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &trl_blocking, &served);
+    return served ? rc : PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }

@@ -1,21 +1,88 @@
 #include "mpi/coll_common.h"
+#include "mpi/coll_entry.h"
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "exec/exec_mpi.h"
 
-int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
-            void *recvbuf, MPI_Datatype dtype, MPI_Op op)
+const trl_mode trl_blocking = {TRL_MODE_BLOCKING, NULL};
+
+trl_comm *trl_comm_for(MPI_Comm comm, const trl_mode *mode)
 {
-    trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, c->tag_ub, &c->shm};
-    int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
-    return rc == MPI_SUCCESS ? rc : PMPI_Comm_call_errhandler(comm, rc);
+    if (mode->kind == TRL_MODE_BLOCKING)
+        return trl_comm_get(comm);
+    trl_comm *c = trl_comm_find(comm);
+    if (!c)
+        trl_not_set_up(comm);
+    return c;
 }
 
-bool trl_bad_reduction(int count, MPI_Datatype datatype, MPI_Op op)
+int trl_error(MPI_Comm comm, int rc)
 {
-    return count < 0 || datatype == MPI_DATATYPE_NULL || op == MPI_OP_NULL;
+    PMPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
+/* A blocking run while a progress thread owns the engine: as an op the
+ * thread runs (the shared memory and the MPI library are used by one
+ * thread at a time), waited for here. */
+static int run_threaded(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
+                        void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_op_hooks *hooks,
+                        void *data)
+{
+    MPI_Request req;
+    trl_mode nb = {TRL_MODE_NONBLOCKING, &req};
+    int rc = trl_op_submit(&nb, c, comm, e, sendbuf, recvbuf, dtype, op, hooks, data);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Wait(&req, MPI_STATUS_IGNORE);
+    return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
+}
+
+int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
+                   void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_op_hooks *hooks,
+                   void *data, const trl_mode *mode)
+{
+    if (mode->kind != TRL_MODE_BLOCKING) {
+        int rc = trl_op_submit(mode, c, comm, e, sendbuf, recvbuf, dtype, op, hooks, data);
+        return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
+    }
+    if (trl_engine_threaded())
+        return run_threaded(e, c, comm, sendbuf, recvbuf, dtype, op, hooks, data);
+    trl_op self = {.c = c, .comm = comm, .data = data};
+    int before = hooks->before ? hooks->before(&self) : MPI_SUCCESS;
+    self.rc = before;
+    trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, 0, 0, &c->shm, NULL};
+    trl_comm_tags(c, &call.tag_base, &call.tag_span);
+    /* Collectives in flight advance while this one waits. */
+    if (trl_engine_busy())
+        call.idle = trl_engine_progress;
+    int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
+    if (hooks->after)
+        rc = hooks->after(&self, rc);
+    else if (rc == MPI_SUCCESS)
+        rc = before;
+    if (hooks->release)
+        hooks->release(&self);
+    return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
+}
+
+static const trl_op_hooks no_hooks = {NULL, NULL, NULL};
+
+int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
+            void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_mode *mode)
+{
+    return trl_run_hooked(e, c, comm, sendbuf, recvbuf, dtype, op, &no_hooks, NULL, mode);
+}
+
+int trl_nothing(MPI_Comm comm, const trl_mode *mode)
+{
+    if (mode->kind == TRL_MODE_BLOCKING)
+        return MPI_SUCCESS;
+    int rc = trl_op_submit(mode, NULL, comm, NULL, NULL, NULL, MPI_BYTE, MPI_OP_NULL, &no_hooks,
+                           NULL);
+    return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
 }
 
 trl_coll_args trl_reduction_args(trl_coll coll, int root, const void *sendbuf, int count,
@@ -226,26 +293,85 @@ void trl_move_abandon(trl_move_side *send, trl_move_side *recv)
     trl_side_close(&recv->side);
 }
 
-int trl_move_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, trl_move_side *send,
-                 trl_move_side *recv)
+/* A data-movement call's two sides, as its hooks see them. A blocking
+ * call's sides stay where the entry point opened them; an op's are copied
+ * here with their byte arrays (the communicator's own are the next call's). */
+typedef struct {
+    trl_move_side *send, *recv;
+    trl_move_side own[2];
+    size_t arrays[]; /* send counts, displs, recv counts, displs */
+} move_data;
+
+static int move_before(trl_op *op)
 {
-    int pack_rc = MPI_SUCCESS;
-    if (send->used)
-        pack_rc = trl_side_pack(&send->side, &send->b, send->displs, -1, c->dup);
-    if (recv->used && recv->pack_only >= 0 && pack_rc == MPI_SUCCESS)
-        pack_rc = trl_side_pack(&recv->side, &recv->b, recv->displs, recv->pack_only, c->dup);
-    int rc = trl_run(e, c, comm, send->used ? send->side.base : NULL,
-                     recv->used ? recv->side.base : NULL, MPI_BYTE, MPI_OP_NULL);
-    if (rc == MPI_SUCCESS && recv->used)
-        rc = trl_side_unpack(&recv->side, &recv->b, recv->displs, recv->pack_only, c->dup);
-    trl_move_abandon(send, recv);
-    if (rc == MPI_SUCCESS && pack_rc != MPI_SUCCESS)
-        rc = PMPI_Comm_call_errhandler(comm, pack_rc);
+    move_data *d = op->data;
+    int rc = MPI_SUCCESS;
+    if (d->send->used)
+        rc = trl_side_pack(&d->send->side, &d->send->b, d->send->displs, -1, op->c->dup);
+    if (d->recv->used && d->recv->pack_only >= 0 && rc == MPI_SUCCESS)
+        rc = trl_side_pack(&d->recv->side, &d->recv->b, d->recv->displs, d->recv->pack_only,
+                           op->c->dup);
     return rc;
 }
 
+/* Packing's and unpacking's errors are this rank's: reported after the
+ * schedule ran (it runs whatever packing did, so no rank is left waiting). */
+static int move_after(trl_op *op, int rc)
+{
+    move_data *d = op->data;
+    int local = op->rc;
+    if (rc == MPI_SUCCESS && local == MPI_SUCCESS && d->recv->used)
+        local = trl_side_unpack(&d->recv->side, &d->recv->b, d->recv->displs, d->recv->pack_only,
+                                op->c->dup);
+    return rc != MPI_SUCCESS ? rc : local;
+}
+
+static void move_release(trl_op *op)
+{
+    move_data *d = op->data;
+    trl_move_abandon(d->send, d->recv);
+    if (d->send == &d->own[0])
+        free(d);
+}
+
+static const trl_op_hooks move_hooks = {move_before, move_after, move_release};
+
+/* An op's own copy of side m into *to, its byte arrays at arrays. */
+static void keep_side(trl_move_side *to, const trl_move_side *m, size_t *arrays)
+{
+    *to = *m;
+    if (!m->used)
+        return;
+    size_t n = (size_t)m->b.n;
+    memcpy(arrays, m->counts, n * sizeof *arrays);
+    memcpy(arrays + n, m->displs, n * sizeof *arrays);
+    to->counts = arrays;
+    to->displs = arrays + n;
+}
+
+int trl_move_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, trl_move_side *send,
+                 trl_move_side *recv, const trl_mode *mode)
+{
+    move_data local = {.send = send, .recv = recv}, *d = &local;
+    if (mode->kind != TRL_MODE_BLOCKING) {
+        size_t ns = send->used ? (size_t)send->b.n : 0, nr = recv->used ? (size_t)recv->b.n : 0;
+        d = malloc(sizeof *d + 2 * (ns + nr) * sizeof(size_t));
+        if (!d) {
+            trl_move_abandon(send, recv);
+            return trl_error(comm, MPI_ERR_NO_MEM);
+        }
+        keep_side(&d->own[0], send, d->arrays);
+        keep_side(&d->own[1], recv, d->arrays + 2 * ns);
+        d->send = &d->own[0];
+        d->recv = &d->own[1];
+    }
+    return trl_run_hooked(e, c, comm, d->send->used ? d->send->side.base : NULL,
+                          d->recv->used ? d->recv->side.base : NULL, MPI_BYTE, MPI_OP_NULL,
+                          &move_hooks, d, mode);
+}
+
 int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *send,
-                   trl_move_side *recv, bool *served)
+                   trl_move_side *recv, bool *served, const trl_mode *mode)
 {
     const trl_cache_entry *e = trl_comm_lookup(c, a);
     *served = e && e->algo->build;
@@ -253,15 +379,5 @@ int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *
         trl_move_abandon(send, recv);
         return MPI_SUCCESS;
     }
-    return trl_move_run(e, c, comm, send, recv);
-}
-
-bool trl_bad_counts(const int *counts, const int *displs, int p)
-{
-    if (!counts || !displs)
-        return true;
-    for (int i = 0; i < p; i++)
-        if (counts[i] < 0)
-            return true;
-    return false;
+    return trl_move_run(e, c, comm, send, recv, mode);
 }

@@ -8,17 +8,34 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "mpi/engine.h"
 #include "mpi/runtime.h"
 
-/* Run a cached schedule on c's private duplicate. An error goes through
- * the user's communicator's error handler, as the MPI library's own
- * collective would. */
-int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
-            void *recvbuf, MPI_Datatype dtype, MPI_Op op);
+/* How MPI_X calls: blocking. MPI_IX and MPI_X_init pass their own mode. */
+extern const trl_mode trl_blocking;
 
-/* Arguments MPI would reject: the MPI library reports them as it always
- * does. */
-bool trl_bad_reduction(int count, MPI_Datatype datatype, MPI_Op op);
+/* Report an error as the MPI library's own calls do: through comm's error
+ * handler, then returned (MPI_Comm_call_errhandler itself returns
+ * MPI_SUCCESS once a handler such as MPI_ERRORS_RETURN returns). */
+int trl_error(MPI_Comm comm, int rc);
+
+/* Run a cached schedule on c's private duplicate as the mode says: now
+ * (blocking), or as an op in flight whose request goes to the program
+ * (engine.h). An error goes through the user's communicator's error
+ * handler, as the MPI library's own collective would. */
+int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
+            void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_mode *mode);
+
+/* The same with hooks around each run (engine.h): before packs, after
+ * unpacks and returns the result, release frees data (hooks never call an
+ * error handler: the caller reports the result). */
+int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
+                   void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_op_hooks *hooks,
+                   void *data, const trl_mode *mode);
+
+/* A call with nothing to move: MPI_SUCCESS, or a request that completes
+ * at once (at every start, if persistent). */
+int trl_nothing(MPI_Comm comm, const trl_mode *mode);
 
 /* The shape of a reduction call: elements of the datatype, commutativity
  * of the operation. count is 0 when no data moves (a zero count or an
@@ -108,7 +125,7 @@ int trl_move_open(trl_move_side *m, void *user, const trl_blocks *b, bool stage,
  * side, close both. The schedule runs even if packing failed, so no rank
  * is left waiting; the failure is reported after. */
 int trl_move_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, trl_move_side *send,
-                 trl_move_side *recv);
+                 trl_move_side *recv, const trl_mode *mode);
 
 /* Close both sides without running (the MPI library serves the call). */
 void trl_move_abandon(trl_move_side *send, trl_move_side *recv);
@@ -116,10 +133,6 @@ void trl_move_abandon(trl_move_side *send, trl_move_side *recv);
 /* Look up the schedule of a and run it over the two opened sides, or close
  * them and set *served false when the MPI library must serve the call. */
 int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *send,
-                   trl_move_side *recv, bool *served);
-
-/* v-variant arguments MPI would reject (missing arrays, a negative count):
- * the MPI library reports them as it always does. */
-bool trl_bad_counts(const int *counts, const int *displs, int p);
+                   trl_move_side *recv, bool *served, const trl_mode *mode);
 
 #endif

@@ -17,13 +17,25 @@
  *                            choice buffers; `handles`: the functions with
  *                            only handles and integers (barrier, init,
  *                            finalize), which bindings may call differently
+ *   TRL_FORTRAN_NAMES_requests(X, lower, Mixed, UPPER)
+ *                            the same for the request calls (MPI_Wait,
+ *                            MPI_Start, ...; fortran_requests.c), with
+ *                            TRL_FORTRAN_F08_STATUS where they are mpi_f08's
+ *                            (statuses as MPI_F08_status)
  *   trl_fortran_in_place(p), trl_fortran_bottom(p)
  *                            whether a Fortran buffer argument that reaches
  *                            those symbols is the MPI_IN_PLACE or MPI_BOTTOM
  *                            sentinel
- *   TRL_PCOLL(Name_init)     the C name of a persistent collective: MPI-4's
- *                            MPI_Name_init, or Open MPI 4's MPIX_ one
- *                            (<mpi-ext.h>, the pcollreq extension) */
+ *   TRL_PCOLL(Name_init), TRL_PCOLL_PMPI(Name_init)
+ *                            the C names of a persistent collective and of the
+ *                            MPI library's own: MPI-4's MPI_Name_init, or Open
+ *                            MPI 4's MPIX_ ones (<mpi-ext.h>, its pcollreq
+ *                            extension); undefined where the MPI has neither
+ *   TRL_STATUSES_IGNORE      MPI_STATUSES_IGNORE, for passing to the MPI
+ *                            library's functions taking an array of statuses
+ *   trl_testall(n, reqs, flag, statuses)
+ *                            the MPI library's MPI_Testall, or what stands in
+ *                            for it where it is wrong */
 #ifndef TRL_MPI_IMPL_H
 #define TRL_MPI_IMPL_H
 
@@ -47,6 +59,10 @@
     X(lower, MPI_##UPPER) X(lower, ompi_##lower##_f) X(lower, MPI_##Mixed##_f)             \
     X(lower, MPI_##Mixed##_f08)
 #define TRL_FORTRAN_NAMES_handles TRL_FORTRAN_NAMES_buffers
+/* Its Fortran non-blocking collectives Trellis serves complete through its
+ * progress hook (engine.c), so its own completion calls do; its Fortran
+ * persistent collectives (mpix_*_init_) stay the library's. */
+#define TRL_FORTRAN_NAMES_requests(X, lower, Mixed, UPPER)
 
 /* The Fortran MPI_IN_PLACE and MPI_BOTTOM are common blocks (the mpi_f08
  * module binds its constants to the same names). libmpi.so defines the one
@@ -83,11 +99,48 @@ static inline bool trl_fortran_bottom(const void *p)
 }
 
 /* Open MPI 4 has persistent collectives as an extension, MPIX_*. */
+#include <mpi-ext.h>
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
 #define TRL_PCOLL(name) MPIX_##name
+#define TRL_PCOLL_PMPI(name) PMPIX_##name
+#endif
+
+#define TRL_STATUSES_IGNORE MPI_STATUSES_IGNORE
+#define trl_testall PMPI_Testall
 
 #elif defined(MPICH) || defined(MPICH_VERSION)
 
 #define TRL_MPI_NAME "MPICH"
+
+/* MPICH's MPI_STATUSES_IGNORE is (MPI_Status *)1, which GCC 12 takes for an
+ * array of size 0 passed where the prototype declares MPI_Status[]
+ * (-Wstringop-overflow): it is passed through a barrier the optimizer does
+ * not see into. */
+static inline MPI_Status *trl_statuses_ignore(void)
+{
+    MPI_Status *p = MPI_STATUSES_IGNORE;
+    __asm__("" : "+r"(p));
+    return p;
+}
+#define TRL_STATUSES_IGNORE trl_statuses_ignore()
+
+/* MPICH 4.0.2's MPI_Testall fails with MPI_ERR_IN_STATUS, no status saying
+ * why, once a persistent collective request in the array completes (its
+ * Test, Testany, Testsome, Wait and Waitall are right). So: whether every
+ * request is complete, without completing any (MPI_Request_get_status),
+ * and then MPI_Waitall, which returns at once. */
+static inline int trl_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *statuses)
+{
+    *flag = 0;
+    for (int i = 0; i < n; i++) {
+        int done;
+        int rc = PMPI_Request_get_status(reqs[i], &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || !done)
+            return rc;
+    }
+    *flag = 1;
+    return PMPI_Waitall(n, reqs, statuses);
+}
 /* MPICH has no setting that says ranks share cores (its ch4 device polls
  * without yielding): Trellis counts the node's ranks against its cores. */
 #define TRL_MPI_YIELD_ENV NULL
@@ -100,8 +153,27 @@ static inline bool trl_fortran_bottom(const void *p)
  * call PMPI_* (nm -D libmpichfort.so, objdump). */
 #define TRL_FORTRAN_NAMES_buffers(X, lower, Mixed, UPPER)
 #define TRL_FORTRAN_NAMES_handles(X, lower, Mixed, UPPER) X(lower, mpi_##lower##_f08_)
+/* Its `use mpi_f08` completion calls, MPI_Start(all), MPI_Request_free and
+ * MPI_Cancel call PMPI_*: without Trellis' own a Trellis non-blocking
+ * collective would never finish (MPICH offers no progress hook) and a
+ * persistent one never start. mpif.h's and `use mpi`'s call MPI_*. */
+#define TRL_FORTRAN_NAMES_requests(X, lower, Mixed, UPPER) X(lower, mpi_##lower##_f08_)
+#define TRL_FORTRAN_F08_STATUS 1
+
+/* mpi_f08's TYPE(MPI_Status) as C has it (MPI_F08_status, the fields of
+ * MPI_Status). MPICH's MPI_Status_c2f08 lives in its Fortran library, which
+ * C programs do not load. */
+static inline void trl_status_c2f08(const MPI_Status *c, MPI_F08_status *f)
+{
+    f->count_lo = c->count_lo;
+    f->count_hi_and_cancelled = c->count_hi_and_cancelled;
+    f->MPI_SOURCE = c->MPI_SOURCE;
+    f->MPI_TAG = c->MPI_TAG;
+    f->MPI_ERROR = c->MPI_ERROR;
+}
 
 #define TRL_PCOLL(name) MPI_##name
+#define TRL_PCOLL_PMPI(name) PMPI_##name
 
 #else
 
@@ -111,8 +183,13 @@ static inline bool trl_fortran_bottom(const void *p)
 #define TRL_MPI_YIELD_ENV NULL
 #define TRL_FORTRAN_NAMES_buffers(X, lower, Mixed, UPPER)
 #define TRL_FORTRAN_NAMES_handles(X, lower, Mixed, UPPER)
-
+#define TRL_FORTRAN_NAMES_requests(X, lower, Mixed, UPPER)
+#if MPI_VERSION >= 4
 #define TRL_PCOLL(name) MPI_##name
+#define TRL_PCOLL_PMPI(name) PMPI_##name
+#endif
+#define TRL_STATUSES_IGNORE MPI_STATUSES_IGNORE
+#define trl_testall PMPI_Testall
 
 #endif
 

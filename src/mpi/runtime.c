@@ -12,6 +12,7 @@
 #include "core/status.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/topo_mpi.h"
+#include "mpi/validate.h"
 
 static struct {
     bool ready;          /* rules loaded; Trellis serves collectives */
@@ -58,12 +59,23 @@ static void free_comm(trl_comm *c)
     free(c);
 }
 
+void trl_comm_hold(trl_comm *c)
+{
+    c->refs++;
+}
+
+void trl_comm_release(trl_comm *c)
+{
+    if (--c->refs == 0)
+        free_comm(c);
+}
+
 static int delete_attr(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)comm;
     (void)keyval;
     (void)extra;
-    free_comm(value);
+    trl_comm_release(value);
     return MPI_SUCCESS;
 }
 
@@ -198,10 +210,14 @@ void trl_runtime_init(void)
     if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &rt.keyval, NULL) != MPI_SUCCESS)
         return;
     rt.ready = true;
+    /* Set up now (collective over WORLD, as every rank is here): a first
+     * collective that is non-blocking cannot (comm_setup.c). */
+    trl_comm_get(MPI_COMM_WORLD);
 }
 
 void trl_runtime_finalize(void)
 {
+    trl_validate_finalize();
     if (!rt.ready)
         return;
     /* Free our duplicates while the MPI library still runs, not from its own
@@ -221,6 +237,32 @@ void trl_runtime_finalize(void)
     free(rt.said);
     rt.said = NULL;
     rt.ready = false;
+}
+
+trl_comm *trl_comm_find(MPI_Comm comm)
+{
+    void *value;
+    int found;
+    if (!rt.ready || comm == MPI_COMM_NULL ||
+        PMPI_Comm_get_attr(comm, rt.keyval, &value, &found) != MPI_SUCCESS || !found)
+        return NULL;
+    return value;
+}
+
+void trl_not_set_up(MPI_Comm comm)
+{
+    static bool said;
+    int inter = 1, rank = 0;
+    if (said || !rt.ready || trl_verbose_level() == 0 || comm == MPI_COMM_NULL ||
+        PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return;
+    PMPI_Comm_rank(comm, &rank);
+    if (rank != 0)
+        return;
+    said = true;
+    trl_log("a non-blocking or persistent collective on a communicator that Trellis has not set "
+            "up (made by a constructor it does not intercept) goes to the MPI library; a "
+            "blocking collective on it sets it up (said once)");
 }
 
 trl_comm *trl_comm_get(MPI_Comm comm)
@@ -251,13 +293,22 @@ trl_comm *trl_comm_get(MPI_Comm comm)
         trl_shm_attach(&c->shm, dup); /* collective over dup */
     if (c) {
         c->dup = dup;
+        c->refs = 1;
         c->cache_cap = rt.cache_cap;
         c->last_hit = -1;
         PMPI_Comm_rank(comm, &c->rank);
         PMPI_Comm_size(comm, &c->size);
+        /* MPI_TAG_UB is an attribute of MPI_COMM_WORLD only (a split
+         * communicator may lack it), and holds for every communicator. */
         int *ub, has_ub;
-        PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &has_ub);
+        PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &has_ub);
         c->tag_ub = has_ub && *ub > 0 ? *ub : 32767; /* MPI guarantees 32767 */
+        /* Ranges of 64K tags, as many as fit (32768 with Open MPI's and
+         * MPICH's 2^31 - 1); a library with fewer tags gets one range. */
+        c->tag_span = 1 << 16;
+        while (c->tag_span > 1 && (long)c->tag_span - 1 > (long)c->tag_ub)
+            c->tag_span >>= 1;
+        c->tag_slots = (int)(((long)c->tag_ub + 1) / c->tag_span);
         if (trl_topo_for_comm(&rt.world, comm, &c->topo) != TRL_OK)
             trl_topo_single_host(c->size, &c->topo);
     }
@@ -313,24 +364,72 @@ static bool first_time(uint64_t key)
     return first;
 }
 
-static void say_choice(const trl_comm *c, trl_coll coll, size_t bytes, const trl_choice *ch)
+/* The rules passed over, appended to a verbose line as far as it goes. */
+typedef struct {
+    char text[768];
+    size_t used;
+} passed_list;
+
+static void add_passed(const trl_rule *r, const char *why, void *ctx)
 {
+    passed_list *l = ctx;
+    if (l->used >= sizeof l->text)
+        return;
+    int n = snprintf(l->text + l->used, sizeof l->text - l->used,
+                     "; passed over %s (%s:%d: %s) because %s", r->algo->name, r->source, r->line,
+                     r->text, why);
+    l->used += n > 0 ? (size_t)n : 0;
+}
+
+static void say_choice(const trl_comm *c, const trl_coll_args *a, size_t bytes,
+                       const trl_choice *ch)
+{
+    trl_coll coll = a->coll;
     uint64_t key = fnv1a(0xcbf29ce484222325ULL, &coll, sizeof coll);
     key = fnv1a(key, &c->size, sizeof c->size);
     key = fnv1a(key, &bytes, sizeof bytes);
     key = fnv1a(key, &ch->rule, sizeof ch->rule);
+    key = fnv1a(key, &a->call, sizeof a->call);
     if (!first_time(key))
         return;
-    char fallback[512] = "", size[48] = "";
+    passed_list passed = {.used = 0};
+    passed.text[0] = '\0';
     if (ch->rejected)
-        snprintf(fallback, sizeof fallback, "; fell back from %s (%s:%d: %s) because %s",
-                 ch->rejected->algo->name, ch->rejected->source, ch->rejected->line,
-                 ch->rejected->text, ch->why);
+        trl_select_passed_over(&rt.user, &rt.builtin, a, bytes, add_passed, &passed);
+    char size[48] = "";
     /* Where ranks do not share a size, the rules saw none. */
     if (trl_coll_has_bytes(coll))
         snprintf(size, sizeof size, " bytes=%zu", bytes);
-    trl_log("%s ranks=%d%s: %s (%s:%d: %s)%s", trl_coll_name(coll), c->size, size,
-            ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, fallback);
+    /* Named as the program called it: iallreduce, allreduce_init. */
+    const char *pre = a->call == TRL_CALL_NONBLOCKING ? "i" : "";
+    const char *post = a->call == TRL_CALL_PERSISTENT ? "_init" : "";
+    trl_log("%s%s%s ranks=%d%s: %s (%s:%d: %s)%s", pre, trl_coll_name(coll), post, c->size, size,
+            ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, passed.text);
+}
+
+void trl_comm_tags(trl_comm *c, int *base, int *span)
+{
+    *span = c->tag_span;
+    *base = (int)(c->seq++ % (unsigned)c->tag_slots) * c->tag_span;
+}
+
+trl_cache_entry *trl_cache_pin(trl_comm *c, const trl_cache_entry *e)
+{
+    (void)c;
+    trl_cache_entry *w = (trl_cache_entry *)e; /* the cache's own, or transient */
+    w->pins++;
+    return w;
+}
+
+void trl_cache_unpin(trl_comm *c, trl_cache_entry *e)
+{
+    (void)c;
+    if (--e->pins > 0 || !e->transient)
+        return;
+    if (e->valid)
+        trl_sched_free(&e->sched);
+    free(e->vec);
+    free(e);
 }
 
 size_t *trl_comm_vec(trl_comm *c)
@@ -356,7 +455,7 @@ static bool same_key(const trl_cache_entry *e, const trl_coll_args *a, int size)
 {
     if (!e->valid || e->coll != a->coll || e->root != a->root || e->count != a->count ||
         e->elem_size != a->elem_size || e->commutative != a->commutative ||
-        e->in_place != a->in_place)
+        e->in_place != a->in_place || e->call != a->call)
         return false;
     const size_t *v[6];
     int n = vectors(a, v);
@@ -377,7 +476,7 @@ static bool choose(trl_comm *c, trl_coll_args *a, trl_choice *ch)
     if (trl_select(&rt.user, &rt.builtin, a, bytes, ch) != TRL_OK)
         return false;
     if (trl_verbose_level() > 0 && c->rank == 0)
-        say_choice(c, a->coll, bytes, ch);
+        say_choice(c, a, bytes, ch);
     return true;
 }
 
@@ -428,8 +527,26 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)
             memcpy(vec + (size_t)i * (size_t)c->size, v[i], (size_t)c->size * sizeof *vec);
     }
 
-    /* Evict round-robin: the cache is bounded whatever a program does. */
-    trl_cache_entry *e = &c->cache[c->cache_next];
+    /* Evict round-robin, passing over entries in use (an op in flight, a
+     * persistent request): the cache is bounded whatever a program does.
+     * With every entry in use, the entry lives outside the cache until its
+     * user is done with it. */
+    trl_cache_entry *e = NULL;
+    for (int k = 0; k < c->cache_cap && !e; k++) {
+        trl_cache_entry *cand = &c->cache[(c->cache_next + k) % c->cache_cap];
+        if (cand->pins == 0) {
+            c->cache_next = (c->cache_next + k) % c->cache_cap;
+            e = cand;
+        }
+    }
+    bool transient = !e;
+    if (transient) {
+        e = calloc(1, sizeof *e);
+        if (!e) {
+            free(vec);
+            return NULL;
+        }
+    }
     if (e->valid)
         trl_sched_free(&e->sched);
     free(e->vec);
@@ -449,9 +566,13 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)
             algo = trl_algo_find(a->coll, "mpi", 3);
         }
     }
-    *e = (trl_cache_entry){a->coll, a->root, a->count, a->elem_size, a->commutative,
-                           a->in_place, true, vec, nvec, algo, e->sched};
-    c->last_hit = c->cache_next;
-    c->cache_next = (c->cache_next + 1) % c->cache_cap;
+    *e = (trl_cache_entry){.coll = a->coll, .root = a->root, .count = a->count,
+                           .elem_size = a->elem_size, .commutative = a->commutative,
+                           .in_place = a->in_place, .call = a->call, .valid = true, .transient = transient,
+                           .vec = vec, .nvec = nvec, .algo = algo, .sched = e->sched};
+    if (!transient) {
+        c->last_hit = c->cache_next;
+        c->cache_next = (c->cache_next + 1) % c->cache_cap;
+    }
     return e;
 }

@@ -19,7 +19,11 @@ typedef struct {
     int root;
     size_t count, elem_size;
     bool commutative, in_place;
+    trl_call_kind call; /* the rules may choose differently by kind */
     bool valid;
+    bool transient; /* built outside the cache (every entry was pinned):
+                       freed when its last user unpins it */
+    int pins;       /* users running it: never evicted while > 0 */
     size_t *vec, nvec; /* the v-variants' per-rank arrays, back to back */
     const trl_algo *algo; /* NULL build: the MPI library's own */
     trl_sched sched;
@@ -29,6 +33,17 @@ typedef struct {
     MPI_Comm dup; /* collective traffic only; never matches user messages */
     int rank, size;
     int tag_ub; /* the largest tag MPI allows */
+    /* Tags: each run of a schedule on this communicator takes the next of
+     * tag_slots ranges of tag_span tags (trl_comm_tags), so runs that
+     * overlap (non-blocking calls, a blocking one among them) never match
+     * each other's messages. MPI's rule that every rank starts the
+     * collectives of a communicator in the same order keeps the ranks'
+     * counts in step. */
+    unsigned seq;
+    int tag_slots, tag_span;
+    /* The attribute and every op alive hold one: a communicator freed while
+     * a persistent request on it lives goes when that request goes. */
+    int refs;
     trl_cache_entry *cache;
     int cache_cap, cache_next, last_hit;
     trl_exec_mem mem;
@@ -51,6 +66,12 @@ void trl_runtime_finalize(void);
 /* The state of an intracommunicator, created on first use (collective
  * over comm); NULL for intercommunicators and when Trellis is off. */
 trl_comm *trl_comm_get(MPI_Comm comm);
+/* The same without creating it (a non-blocking call must not wait for
+ * other ranks): NULL where it does not exist yet. */
+trl_comm *trl_comm_find(MPI_Comm comm);
+/* Verbose mode's note, once, that comm had no state for a call that may
+ * not create it. */
+void trl_not_set_up(MPI_Comm comm);
 
 /* The cache entry for a call, selecting and building on a miss. a->rank
  * and a->size are filled in here; the per-rank arrays a->counts etc. are
@@ -62,6 +83,18 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a);
  * scatterv, whose callers must exchange counts first when the algorithm
  * needs every rank's. NULL when nothing can be chosen. */
 const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a);
+
+/* Hold c for an op; let go of it (freed at the last). */
+void trl_comm_hold(trl_comm *c);
+void trl_comm_release(trl_comm *c);
+
+/* The tag range of the next run of a schedule on c. */
+void trl_comm_tags(trl_comm *c, int *base, int *span);
+
+/* Keep e from eviction while it runs; unpin when done (a transient entry
+ * is then freed). */
+trl_cache_entry *trl_cache_pin(trl_comm *c, const trl_cache_entry *e);
+void trl_cache_unpin(trl_comm *c, trl_cache_entry *e);
 
 /* c->vec, grown to hold 6 arrays of c->size entries; NULL if out of memory. */
 size_t *trl_comm_vec(trl_comm *c);

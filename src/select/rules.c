@@ -16,13 +16,13 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/env_value.h"
 #include "core/status.h"
 
 /* User text quoted in a message is cut to this many characters, so the
@@ -95,19 +95,6 @@ static void list_add(char *buf, size_t len, const char *word)
 {
     size_t used = strlen(buf);
     snprintf(buf + used, len - used, "%s%s", used ? ", " : "", word);
-}
-
-/* The algorithms of a collective, in table order. Those that run the MPI
- * library's own collective are left out where another algorithm must be
- * built from them. */
-/* nested_only: the algorithms another can run inside it (built by
- * Trellis, needing no parameter of their own such as a tree file). */
-static void list_algorithms(trl_coll coll, bool nested_only, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    for (const trl_algo *a = trl_algorithms; a->name; a++)
-        if (a->coll == coll && (!nested_only || trl_algo_nestable(a)))
-            list_add(buf, len, a->name);
 }
 
 /* ---- words -------------------------------------------------------------- */
@@ -259,7 +246,7 @@ static int parse_algorithm(parser *ps, trl_rule *r, const token *t)
     if (r->algo)
         return TRL_OK;
     char names[160];
-    list_algorithms(r->coll, false, names, sizeof names);
+    trl_algo_names(r->coll, false, names, sizeof names);
     return fail(ps, t->column, "unknown algorithm '%.*s' for %s (expected one of: %s)",
                 Q(t->p, t->len), trl_coll_name(r->coll), names);
 }
@@ -277,43 +264,6 @@ static int unknown_param(parser *ps, const trl_rule *r, const token *t, const pa
                     Q(kv->key, kv->klen), trl_coll_name(r->coll), r->algo->name);
     return fail(ps, t->column, "parameter '%.*s' is not known to %s %s (it takes: %s)",
                 Q(kv->key, kv->klen), trl_coll_name(r->coll), r->algo->name, names);
-}
-
-/* Explain why trl_param_parse_value refused a value. The messages name the
- * accepted values, which the core's short reasons leave out. */
-static int bad_value(parser *ps, const token *t, const pair *kv, const trl_param_spec *spec,
-                     const char *why)
-{
-    if (spec->kind == TRL_PARAM_CHOICE)
-        return fail(ps, t->column, "%.*s: expected one of: %s", Q(t->p, t->len), spec->choices);
-    if (spec->kind > TRL_PARAM_ALGO) /* the message is the whole story (a file's own line) */
-        return fail(ps, t->column, "%.*s: %s", Q(t->p, t->len), why);
-    if (spec->kind == TRL_PARAM_ALGO) {
-        char names[160];
-        list_algorithms(spec->of, true, names, sizeof names);
-        /* The MPI library's own collective cannot be a step of a schedule. */
-        const trl_algo *named = trl_algo_find(spec->of, kv->val, kv->vlen);
-        if (named && named->build)
-            return fail(ps, t->column, "%.*s: %s %s needs a file of its own and cannot be part "
-                        "of another algorithm (expected one of: %s)", Q(t->p, t->len),
-                        trl_coll_name(spec->of), named->name, names);
-        if (named)
-            return fail(ps, t->column,
-                        "%.*s: the MPI library's own %s cannot be part of another algorithm "
-                        "(expected one of: %s)",
-                        Q(t->p, t->len), trl_coll_name(spec->of), names);
-        return fail(ps, t->column, "%.*s: unknown %s algorithm '%.*s' (expected one of: %s)",
-                    Q(t->p, t->len), trl_coll_name(spec->of), Q(kv->val, kv->vlen), names);
-    }
-    unsigned long long v;
-    bool number = parse_bound(kv->val, kv->vlen, spec->kind == TRL_PARAM_SIZE, &v);
-    if (!number)
-        return fail(ps, t->column, "%.*s: %s", Q(t->p, t->len), why);
-    if (spec->max == LLONG_MAX) /* the table's way of saying "no upper bound" */
-        return fail(ps, t->column, "%.*s: value out of range (at least %lld)", Q(t->p, t->len),
-                    spec->min);
-    return fail(ps, t->column, "%.*s: value out of range (%lld..%lld)", Q(t->p, t->len), spec->min,
-                spec->max);
 }
 
 /* A relative file= names a file next to the rules file that names it
@@ -356,8 +306,8 @@ static int parse_param(parser *ps, trl_rule *r, const token *t)
     } else {
         rc = trl_param_parse_value(spec, kv.val, kv.vlen, &value, &why);
     }
-    if (rc)
-        return bad_value(ps, t, &kv, spec, why);
+    if (rc) /* why says what is accepted */
+        return fail(ps, t->column, "%.*s: %s", Q(t->p, t->len), why);
 
     trl_param_value *v = realloc(r->params.v, (size_t)(r->params.n + 1) * sizeof *v);
     if (!v)
@@ -402,7 +352,7 @@ static int parse_head(parser *ps, trl_rule *r, const token *first)
         last = t;
     }
     char names[160];
-    list_algorithms(r->coll, false, names, sizeof names);
+    trl_algo_names(r->coll, false, names, sizeof names);
     return fail(ps, last.column + (int)last.len, "missing algorithm after %s (expected one of: %s)",
                 seen ? "filters" : trl_coll_name(r->coll), names);
 }
@@ -545,7 +495,8 @@ int trl_rules_parse_inline(const char *text, trl_ruleset *out, trl_rules_error *
 
 /* ---- TRELLIS_RULES -------------------------------------------------------- */
 
-static int read_file(const char *name, char **text, trl_rules_error *err)
+/* The file's bytes, NUL-terminated, in *text; their number in *len. */
+static int read_file(const char *name, char **text, size_t *text_len, trl_rules_error *err)
 {
     struct stat st;
     FILE *f = NULL;
@@ -578,6 +529,7 @@ static int read_file(const char *name, char **text, trl_rules_error *err)
         goto io_error;
     buf[len] = '\0';
     *text = buf;
+    *text_len = len;
     buf = NULL;
     goto done;
 io_error:
@@ -592,14 +544,36 @@ done:
 
 /* A value that, trimmed, has no blank cannot be rules (a rule has at least
  * two words), so it is a file name; so is one that names an existing file,
- * which lets a path with blanks in it through. */
+ * which lets a path with blanks in it through. Text that could not be a
+ * path is not looked up. (trellis.native.names_file: the same.) */
 static bool names_file(const char *name)
 {
     struct stat st;
     for (const char *c = name; *c; c++)
         if (is_blank(*c))
-            return stat(name, &st) == 0;
+            return trl_could_be_path(name) && stat(name, &st) == 0;
     return true;
+}
+
+/* A NUL would end the text early, and what follows it would be neither
+ * checked nor compared between ranks: refuse it, where it is. */
+static int check_no_nul(const char *text, size_t len, const char *name, trl_rules_error *err)
+{
+    const char *nul = memchr(text, '\0', len);
+    if (!nul)
+        return TRL_OK;
+    int line = 1;
+    const char *line_start = text;
+    for (const char *p = text; p < nul; p++)
+        if (*p == '\n') {
+            line++;
+            line_start = p + 1;
+        }
+    snprintf(err->source, sizeof err->source, "%s", name);
+    err->line = line;
+    err->column = (int)(nul - line_start) + 1;
+    snprintf(err->message, sizeof err->message, "not a text file (it holds a NUL byte)");
+    return TRL_ERR_PARSE;
 }
 
 int trl_rules_load_env(trl_ruleset *out, char **text, trl_rules_error *err)
@@ -617,7 +591,10 @@ int trl_rules_load_env(trl_ruleset *out, char **text, trl_rules_error *err)
         goto done;
     }
     if (*name && names_file(name)) {
-        rc = read_file(name, text, err);
+        size_t len = 0;
+        rc = read_file(name, text, &len, err);
+        if (rc == TRL_OK)
+            rc = check_no_nul(*text, len, name, err);
         if (rc == TRL_OK)
             rc = trl_rules_parse(*text, name, out, err);
         goto done;

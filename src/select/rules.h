@@ -70,9 +70,13 @@ extern const char trl_builtin_rules_text[];
  * the rules fail to parse, and NULL when a file cannot be read.
  *
  * The value is a file name if, with blanks at either end removed, it
- * contains no blank or names something that exists; otherwise it is the
- * rules themselves (every rule has at least two words). Errors that have
- * no position (a file that cannot be read) have line 0. */
+ * contains no blank, or could be a path (trl_could_be_path: text that
+ * could not is never looked up) and names something that exists;
+ * otherwise it is the rules themselves (every rule has at least two
+ * words). A file holding a NUL byte is refused (TRL_ERR_PARSE, at the
+ * NUL's line and column), so rules that load hold no NUL and strlen(*text)
+ * covers all of them: ranks comparing *text compare the whole file.
+ * Errors that have no position (a file that cannot be read) have line 0. */
 int trl_rules_load_env(trl_ruleset *out, char **text, trl_rules_error *err);
 
 /* The outcome of selection for one call. */
@@ -80,7 +84,8 @@ typedef struct {
     const trl_algo *algo;
     const trl_params *params;
     const trl_rule *rule;     /* the rule that chose it */
-    const trl_rule *rejected; /* an earlier matching rule that could not serve, or NULL */
+    const trl_rule *rejected; /* the first earlier matching rule that could not serve, or
+                                 NULL (trl_select_passed_over gives them all) */
     const char *why;          /* why `rejected` could not serve */
 } trl_choice;
 
@@ -89,5 +94,13 @@ typedef struct {
  * the built-in rules rule out. */
 int trl_select(const trl_ruleset *user, const trl_ruleset *builtin, const trl_coll_args *a,
                size_t bytes, trl_choice *out);
+
+/* Every rule trl_select passes over for this call (it matches, but its
+ * algorithm cannot serve the call), in the order tried: `each` gets the
+ * rule and why, which is valid only until `each` returns. For reports
+ * (verbose mode, explain); selection itself remembers only the first. */
+typedef void (*trl_passed_fn)(const trl_rule *rule, const char *why, void *ctx);
+void trl_select_passed_over(const trl_ruleset *user, const trl_ruleset *builtin,
+                            const trl_coll_args *a, size_t bytes, trl_passed_fn each, void *ctx);
 
 #endif

@@ -2,8 +2,9 @@
  * built-in ones; the first rule that matches the call and whose algorithm
  * can serve it wins. A matching rule whose algorithm cannot serve the call
  * (a commutative-only algorithm for a non-commutative operation) is passed
- * over, and the first such is remembered so verbose mode can say why the
- * rule the user wrote did not run. */
+ * over: the first such is remembered, and trl_select_passed_over names
+ * them all, so verbose mode and explain can say why the rules the user
+ * wrote did not run. */
 #include "select/rules.h"
 
 #include "core/status.h"
@@ -19,9 +20,10 @@ static bool matches(const trl_rule *r, const trl_coll_args *a, size_t bytes)
            in_range(&r->bytes, bytes) && (r->commutative < 0 || r->commutative == a->commutative);
 }
 
-/* Walk one ruleset; true when a usable rule was found. */
+/* Walk one ruleset; true when a usable rule was found. Each rule passed
+ * over goes to `passed` (when given) with why. */
 static bool select_from(const trl_ruleset *rs, const trl_coll_args *a, size_t bytes,
-                        trl_choice *out)
+                        trl_choice *out, trl_passed_fn passed, void *ctx)
 {
     for (size_t i = 0; rs && i < rs->n; i++) {
         const trl_rule *r = &rs->rules[i];
@@ -39,6 +41,8 @@ static bool select_from(const trl_ruleset *rs, const trl_coll_args *a, size_t by
             out->rule = r;
             return true;
         }
+        if (passed)
+            passed(r, why, ctx);
         if (!out->rejected) {
             out->rejected = r;
             out->why = why;
@@ -47,12 +51,27 @@ static bool select_from(const trl_ruleset *rs, const trl_coll_args *a, size_t by
     return false;
 }
 
-int trl_select(const trl_ruleset *user, const trl_ruleset *builtin, const trl_coll_args *a,
-               size_t bytes, trl_choice *out)
+static int select_all(const trl_ruleset *user, const trl_ruleset *builtin,
+                      const trl_coll_args *a, size_t bytes, trl_choice *out, trl_passed_fn passed,
+                      void *ctx)
 {
     trl_choice none = {0};
     *out = none;
-    if (select_from(user, a, bytes, out) || select_from(builtin, a, bytes, out))
+    if (select_from(user, a, bytes, out, passed, ctx) ||
+        select_from(builtin, a, bytes, out, passed, ctx))
         return TRL_OK;
     return TRL_ERR_UNSUPPORTED;
+}
+
+int trl_select(const trl_ruleset *user, const trl_ruleset *builtin, const trl_coll_args *a,
+               size_t bytes, trl_choice *out)
+{
+    return select_all(user, builtin, a, bytes, out, NULL, NULL);
+}
+
+void trl_select_passed_over(const trl_ruleset *user, const trl_ruleset *builtin,
+                            const trl_coll_args *a, size_t bytes, trl_passed_fn each, void *ctx)
+{
+    trl_choice ignored;
+    select_all(user, builtin, a, bytes, &ignored, each, ctx);
 }

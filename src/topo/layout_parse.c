@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/env_value.h"
 #include "core/status.h"
 #include "topo/topo.h"
 
@@ -562,11 +563,13 @@ static int read_file(const char *name, char **text, trl_topo_error *err)
 
 /* Every layout has a key=value word, so a value with neither a blank nor
  * '=' can only be a file name; an existing file is one too, which lets a
- * path with blanks or '=' in it through. */
+ * path with blanks or '=' in it through. Text that could not be a path
+ * is not looked up (trellis.native.names_file: the same). */
 static bool names_file(const char *name)
 {
     struct stat st;
-    return stat(name, &st) == 0 || !name[strcspn(name, " \t\r\n\v\f=")];
+    return !name[strcspn(name, " \t\r\n\v\f=")] ||
+           (trl_could_be_path(name) && stat(name, &st) == 0);
 }
 
 int trl_topo_load_env(trl_topo *out, bool *set, trl_topo_error *err)

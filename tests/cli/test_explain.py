@@ -90,6 +90,58 @@ def test_rule_that_cannot_serve_is_passed_over(run_trellis) -> None:
     assert algorithm(proc.stdout) != "ring"
 
 
+def test_every_rule_passed_over_is_named(run_trellis) -> None:
+    """Two of the user's rules and a built-in one cannot serve a non-commutative 64 KiB
+    allreduce: all three are named, in the order tried, before the one that runs."""
+    args = ["explain", "allreduce", "--ranks", "4", "--bytes", "64K", "--noncommutative",
+            "--rules", "allreduce ring; allreduce rabenseifner"]  # fmt: skip
+    proc = run_trellis(*args)
+    assert proc.returncode == 0, proc.stderr
+    builtin = native.info("builtin-rules").splitlines()
+    raben = next(i for i, ln in enumerate(builtin, 1) if re.fullmatch(
+        r"allreduce\s+bytes=32K-\s+rabenseifner", ln))  # fmt: skip
+    passed = re.findall(r"^passed over: (\S+?):(\d+): (.*): (.*)$", proc.stdout, re.MULTILINE)
+    why = "it needs a commutative operation"
+    assert passed == [("TRELLIS_RULES", "1", "allreduce ring", why),
+                      ("TRELLIS_RULES", "2", "allreduce rabenseifner", why),
+                      ("built-in", str(raben), builtin[raben - 1], why)]  # fmt: skip
+    source, line, _ = chosen_by(proc.stdout)
+    assert (source, algorithm(proc.stdout)) == ("built-in", "recursive_doubling")
+    assert line > raben
+    data = json.loads(run_trellis(*args, "--json").stdout)
+    assert [(p["line"], p["text"]) for p in data["passed_over"]] == [
+        (int(line), text) for _, line, text, _ in passed
+    ]
+    assert data["rejected"] == data["passed_over"][0]
+
+
+def test_errors_of_the_c_side_come_without_its_usage_text(run_trellis) -> None:
+    for args in (["allreduce", "--ranks", "4", "--bytes", "8", "--root", "1"],
+                 ["bcast", "--ranks", "4", "--bytes", "8", "--root", "4"],
+                 ["allreduce", "--ranks", "4"]):  # fmt: skip
+        proc = run_trellis("explain", *args)
+        assert proc.returncode == 2
+        assert "usage" not in proc.stderr
+        assert "trellis-info" not in proc.stderr
+        assert len(proc.stderr.splitlines()) == 1, proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("rules", "message"),
+    [
+        ("bcast hier host=knomial(radix=1)",
+         "TRELLIS_RULES:1:12: host=knomial(radix=1): radix=1: value out of range (2..1024)"),
+        ("allreduce hier world=linear",
+         ("TRELLIS_RULES:1:16: world=linear: not an algorithm a level can run (expected one of: "
+         "reduce_bcast, recursive_doubling, ring, rabenseifner, knomial, direct, hier)")),
+    ],
+)  # fmt: skip
+def test_level_errors_say_what_is_accepted(run_trellis, rules: str, message: str) -> None:
+    proc = run_trellis("explain", "bcast", "--ranks", "4", "--bytes", "8", "--rules", rules)
+    assert proc.returncode == 2
+    assert proc.stderr == f"trellis: {message}\n"
+
+
 def test_parameters_given_and_defaults(run_trellis) -> None:
     given = run_trellis(
         "explain", "bcast", "--ranks", "8", "--bytes", "1K", "--rules", "bcast knomial radix=3"
@@ -149,6 +201,7 @@ def test_goal_form_is_the_json_goal(run_trellis) -> None:
     assert info["count"] == 12
     assert info["rule"] == {"source": "TRELLIS_RULES", "line": 1, "text": "reduce linear"}
     assert info["rejected"] is None
+    assert info["passed_over"] == []
     assert [s["rank"] for s in info["schedules"]] == list(range(6))
     assert goal.stdout == "num_ranks 6\n" + "".join(s["goal"] for s in info["schedules"])
     num_ranks, ranks = parse_goal(goal.stdout)

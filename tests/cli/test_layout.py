@@ -1,6 +1,8 @@
-"""`trellis-info layout`: where N ranks sit (docs/topology.md), as the printed line or JSON.
+"""`trellis layout` and the tool behind it, `trellis-info layout`: where N ranks sit
+(docs/topology.md), as the printed line or JSON.
 
-The tool is the build's (build/, or $TRELLIS_BUILD), run directly.
+The tool is the build's (build/, or $TRELLIS_BUILD), run directly; the command as a user
+runs it.
 """
 
 import json
@@ -182,7 +184,7 @@ def test_a_missing_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([], "--ranks N is required"),
+        ([], "give --ranks N, a layout (--topology), or both"),
         (["--ranks"], "--ranks needs a value"),
         (["--ranks", "0"], "--ranks: expected a number of ranks from 1 to 1048576, got '0'"),
         (["--ranks=x"], "--ranks: expected a number of ranks from 1 to 1048576, got 'x'"),
@@ -195,6 +197,31 @@ def test_bad_options(args: list[str], message: str) -> None:
     proc = layout(*args)
     assert proc.returncode == USAGE_ERROR
     assert proc.stdout == ""
-    lines = proc.stderr.splitlines()
-    assert lines[0] == f"trellis: layout: {message}"
-    assert any(line.strip().startswith("trellis-info layout --ranks N") for line in lines[1:])
+    # The message alone: the tool's usage text is no user's business.
+    assert proc.stderr == f"trellis: layout: {message}\n"
+
+
+def test_a_described_layout_needs_no_ranks() -> None:
+    assert json_of("--topology", "hosts=2 ranks_per_host=3")["ranks"] == 6
+
+
+def test_the_trellis_command_prints_the_layout(run_trellis) -> None:
+    proc = run_trellis("layout", "--topology", "hosts=2 ranks_per_host=2 sockets_per_host=2")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (
+        "layout: 4 ranks on 2 hosts (described): host 0: [0] [1] | host 1: [2] [3]\n"
+    )
+    proc = run_trellis("layout", "--ranks", "3", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["hosts"] == [[0, 1, 2]]
+    proc = run_trellis("layout", "--ranks", "3", env={"TRELLIS_TOPOLOGY": "host=0 host=1,2"})
+    assert proc.stdout == "layout: 3 ranks on 2 hosts (described): host 0: 0 | host 1: 1-2\n"
+
+
+def test_the_trellis_command_reports_errors_without_the_tools_usage(run_trellis) -> None:
+    proc = run_trellis("layout", "--ranks", "8", "--topology", "hosts=3 ranks_per_host=3")
+    assert proc.returncode == USAGE_ERROR
+    assert proc.stderr == "trellis: layout: the layout describes 9 ranks, but --ranks is 8\n"
+    proc = run_trellis("layout")
+    assert proc.returncode == USAGE_ERROR
+    assert proc.stderr == "trellis: layout: give --ranks N, a layout (--topology), or both\n"

@@ -3,12 +3,16 @@ tree edge, crossing arcs marked) against counts worked out here, the PNG's signa
 size, the factors printed for seed 000's trees on 4 x 4, and a schedule drawn from rules
 on a described layout."""
 
+import math
 import re
 import struct
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from trellis import draw
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -27,10 +31,58 @@ def svg_parts(path: Path) -> tuple[list, list, list[tuple[int, int, bool]]]:
     ranks = root.findall(f"{SVG}circle[@class='rank']")
     arcs = [
         (int(a.get("data-from")), int(a.get("data-to")), "cross" in a.get("class").split())
-        for a in root.iter(f"{SVG}line")
+        for a in root.iter(f"{SVG}path")
         if "arc" in a.get("class", "").split()
     ]
+    # Every arc has its arrowhead.
+    assert len(root.findall(f"{SVG}polygon[@class='head']")) == len(arcs)
     return hosts, ranks, arcs
+
+
+@dataclass
+class Drawn:
+    """An arc as drawn: its ends, rounds and curve (start, control, end)."""
+
+    src: int
+    dst: int
+    rounds: tuple[int, ...]
+    curve: list[tuple[float, float]]
+
+    @property
+    def apex(self) -> tuple[float, float]:
+        (x0, y0), (x1, y1), (x2, y2) = self.curve
+        return (x0 + 2 * x1 + x2) / 4, (y0 + 2 * y1 + y2) / 4
+
+
+def drawn(path: Path) -> tuple[dict[int, tuple[float, float]], list[Drawn]]:
+    """Each rank's centre and each arc's curve, from the SVG."""
+    root = ET.parse(path).getroot()  # noqa: S314 -- our own output
+    centres = {int(c.get("data-rank")): (float(c.get("cx")), float(c.get("cy")))
+               for c in root.iter(f"{SVG}circle")}  # fmt: skip
+    arcs = []
+    for a in root.iter(f"{SVG}path"):
+        numbers = [float(v) for v in a.get("d").replace("M", "").replace("Q", "").split()]
+        rounds = tuple(int(r) for r in a.get("data-rounds").split(",") if r)
+        arcs.append(Drawn(int(a.get("data-from")), int(a.get("data-to")), rounds,
+                          list(zip(numbers[::2], numbers[1::2], strict=True))))  # fmt: skip
+    return centres, arcs
+
+
+def assert_every_arc_visible(centres: dict, arcs: list[Drawn]) -> None:
+    """No two arcs hide each other (their middles lie apart), none runs along the line
+    between its ranks (it bends off it), and each starts and ends at its ranks' circles,
+    the end (where the arrowhead is) at the receiver."""
+    for a in arcs:
+        (x0, y0), (x2, y2) = centres[a.src], centres[a.dst]
+        chord = math.hypot(x2 - x0, y2 - y0)
+        mx, my = a.apex
+        off = abs((x2 - x0) * (my - y0) - (y2 - y0) * (mx - x0)) / chord  # apex to chord
+        assert off >= 5, (a.src, a.dst, off)
+        assert math.dist(a.curve[0], centres[a.src]) == pytest.approx(14, abs=0.2)
+        assert math.dist(a.curve[2], centres[a.dst]) == pytest.approx(14, abs=0.2)
+    for i, a in enumerate(arcs):
+        for b in arcs[i + 1 :]:
+            assert math.dist(a.apex, b.apex) > 5, ((a.src, a.dst), (b.src, b.dst))
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -51,7 +103,9 @@ def test_lam_tree_drawn_on_4x4(run_trellis, tmp_path):
         hosts, ranks, arcs = svg_parts(tmp_path / f"lam-{direction}.svg")
         assert len(hosts) == 4
         assert sorted(int(c.get("data-rank")) for c in ranks) == list(range(16))
-        assert sorted((a, b) for a, b, _ in arcs) == sorted(parent.items())
+        # Arrows go the way the data goes: up a reduce tree, down a bcast tree.
+        flow = parent.items() if direction == "reduce" else [(p, r) for r, p in parent.items()]
+        assert sorted((a, b) for a, b, _ in arcs) == sorted(flow)
         for a, b, cross in arcs:
             assert cross == (host[a] != host[b])
         crossing = sum(host[r] != host[p] for r, p in parent.items())
@@ -105,7 +159,8 @@ def test_a_hierarchical_schedule_is_drawn_from_rules(run_trellis, tmp_path):
     assert (5, 4) in pairs
     assert (4, 5) in pairs
     assert (4, 0) in pairs
-    assert "hier: children per node: max 6" in proc.stdout
+    assert ("hier: children per node: max 6 (ranks one rank receives from; sends to: max 6)"
+            in proc.stdout)  # fmt: skip
     assert "depth: 4 messages" in proc.stdout
     assert "arcs crossing hosts: 6 of 30" in proc.stdout
     png_size(tmp_path / "h.png")
@@ -118,3 +173,76 @@ def test_errors(run_trellis, tmp_path):
     proc = run_trellis("show", str(tmp_path / "missing.tree"), "--out", str(tmp_path / "x"))
     assert proc.returncode == 2
     assert "no such file" in proc.stderr
+
+
+# ---- every message visible, with its direction and round (issue 11, point 12) ----------
+
+
+def test_recursive_doubling_draws_every_exchange(run_trellis, tmp_path):
+    """It looked like a chain 0-1-...-7: the exchanges at distance 2 and 4 lay along the
+    row, under the ones at distance 1."""
+    proc = run_trellis("show", "--rules", "allreduce recursive_doubling", "--ranks", "8",
+                       "--out", str(tmp_path / "rd"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    centres, arcs = drawn(tmp_path / "rd.svg")
+    want = {(r, r ^ d): (k,) for k, d in ((1, 1), (2, 2), (3, 4)) for r in range(8)}
+    assert {(a.src, a.dst): a.rounds for a in arcs} == want
+    assert_every_arc_visible(centres, arcs)
+    # The two directions of an exchange bend to either side of the row.
+    apex = {(a.src, a.dst): a.apex[1] for a in arcs}
+    row = centres[0][1]
+    for a, b in want:
+        assert (apex[(a, b)] - row) * (apex[(b, a)] - row) < 0
+    assert "depth: 3 messages" in proc.stdout
+    svg = (tmp_path / "rd.svg").read_text()
+    assert svg.count('<text class="round"') == 24
+    assert 'class="legend"' in svg
+
+
+def test_hierarchy_on_4x4_shows_the_world_level(run_trellis, tmp_path):
+    """The world level's 0-8 and 4-12 vanished under the row before."""
+    proc = run_trellis("show", "--rules", "allreduce hier", "--ranks", "16", "--layout",
+                       "hosts=4 ranks_per_host=4", "--out", str(tmp_path / "h"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    centres, arcs = drawn(tmp_path / "h.svg")
+    pairs = {(a.src, a.dst) for a in arcs}
+    assert {(0, 4), (4, 0), (8, 12), (12, 8), (0, 8), (8, 0), (4, 12), (12, 4)} <= pairs
+    assert_every_arc_visible(centres, arcs)
+    rounds = {(a.src, a.dst): a.rounds for a in arcs}
+    assert rounds[(0, 8)] == rounds[(4, 12)]
+    assert rounds[(0, 8)][0] == rounds[(0, 4)][0] + 1  # the world's second exchange
+
+
+def test_round_robin_knomial_bcast_puts_the_root_on_top(run_trellis, tmp_path):
+    proc = run_trellis("show", "--rules", "bcast knomial radix=2", "--collective", "bcast",
+                       "--ranks", "8", "--layout", "hosts=2 ranks_per_host=4 placement=round-robin",
+                       "--out", str(tmp_path / "k"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    centres, arcs = drawn(tmp_path / "k.svg")
+    assert_every_arc_visible(centres, arcs)
+    top = min(y for _, y in centres.values())
+    assert [r for r, (_, y) in centres.items() if y == top] == [0]
+    # Each rank below the root one row under the rank it receives from.
+    for a in arcs:
+        assert centres[a.dst][1] > centres[a.src][1]
+    # For a broadcast, children are the ranks one rank sends to: the root's 4, 2 and 1.
+    assert "knomial: children per node: max 3 (ranks one rank sends to)" in proc.stdout
+
+
+def test_a_reduce_to_another_root_puts_that_root_on_top(run_trellis, tmp_path):
+    proc = run_trellis("show", "--rules", "reduce binomial", "--collective", "reduce",
+                       "--root", "3", "--ranks", "8", "--out", str(tmp_path / "r"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    centres, arcs = drawn(tmp_path / "r.svg")
+    top = min(y for _, y in centres.values())
+    assert [r for r, (_, y) in centres.items() if y == top] == [3]
+    for a in arcs:  # data flows up to the root
+        assert centres[a.dst][1] < centres[a.src][1]
+    assert "binomial: children per node: max 3 (ranks one rank receives from)" in proc.stdout
+
+
+def test_rounds_text_and_colours() -> None:
+    assert draw.rounds_text((1, 2, 3, 5, 7, 8)) == "1-3,5,7-8"
+    assert draw.rounds_text((4,)) == "4"
+    assert len({draw.round_colour(r, 8) for r in range(1, 9)}) == 8
+    assert draw.round_colour(1, 40) != draw.round_colour(40, 40)

@@ -7,9 +7,12 @@
 ! It covers Fortran datatypes (MPI_INTEGER, MPI_DOUBLE_PRECISION, MPI_REAL8,
 ! MPI_LOGICAL, MPI_2INTEGER) and operations, MPI_IN_PLACE wherever MPI
 ! allows it, MPI_BOTTOM with absolute addresses, a strided datatype, a
-! reordered communicator, and error codes returned in ierror. Rank 0 ends
-! with "fcoll <binding> ranks=P: N checks, F failed" (the suite greps
-! ", 0 failed$").
+! reordered communicator, and error codes returned in ierror; then every
+! collective's non-blocking form (MPI_Ibcast ...), completed by MPI_Wait,
+! MPI_Waitall, MPI_Waitany, MPI_Testall and MPI_Testsome, and with
+! -DFCOLL_PERSISTENT (MPI-4 libraries) some persistent ones (MPI_Xxx_init,
+! MPI_Start(all), MPI_Request_free). Rank 0 ends with "fcoll <binding>
+! ranks=P: N checks, F failed" (the suite greps ", 0 failed$").
 program fcoll
 #if defined(BINDING_F08)
   use mpi_f08
@@ -24,7 +27,9 @@ program fcoll
 #define BINDING "mpi_f08"
 #define COMM_T type(MPI_Comm)
 #define TYPE_T type(MPI_Datatype)
+#define REQUEST_T type(MPI_Request)
 #define STATUS_T type(MPI_Status)
+#define STATUSES_T(n) type(MPI_Status) :: statuses(n)
 #else
 #if defined(BINDING_MPI)
 #define BINDING "mpi"
@@ -33,7 +38,9 @@ program fcoll
 #endif
 #define COMM_T integer
 #define TYPE_T integer
+#define REQUEST_T integer
 #define STATUS_T integer, dimension(MPI_STATUS_SIZE) ::
+#define STATUSES_T(n) integer :: statuses(MPI_STATUS_SIZE, n)
 #endif
 
   integer, parameter :: sizes(3) = [1, 7, 1000]
@@ -64,6 +71,10 @@ program fcoll
   call movers(reversed, 7)
   call MPI_Comm_free(reversed, ierr)
   call errors(world)
+  call nonblocking(world, 7)
+#if defined(FCOLL_PERSISTENT)
+  call persistent(world, 7)
+#endif
   call summary()
   call MPI_Finalize(ierr)
 
@@ -395,6 +406,182 @@ contains
     call ok(ierr /= MPI_SUCCESS, 'bcast bad root sets ierror')
     call MPI_Comm_free(quiet, ierr)
   end subroutine
+
+  ! Every collective's non-blocking form, several outstanding at once.
+  subroutine nonblocking(comm, n)
+    COMM_T, intent(in) :: comm
+    integer, intent(in) :: n
+    integer :: me, np, i, q, root, k, done, total, mine, isize
+    REQUEST_T :: reqs(8)
+    STATUS_T status
+    STATUSES_T(8)
+    logical :: flag
+    integer :: idx(8)
+    ! ASYNCHRONOUS: the buffers change between a call and its completion,
+    ! which the compiler must not reorder its own loads and stores across.
+    integer, allocatable, asynchronous :: a(:), b(:), c(:), gathered(:), allv(:), expect(:)
+    integer, allocatable, asynchronous :: counts(:), displs(:)
+    integer, allocatable, asynchronous :: w(:), wout(:), wcounts(:), wdispls(:)
+    TYPE_T, allocatable, asynchronous :: types(:)
+    double precision, allocatable, asynchronous :: x(:), y(:), z(:)
+    call MPI_Comm_size(comm, np, ierr)
+    call MPI_Comm_rank(comm, me, ierr)
+    root = np - 1
+    allocate (a(n), b(n), c(n), gathered(n * np), x(n), y(n), z(n * np), counts(np), displs(np))
+
+    ! bcast, allreduce (in place), reduce, scan at once; one MPI_Waitall.
+    a = -1
+    if (me == root) a = [(val(root, i), i = 1, n)]
+    b = [(val(me, i), i = 1, n)]
+    x = [(dble(val(me, i)), i = 1, n)]
+    y = 0
+    c = 0
+    call MPI_Ibcast(a, n, MPI_INTEGER, root, comm, reqs(1), ierr)
+    call MPI_Iallreduce(MPI_IN_PLACE, b, n, MPI_INTEGER, MPI_SUM, comm, reqs(2), ierr)
+    call MPI_Ireduce(x, y, n, MPI_DOUBLE_PRECISION, MPI_SUM, 0, comm, reqs(3), ierr)
+    call MPI_Iscan(b, c, 0, MPI_INTEGER, MPI_SUM, comm, reqs(4), ierr)
+    call MPI_Waitall(4, reqs, statuses, ierr)
+    call ok(ierr == MPI_SUCCESS, 'waitall')
+    call ok(all_equal(a, [(val(root, i), i = 1, n)]), 'ibcast')
+    call ok(all_equal(b, [(sum_val(np, i), i = 1, n)]), 'iallreduce in place')
+    if (me == 0) call ok(all_equal_d(y, [(dble(sum_val(np, i)), i = 1, n)]), 'ireduce')
+
+    ! scan, exscan, reduce_scatter_block, barrier: MPI_Testall until done.
+    a = [(val(me, i), i = 1, n)]
+    c = -1
+    x = [(dble(val(me, i)), i = 1, n)]
+    y = -1
+    deallocate (z)
+    allocate (z(n * np))
+    z = [(dble(val(me, i)), i = 1, n * np)]
+    call MPI_Iscan(a, c, n, MPI_INTEGER, MPI_SUM, comm, reqs(1), ierr)
+    call MPI_Iexscan(x, y, n, MPI_DOUBLE_PRECISION, MPI_SUM, comm, reqs(2), ierr)
+    call MPI_Ireduce_scatter_block(MPI_IN_PLACE, z, n, MPI_DOUBLE_PRECISION, MPI_SUM, comm, &
+                                   reqs(3), ierr)
+    call MPI_Ibarrier(comm, reqs(4), ierr)
+    flag = .false.
+    do while (.not. flag)
+      call MPI_Testall(4, reqs, flag, MPI_STATUSES_IGNORE, ierr)
+    end do
+    call ok(all_equal(c, [(sum_val(me + 1, i), i = 1, n)]), 'iscan')
+    if (me > 0) call ok(all_equal_d(y, [(dble(sum_val(me, i)), i = 1, n)]), 'iexscan')
+    call ok(all_equal_d(z(1:n), [(dble(sum_val(np, me * n + i)), i = 1, n)]), &
+            'ireduce_scatter_block in place')
+
+    ! gather, scatter, allgather, alltoall: MPI_Waitany, one at a time.
+    deallocate (b, c)
+    allocate (b(n * np), c(n * np))
+    a = [(val(me, i), i = 1, n)]
+    gathered = -1
+    b = [((1000 * me + 10 * q + i, i = 1, n), q = 0, np - 1)]
+    c = -1
+    allocate (expect(n), allv(n * np))
+    expect = -1
+    allv = -1
+    call MPI_Igather(a, n, MPI_INTEGER, gathered, n, MPI_INTEGER, root, comm, reqs(1), ierr)
+    call MPI_Iallgather(a, n, MPI_INTEGER, allv, n, MPI_INTEGER, comm, reqs(2), ierr)
+    call MPI_Ialltoall(b, n, MPI_INTEGER, c, n, MPI_INTEGER, comm, reqs(3), ierr)
+    done = 0
+    do k = 1, 3
+      call MPI_Waitany(3, reqs, i, status, ierr)
+      if (i >= 1 .and. i <= 3) done = done + 1
+    end do
+    call ok(done == 3, 'waitany indices')
+    if (me == root) call ok(all_equal(gathered, [((val(q, i), i = 1, n), q = 0, np - 1)]), 'igather')
+    call ok(all_equal(allv, [((val(q, i), i = 1, n), q = 0, np - 1)]), 'iallgather')
+    call ok(all_equal(c, [((1000 * q + 10 * me + i, i = 1, n), q = 0, np - 1)]), 'ialltoall')
+    call MPI_Iscatter(gathered, n, MPI_INTEGER, expect, n, MPI_INTEGER, root, comm, reqs(1), ierr)
+    call MPI_Wait(reqs(1), status, ierr)
+    call ok(all_equal(expect, [(val(me, i), i = 1, n)]), 'iscatter')
+
+    ! The v and w variants: MPI_Testsome until all four are done.
+    call layout(np, n, counts, displs, total)
+    mine = vcount(me, n)
+    deallocate (expect, allv, gathered)
+    allocate (expect(total), allv(total), gathered(total))
+    expect = -1
+    do q = 0, np - 1
+      expect(displs(q + 1) + 1:displs(q + 1) + counts(q + 1)) = [(val(q, i), i = 1, counts(q + 1))]
+    end do
+    deallocate (a)
+    allocate (a(max(mine, 1)))
+    a(1:mine) = [(val(me, i), i = 1, mine)]
+    gathered = -1
+    allv = -1
+    call MPI_Igatherv(a, mine, MPI_INTEGER, gathered, counts, displs, MPI_INTEGER, root, comm, &
+                      reqs(1), ierr)
+    call MPI_Iallgatherv(a, mine, MPI_INTEGER, allv, counts, displs, MPI_INTEGER, comm, &
+                         reqs(2), ierr)
+    allocate (w(n * np), wout(n * np), wcounts(np), wdispls(np), types(np))
+    call MPI_Type_size(MPI_INTEGER, isize, ierr)
+    w = [((1000 * me + 10 * q + i, i = 1, n), q = 0, np - 1)]
+    wout = -1
+    wcounts = n
+    wdispls = [(q * n * isize, q = 0, np - 1)]
+    types = MPI_INTEGER
+    call MPI_Ialltoallw(w, wcounts, wdispls, types, wout, wcounts, wdispls, types, comm, &
+                        reqs(3), ierr)
+    deallocate (x, y)
+    allocate (x(np * (np + 1) / 2), y(me + 1))
+    x = [(dble(val(me, i)), i = 1, size(x))]
+    y = -1
+    call MPI_Ireduce_scatter(x, y, [(q + 1, q = 0, np - 1)], MPI_DOUBLE_PRECISION, MPI_SUM, comm, &
+                             reqs(4), ierr)
+    done = 0
+    do while (done < 4)
+      call MPI_Testsome(4, reqs, k, idx, statuses, ierr)
+      if (k /= MPI_UNDEFINED) done = done + k
+      if (k > 0) call ok(all(idx(1:k) >= 1 .and. idx(1:k) <= 4), 'testsome indices')
+    end do
+    if (me == root) call ok(all_equal(gathered, expect), 'igatherv')
+    call ok(all_equal(allv, expect), 'iallgatherv')
+    call ok(all_equal(wout, [((1000 * q + 10 * me + i, i = 1, n), q = 0, np - 1)]), 'ialltoallw')
+    call ok(all_equal_d(y, [(dble(sum_val(np, me * (me + 1) / 2 + i)), i = 1, me + 1)]), &
+            'ireduce_scatter')
+
+    ! scatterv and alltoallv, each with MPI_Wait.
+    a = -1
+    call MPI_Iscatterv(expect, counts, displs, MPI_INTEGER, a, mine, MPI_INTEGER, root, comm, &
+                       reqs(1), ierr)
+    call MPI_Wait(reqs(1), MPI_STATUS_IGNORE, ierr)
+    call ok(all_equal(a(1:mine), [(val(me, i), i = 1, mine)]), 'iscatterv')
+    wout = -1
+    call MPI_Ialltoallv(w, wcounts, [(q * n, q = 0, np - 1)], MPI_INTEGER, wout, wcounts, &
+                        [(q * n, q = 0, np - 1)], MPI_INTEGER, comm, reqs(1), ierr)
+    call MPI_Wait(reqs(1), MPI_STATUS_IGNORE, ierr)
+    call ok(all_equal(wout, [((1000 * q + 10 * me + i, i = 1, n), q = 0, np - 1)]), 'ialltoallv')
+  end subroutine
+
+#if defined(FCOLL_PERSISTENT)
+  ! Persistent collectives, each started twice with other data; then freed.
+  subroutine persistent(comm, n)
+    COMM_T, intent(in) :: comm
+    integer, intent(in) :: n
+    integer :: me, np, i, round
+    REQUEST_T :: reqs(3)
+    integer, asynchronous :: a(n), b(n), c(n)
+    call MPI_Comm_size(comm, np, ierr)
+    call MPI_Comm_rank(comm, me, ierr)
+    call MPI_Allreduce_init(a, b, n, MPI_INTEGER, MPI_SUM, comm, MPI_INFO_NULL, reqs(1), ierr)
+    call MPI_Bcast_init(c, n, MPI_INTEGER, 0, comm, MPI_INFO_NULL, reqs(2), ierr)
+    call MPI_Barrier_init(comm, MPI_INFO_NULL, reqs(3), ierr)
+    do round = 1, 2
+      a = [(val(me, i) * round, i = 1, n)]
+      b = -1
+      c = -1
+      if (me == 0) c = [(val(round, i), i = 1, n)]
+      call MPI_Start(reqs(1), ierr)
+      call MPI_Startall(2, reqs(2:3), ierr)
+      call MPI_Wait(reqs(1), MPI_STATUS_IGNORE, ierr)
+      call MPI_Waitall(2, reqs(2:3), MPI_STATUSES_IGNORE, ierr)
+      call ok(all_equal(b, [(sum_val(np, i) * round, i = 1, n)]), 'allreduce_init')
+      call ok(all_equal(c, [(val(round, i), i = 1, n)]), 'bcast_init')
+    end do
+    do i = 1, 3
+      call MPI_Request_free(reqs(i), ierr)
+    end do
+  end subroutine
+#endif
 
   logical function all_equal(got, want)
     integer, intent(in) :: got(:), want(:)

@@ -40,13 +40,14 @@ check_order() {
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 [ "$(pkg-config --variable=mpi trellis)" = "$TRELLIS_MPI" ] || fail "trellis.pc says mpi=$(pkg-config --variable=mpi trellis)"
 # shellcheck disable=SC2046
-"$mpicc" -o "$tmp/app_pc" "$tests/mpi/coll_check.c" $(pkg-config --cflags --libs trellis) \
+"$mpicc" -o "$tmp/app_pc" "$tests/mpi/coll_check.c" "$tests/mpi/call_mode.c" \
+    $(pkg-config --cflags --libs trellis) \
     -Wl,-rpath,"$(pkg-config --variable=libdir trellis)" -lm || fail "building with pkg-config"
 check_order "$tmp/app_pc" pkg-config
 
 # 2. CMake: find_package(Trellis) from the prefix.
 cmake -S "$here" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" -DMPI_C_COMPILER="$mpicc" \
-    -DAPP_SOURCE="$tests/mpi/coll_check.c" >"$tmp/consumer.log" 2>&1 &&
+    -DAPP_SOURCES="$tests/mpi/coll_check.c;$tests/mpi/call_mode.c" >"$tmp/consumer.log" 2>&1 &&
     cmake --build "$tmp/consumer" >>"$tmp/consumer.log" 2>&1 || { cat "$tmp/consumer.log"; fail "building with CMake"; }
 check_order "$tmp/consumer/app" cmake
 

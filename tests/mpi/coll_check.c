@@ -18,6 +18,8 @@
  */
 #include <math.h>
 #include <mpi.h>
+
+#include "call_mode.h" /* collectives in the form TRELLIS_TEST_MODE says */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,6 +13,8 @@
 #define COLL_CHECK_COMMON_H
 
 #include <mpi.h>
+
+#include "call_mode.h" /* collectives in the form TRELLIS_TEST_MODE says */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -201,6 +201,25 @@ def test_ranks_that_see_different_rules_stop():
     assert "errors=" not in proc.stdout
 
 
+def test_rules_files_that_differ_after_a_nul_byte_stop(tmp_path):
+    """Each rank reads a file that holds a NUL, the two differing only after it. The text
+    used to end at the NUL: both ranks hashed the same rules, the junk was never read,
+    and the job ran. Now such a file is refused where the NUL is, and the job stops."""
+    one, two = tmp_path / "one.rules", tmp_path / "two.rules"
+    one.write_bytes(b"allreduce ring\n\0bcast ringgg nonsense\n")
+    two.write_bytes(b"allreduce ring\n\0allreduce knomial\n")
+    proc = mpirun(
+        "-np", "1", "-x", f"LD_PRELOAD={LIBRARY}", "-x", f"TRELLIS_RULES={one}", str(PROGRAM),
+        ":", "-np", "1", "-x", f"LD_PRELOAD={LIBRARY}", "-x", f"TRELLIS_RULES={two}",
+        str(PROGRAM),
+    )  # fmt: skip
+    assert proc.returncode != 0
+    assert f"trellis: {one}:2:1: not a text file (it holds a NUL byte)" in proc.stderr, (
+        proc.stderr
+    )
+    assert "errors=" not in proc.stdout
+
+
 def test_unreadable_rules_file_is_reported(tmp_path):
     missing = tmp_path / "nope.rules"
     proc = trellis_run("-np", "2", "--rules", str(missing), str(PROGRAM))

@@ -105,7 +105,7 @@ def test_plan_trees_serve_every_collective_that_takes_one(tmp_path, scheme):
         # Non-commutative cases fall back where the tree is not in rank order.
         assert "tree" in chosen, (collective, proc.stderr)
     # The checker's WORLD-sized communicator in reversed order does not get WORLD's tree.
-    assert re.search(r"fell back from tree \(.*\) because .* is written for "
+    assert re.search(r"passed over tree \(.*\) because .* is written for "
                      r"MPI_COMM_WORLD's rank order", proc.stderr), proc.stderr  # fmt: skip
 
 
@@ -119,8 +119,31 @@ def test_tree_file_falls_back_on_a_communicator_of_another_size(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "errors=0" in proc.stdout
-    assert re.search(r"fell back from tree \(.*\) because .*written for 16 ranks; the "
+    assert re.search(r"passed over tree \(.*\) because .*written for 16 ranks; the "
                      r"communicator has 4", proc.stderr), proc.stderr  # fmt: skip
+
+
+def test_verbose_names_every_rule_passed_over(tmp_path):
+    """Two tree rules for 16 ranks on a 4-rank run: verbose mode names both, in order,
+    with why, then the rule that ran (it named only the first)."""
+    lam = plan(tmp_path / "lam", "lam") / "lam.tree"
+    linear = plan(tmp_path / "linear", "linear") / "linear.tree"
+    rules = tmp_path / "two.rules"
+    rules.write_text(f"allreduce tree file={lam}\nallreduce tree file={linear}\n"
+                     "allreduce knomial\n")  # fmt: skip
+    proc = trellis(
+        "run", "-np", "4", "--rules", str(rules), "--verbose", str(PROGRAM),
+        "--iters", "50", "--runs", "1",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    line = next(ln for ln in proc.stderr.splitlines() if ln.startswith("trellis: allreduce "))
+    assert line == (
+        f"trellis: allreduce ranks=4 bytes=4: knomial ({rules}:3: allreduce knomial)"
+        f"; passed over tree ({rules}:1: allreduce tree file={lam}) because {lam} is written "
+        "for 16 ranks; the communicator has 4"
+        f"; passed over tree ({rules}:2: allreduce tree file={linear}) because {linear} is "
+        "written for 16 ranks; the communicator has 4"
+    )
 
 
 def test_layout_of_the_wrong_size_stops_the_job():

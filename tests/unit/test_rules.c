@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/env_value.h"
 #include "core/status.h"
 #include "select/rules.h"
 
@@ -323,20 +324,53 @@ static const error_case error_cases[] = {
      "test.rules:1:16: levels=group:0,world: group:K needs a number of ranks K from 1 to 1048576"},
     {"allreduce hier host=rabenseifner", false,
      "test.rules:1:16: host=rabenseifner: a level below the top reduces up and broadcasts down: it "
-     "needs a name that is both a reduce and a bcast algorithm (linear, binomial, knomial, kary, "
-     "chain)"},
+     "needs a name that is both a reduce and a bcast algorithm (expected one of: linear, binomial, "
+     "knomial, kary, chain, hier)"},
     {"allreduce hier world=binomial", false,
-     "test.rules:1:16: world=binomial: not an algorithm of that collective that a level can run "
-     "(the MPI library's own and tree cannot)"},
+     "test.rules:1:16: world=binomial: not an algorithm a level can run (expected one of: "
+     "reduce_bcast, recursive_doubling, ring, rabenseifner, knomial, direct, hier)"},
+    {"allreduce hier world=linear", false,
+     "test.rules:1:16: world=linear: not an algorithm a level can run (expected one of: "
+     "reduce_bcast, recursive_doubling, ring, rabenseifner, knomial, direct, hier)"},
+    {"allreduce hier host=mpi", false,
+     "test.rules:1:16: host=mpi: not an algorithm a level can run (expected one of: linear, "
+     "binomial, knomial, kary, chain, hier)"},
+    {"reduce hier world=tree", false,
+     "test.rules:1:13: world=tree: not an algorithm a level can run (expected one of: linear, "
+     "binomial, knomial, kary, chain, rabenseifner, hier)"},
+    /* Parameters inside a level: the same messages as outside, with the range. */
     {"allreduce hier host=knomial(radix=1)", false,
-     "test.rules:1:16: host=knomial(radix=1): value out of range"},
+     "test.rules:1:16: host=knomial(radix=1): radix=1: value out of range (2..1024)"},
+    {"bcast hier host=knomial(radix=1)", false,
+     "test.rules:1:12: host=knomial(radix=1): radix=1: value out of range (2..1024)"},
+    {"bcast hier world=chain(segment=0)", false,
+     "test.rules:1:12: world=chain(segment=0): segment=0: value out of range (at least 1)"},
+    {"bcast hier world=kary(radix=x)", false,
+     "test.rules:1:12: world=kary(radix=x): radix=x: expected an integer"},
+    {"bcast hier host=knomial(radix=2,radix=3)", false,
+     "test.rules:1:12: host=knomial(radix=2,radix=3): radix=3: duplicate parameter"},
+    {"bcast hier host=binomial(radix=2)", false,
+     "test.rules:1:12: host=binomial(radix=2): radix=2: unknown parameter (binomial takes no "
+     "parameters)"},
+    {"allreduce hier world=reduce_bcast(reduce=ringg)", false,
+     "test.rules:1:16: world=reduce_bcast(reduce=ringg): reduce=ringg: unknown reduce algorithm "
+     "'ringg' (expected one of: linear, binomial, knomial, kary, chain, rabenseifner, hier)"},
+    {"allreduce hier world=reduce_bcast(bcast=mpi)", false,
+     "test.rules:1:16: world=reduce_bcast(bcast=mpi): bcast=mpi: the MPI library's own bcast "
+     "cannot be part of another algorithm (expected one of: linear, binomial, knomial, kary, chain, "
+     "scatter_allgather, hier)"},
+    {"allreduce hier world=reduce_bcast(radix)", false,
+     "test.rules:1:16: world=reduce_bcast(radix): radix: expected name=value"},
     {"allreduce hier host=knomial(radix=3", false,
      "test.rules:1:16: host=knomial(radix=3: expected name(key=value,...) with the ')' last"},
     {"allreduce hier host=knomial(sgment=3)", false,
-     "test.rules:1:16: host=knomial(sgment=3): unknown parameter"},
+     "test.rules:1:16: host=knomial(sgment=3): sgment=3: unknown parameter (knomial takes: radix)"},
     {"barrier hier host=scatter_allgather", false,
-     "test.rules:1:14: host=scatter_allgather: a barrier's lower levels are trees: linear, "
-     "binomial, knomial, kary or chain"},
+     "test.rules:1:14: host=scatter_allgather: a barrier's lower levels are trees (expected one "
+     "of: linear, binomial, knomial, kary, chain)"},
+    {"barrier hier host=dissemination", false,
+     "test.rules:1:14: host=dissemination: not an algorithm a level can run (expected one of: "
+     "linear, binomial, knomial, kary, chain)"},
     {"reduce tree order=file", false, "test.rules:1:23: reduce tree needs file="},
     {"reduce tree file=/nonexistent/x.tree", false,
      "test.rules:1:13: file=/nonexistent/x.tree: /nonexistent/x.tree: cannot read the tree file: "
@@ -463,6 +497,60 @@ static void passes_over_rules_needing_commutative(void)
     CHECK(trl_select(&rs, &builtin, &a, 100, &ch) == TRL_OK && ch.rule == &rs.rules[0] &&
               !ch.rejected && !ch.why,
           "commutative should take ring");
+    trl_rules_free(&rs);
+}
+
+typedef struct {
+    const trl_rule *rule[8];
+    char why[8][200];
+    int n;
+} passed_seen;
+
+static void collect_passed(const trl_rule *r, const char *why, void *ctx)
+{
+    passed_seen *seen = ctx;
+    if (seen->n < 8) {
+        seen->rule[seen->n] = r;
+        snprintf(seen->why[seen->n], sizeof seen->why[0], "%s", why);
+    }
+    seen->n++;
+}
+
+static void names_every_rule_passed_over(void)
+{
+    /* Two user rules and then a built-in one (allreduce bytes=32K-
+     * rabenseifner) cannot serve a non-commutative 64 KiB allreduce; the
+     * third user rule does not match it; the built-in catch-all serves. */
+    trl_ruleset rs;
+    CHECK(parse("allreduce ring\n"
+                "allreduce ranks=5- rabenseifner\n"
+                "allreduce bytes=-1K knomial\n"
+                "allreduce reduce_bcast reduce=rabenseifner\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    trl_coll_args a = call(TRL_COLL_ALLREDUCE, 6, false);
+    trl_choice ch;
+    passed_seen seen = {.n = 0};
+    CHECK(trl_select(&rs, &builtin, &a, 64 * 1024, &ch) == TRL_OK, "select failed");
+    trl_select_passed_over(&rs, &builtin, &a, 64 * 1024, collect_passed, &seen);
+    CHECK(ch.rule && ch.rule->source == builtin.source, "a built-in rule should serve");
+    CHECK(seen.n == 4, "%d rules passed over, want 4", seen.n);
+    if (seen.n == 4) {
+        CHECK(seen.rule[0] == &rs.rules[0] && seen.rule[1] == &rs.rules[1] &&
+                  seen.rule[2] == &rs.rules[3],
+              "the user's rules 1, 2 and 4, in order");
+        CHECK(seen.rule[3]->source == builtin.source && seen.rule[3]->algo ==
+                  algo(TRL_COLL_ALLREDUCE, "rabenseifner"),
+              "then the built-in rabenseifner rule");
+        for (int i = 0; i < 4; i++)
+            CHECK_STR(seen.why[i], "it needs a commutative operation");
+    }
+    CHECK(ch.rejected == seen.rule[0], "trl_select remembers the first");
+    /* Nothing passed over: no calls. */
+    a.commutative = true;
+    seen.n = 0;
+    trl_select_passed_over(&rs, &builtin, &a, 64 * 1024, collect_passed, &seen);
+    CHECK(seen.n == 0, "%d rules passed over for a commutative call", seen.n);
     trl_rules_free(&rs);
 }
 
@@ -737,9 +825,99 @@ static void env_unreadable_paths(void)
     CHECK_STR(msg, want);
 }
 
+static void write_bytes(const char *path, const char *bytes, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(bytes, 1, len, f) != len || fclose(f) != 0) {
+        printf("FATAL: cannot write %s\n", path);
+        exit(2);
+    }
+}
+
+static void env_refuses_a_nul_byte(void)
+{
+    /* Before the fix the text ended at the NUL: the junk after it was never
+     * checked, and two files differing only there hashed alike. */
+    static const char one[] = "allreduce ring\n\0bcast ringgg nonsense\n";
+    static const char two[] = "allreduce ring\n\0bcast other junk\n";
+    static const char mid[] = "allreduce ring\nbcast binomial # x\0y\n";
+    const struct {
+        const char *name, *bytes;
+        size_t len;
+        const char *where;
+    } files[] = {{"nul1.rules", one, sizeof one - 1, "2:1"},
+                 {"nul2.rules", two, sizeof two - 1, "2:1"},
+                 {"nul3.rules", mid, sizeof mid - 1, "2:19"}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[600], want[800], msg[900];
+        snprintf(path, sizeof path, "%s/%s", tmpdir, files[i].name);
+        write_bytes(path, files[i].bytes, files[i].len);
+        trl_ruleset rs;
+        char *text = NULL;
+        CHECK(load(path, &rs, &text, msg, sizeof msg) == TRL_ERR_PARSE, "%s: want a parse error",
+              files[i].name);
+        snprintf(want, sizeof want, "%s:%s: not a text file (it holds a NUL byte)", path,
+                 files[i].where);
+        CHECK_STR(msg, want);
+        CHECK(rs.n == 0, "%s: rules kept", files[i].name);
+        free(text);
+    }
+}
+
+static void could_be_path_cuts_at_the_system_limits(void)
+{
+    char name[5000];
+    memset(name, 'a', sizeof name);
+    name[255] = '\0';
+    CHECK(trl_could_be_path(name), "a 255-byte name");
+    name[255] = 'a';
+    name[256] = '\0';
+    CHECK(!trl_could_be_path(name), "a 256-byte name");
+    memset(name, 'a', sizeof name);
+    for (int i = 200; i < 4095; i += 201)
+        name[i] = '/';
+    name[4095] = '\0';
+    CHECK(trl_could_be_path(name), "4095 bytes in short parts");
+    name[4095] = 'a';
+    name[4096] = '\0';
+    CHECK(!trl_could_be_path(name), "4096 bytes");
+    CHECK(!trl_could_be_path("a/b\nc"), "a newline");
+    CHECK(trl_could_be_path("/x/with space.rules"), "blanks");
+}
+
+static void env_text_that_cannot_be_a_path_is_not_looked_up(void)
+{
+    char cwd[4096];
+    CHECK(getcwd(cwd, sizeof cwd) && chdir(tmpdir) == 0, "chdir");
+    /* A file named exactly like the rules text: a name with a newline
+     * cannot be a path the user meant, so the text is rules, not the file. */
+    write_file("bcast binomial\nreduce binomial", "barrier linear\n");
+    trl_ruleset rs;
+    char *text = NULL, msg[900];
+    CHECK(load("bcast binomial\nreduce binomial", &rs, &text, msg, sizeof msg) == TRL_OK, "%s",
+          msg);
+    CHECK(rs.n == 2 && rs.rules[0].coll == TRL_COLL_BCAST, "read as rules inline, not the file");
+    CHECK_STR(rs.source, "TRELLIS_RULES");
+    trl_rules_free(&rs);
+    free(text);
+    unlink("bcast binomial\nreduce binomial");
+    CHECK(chdir(cwd) == 0, "chdir back");
+
+    /* Longer than a file name may be: rules inline. */
+    char value[1200];
+    int n = snprintf(value, sizeof value, "allreduce ranks=1- ring");
+    while (n < 1100)
+        n += snprintf(value + n, sizeof value - (size_t)n, "; bcast knomial radix=4");
+    CHECK(load(value, &rs, &text, msg, sizeof msg) == TRL_OK, "%s", msg);
+    CHECK(rs.n > 40, "long inline rules: %zu rules", rs.n);
+    trl_rules_free(&rs);
+    free(text);
+}
+
 static void remove_tmpdir(void)
 {
-    const char *names[] = {"my.rules", "with space.rules", "bad.rules"};
+    const char *names[] = {"my.rules", "with space.rules", "bad.rules", "nul1.rules",
+                           "nul2.rules", "nul3.rules"};
     char path[700];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
@@ -773,6 +951,7 @@ int main(void)
     RUN(selects_first_match);
     RUN(falls_back_to_builtin);
     RUN(passes_over_rules_needing_commutative);
+    RUN(names_every_rule_passed_over);
     RUN(follows_algorithm_parameters_when_passing_over);
     RUN(falls_back_to_builtin_past_a_rejected_rule);
     RUN(filters_on_commutativity);
@@ -786,6 +965,9 @@ int main(void)
     RUN(env_reports_errors_in_a_file);
     RUN(env_inline);
     RUN(env_unreadable_paths);
+    RUN(env_refuses_a_nul_byte);
+    RUN(could_be_path_cuts_at_the_system_limits);
+    RUN(env_text_that_cannot_be_a_path_is_not_looked_up);
 
     remove_tmpdir();
     trl_rules_free(&builtin);

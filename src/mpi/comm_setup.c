@@ -1,0 +1,67 @@
+/* Communicator constructors: each new intracommunicator gets Trellis' state
+ * (its private duplicate, shared memory, topology: trl_comm_get) right
+ * away, while its ranks are together in the constructor anyway.
+ *
+ * Why not on first use, as before: setting up takes collective calls, and
+ * a non-blocking or persistent collective must not wait for other ranks
+ * (MPI makes MPI_Ixxx and MPI_Xxx_init local: a rank may, say, post an
+ * MPI_Ibcast and then wait for a message that another rank sends only
+ * after its own MPI_Ibcast). A communicator made some other way still gets
+ * its state at its first blocking collective; non-blocking ones before
+ * that go to the MPI library (verbose says so). */
+#include <mpi.h>
+
+#include "mpi/runtime.h"
+
+static int setup(int rc, MPI_Comm *newcomm)
+{
+    if (rc == MPI_SUCCESS && newcomm && *newcomm != MPI_COMM_NULL)
+        trl_comm_get(*newcomm);
+    return rc;
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    return setup(PMPI_Comm_dup(comm, newcomm), newcomm);
+}
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    return setup(PMPI_Comm_dup_with_info(comm, info, newcomm), newcomm);
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    return setup(PMPI_Comm_split(comm, color, key, newcomm), newcomm);
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    return setup(PMPI_Comm_split_type(comm, type, key, info, newcomm), newcomm);
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    return setup(PMPI_Comm_create(comm, group, newcomm), newcomm);
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    return setup(PMPI_Comm_create_group(comm, group, tag, newcomm), newcomm);
+}
+
+int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
+                    MPI_Comm *newcomm)
+{
+    return setup(PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm), newcomm);
+}
+
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    return setup(PMPI_Cart_sub(comm, remain_dims, newcomm), newcomm);
+}
+
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newcomm)
+{
+    return setup(PMPI_Intercomm_merge(intercomm, high, newcomm), newcomm);
+}

@@ -1,0 +1,424 @@
+#define _GNU_SOURCE
+#include "mpi/engine.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/log.h"
+
+static struct {
+    pthread_mutex_t lock;
+    trl_op *head;             /* running ops, newest first */
+    atomic_int running;       /* how many */
+    atomic_int alive;         /* ops alive (in the handle table) */
+    bool threaded;            /* the lock is needed: a progress thread runs */
+    pthread_t thread;
+    atomic_bool stop;
+    /* Handles -> ops, for every op alive: an open-addressing table. */
+    trl_op **table;
+    size_t table_cap, table_n;
+} eng = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Set while this thread runs the engine, so the MPI library's progress
+ * hook (called from inside the PMPI calls the engine itself makes) does not
+ * enter it again. */
+static _Thread_local bool inside;
+
+bool trl_engine_busy(void)
+{
+    return atomic_load_explicit(&eng.running, memory_order_relaxed) > 0;
+}
+
+bool trl_ops_alive(void)
+{
+    return atomic_load_explicit(&eng.alive, memory_order_relaxed) > 0;
+}
+
+bool trl_engine_threaded(void)
+{
+    return eng.threaded;
+}
+
+void trl_engine_lock(void)
+{
+    if (eng.threaded)
+        pthread_mutex_lock(&eng.lock);
+}
+
+void trl_engine_unlock(void)
+{
+    if (eng.threaded)
+        pthread_mutex_unlock(&eng.lock);
+}
+
+/* ---- persistent handles ---- */
+
+static size_t slot_of(MPI_Request r, size_t cap)
+{
+    uint64_t h = 0;
+    memcpy(&h, &r, sizeof r < sizeof h ? sizeof r : sizeof h);
+    return (size_t)((h * 0x9e3779b97f4a7c15ULL) >> 17) & (cap - 1);
+}
+
+/* Room for one more op, so that putting it cannot fail once its handle
+ * exists. */
+static bool table_reserve(void)
+{
+    if (2 * (eng.table_n + 1) > eng.table_cap) {
+        size_t cap = eng.table_cap ? 2 * eng.table_cap : 64;
+        trl_op **t = calloc(cap, sizeof *t);
+        if (!t)
+            return false;
+        for (size_t i = 0; i < eng.table_cap; i++) {
+            trl_op *o = eng.table[i];
+            if (!o)
+                continue;
+            size_t k = slot_of(o->request, cap);
+            while (t[k])
+                k = (k + 1) & (cap - 1);
+            t[k] = o;
+        }
+        free(eng.table);
+        eng.table = t;
+        eng.table_cap = cap;
+    }
+    return true;
+}
+
+static void table_put(trl_op *op)
+{
+    size_t k = slot_of(op->request, eng.table_cap);
+    while (eng.table[k])
+        k = (k + 1) & (eng.table_cap - 1);
+    eng.table[k] = op;
+    eng.table_n++;
+}
+
+trl_op *trl_op_of(MPI_Request r)
+{
+    if (!trl_ops_alive() || r == MPI_REQUEST_NULL)
+        return NULL;
+    trl_engine_lock();
+    trl_op *found = NULL;
+    for (size_t k = slot_of(r, eng.table_cap); eng.table[k]; k = (k + 1) & (eng.table_cap - 1)) {
+        if (eng.table[k]->request == r) {
+            found = eng.table[k];
+            break;
+        }
+    }
+    trl_engine_unlock();
+    return found;
+}
+
+/* Remove op, then put back the entries after it that its slot displaced. */
+static void table_del(trl_op *op)
+{
+    size_t cap = eng.table_cap, k = slot_of(op->request, cap);
+    while (eng.table[k] != op)
+        k = (k + 1) & (cap - 1);
+    eng.table[k] = NULL;
+    eng.table_n--;
+    for (size_t j = (k + 1) & (cap - 1); eng.table[j]; j = (j + 1) & (cap - 1)) {
+        trl_op *o = eng.table[j];
+        eng.table[j] = NULL;
+        size_t i = slot_of(o->request, cap);
+        while (eng.table[i])
+            i = (i + 1) & (cap - 1);
+        eng.table[i] = o;
+    }
+}
+
+/* ---- running ops ---- */
+
+static void link_op(trl_op *op)
+{
+    op->prev = NULL;
+    op->next = eng.head;
+    if (eng.head)
+        eng.head->prev = op;
+    eng.head = op;
+    atomic_fetch_add(&eng.running, 1);
+}
+
+static void unlink_op(trl_op *op)
+{
+    if (op->prev)
+        op->prev->next = op->next;
+    else
+        eng.head = op->next;
+    if (op->next)
+        op->next->prev = op->prev;
+    op->prev = op->next = NULL;
+    atomic_fetch_sub(&eng.running, 1);
+}
+
+static void release(trl_op *op)
+{
+    if (op->in_table) {
+        table_del(op);
+        atomic_fetch_sub(&eng.alive, 1);
+    }
+    if (op->hooks.release)
+        op->hooks.release(op);
+    trl_exec_mem_free(&op->mem);
+    if (op->entry)
+        trl_cache_unpin(op->c, op->entry);
+    if (op->c)
+        trl_comm_release(op->c);
+    free(op);
+}
+
+/* The schedule finished (or failed): finish the buffers, and tell the
+ * program. */
+static void finish(trl_op *op, int rc)
+{
+    unlink_op(op);
+    op->running = false;
+    if (op->hooks.after)
+        op->rc = op->hooks.after(op, rc);
+    else if (rc != MPI_SUCCESS)
+        op->rc = rc;
+    if (op->persistent)
+        op->finished = true;
+    else
+        PMPI_Grequest_complete(op->request);
+}
+
+static int begin(trl_op *op)
+{
+    if (!op->entry) {
+        /* Nothing to move: finished as soon as started. */
+        op->rc = MPI_SUCCESS;
+        link_op(op);
+        op->running = true;
+        finish(op, MPI_SUCCESS);
+        return MPI_SUCCESS;
+    }
+    /* The schedule runs even if preparing failed, so no rank is left
+     * waiting; the failure is reported when it finishes (op->rc). */
+    op->rc = op->hooks.before ? op->hooks.before(op) : MPI_SUCCESS;
+    trl_comm_tags(op->c, &op->call.tag_base, &op->call.tag_span);
+    op->running = true;
+    op->finished = false;
+    link_op(op);
+    int run = trl_exec_start(&op->x, &op->entry->sched, &op->call, &op->mem);
+    if (run != MPI_SUCCESS) {
+        trl_exec_cancel(&op->x);
+        finish(op, run);
+    }
+    return MPI_SUCCESS;
+}
+
+/* One turn over the running ops; the caller holds the lock. */
+static void turn(void)
+{
+    inside = true;
+    for (trl_op *op = eng.head, *next; op; op = next) {
+        next = op->next;
+        bool done;
+        int rc = trl_exec_progress(&op->x, &done);
+        if (rc != MPI_SUCCESS)
+            trl_exec_cancel(&op->x);
+        if (done || rc != MPI_SUCCESS)
+            finish(op, rc);
+    }
+    inside = false;
+}
+
+void trl_engine_progress(void)
+{
+    if (inside || !trl_engine_busy())
+        return;
+    if (eng.threaded && pthread_mutex_trylock(&eng.lock) != 0)
+        return; /* the progress thread is at it */
+    turn();
+    if (eng.threaded)
+        pthread_mutex_unlock(&eng.lock);
+}
+
+/* ---- requests ---- */
+
+static int query_fn(void *extra, MPI_Status *status)
+{
+    trl_op *op = extra;
+    /* What the MPI library's own collectives leave in a status. */
+    memset(status, 0, sizeof *status);
+    status->MPI_SOURCE = 0;
+    status->MPI_TAG = 0;
+    status->MPI_ERROR = op->rc;
+    PMPI_Status_set_elements(status, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(status, 0);
+    return op->rc;
+}
+
+static int free_fn(void *extra)
+{
+    trl_engine_lock();
+    release(extra);
+    trl_engine_unlock();
+    return MPI_SUCCESS;
+}
+
+static int cancel_fn(void *extra, int complete)
+{
+    (void)extra;
+    (void)complete;
+    return MPI_SUCCESS; /* MPI_Cancel never gets here: see requests.c */
+}
+
+int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_cache_entry *e,
+                  const void *sendbuf, void *recvbuf, MPI_Datatype dtype, MPI_Op mpi_op,
+                  const trl_op_hooks *hooks, void *data)
+{
+    trl_op *op = calloc(1, sizeof *op);
+    if (!op) {
+        trl_op tmp = {.hooks = *hooks, .data = data};
+        if (hooks->release)
+            hooks->release(&tmp);
+        return MPI_ERR_NO_MEM;
+    }
+    op->c = c;
+    if (c)
+        trl_comm_hold(c);
+    op->comm = comm;
+    if (e) {
+        op->entry = trl_cache_pin(c, e);
+        op->call = (trl_exec_call){sendbuf, recvbuf, dtype, mpi_op, c->dup, 0, 0, &c->shm, NULL};
+    }
+    op->hooks = *hooks;
+    op->data = data;
+    op->persistent = mode->kind == TRL_MODE_PERSISTENT;
+    int rc;
+    trl_engine_lock();
+    /* A persistent op's handle is a request of the MPI library's own that
+     * it never runs. */
+    static char none;
+    if (!table_reserve())
+        rc = MPI_ERR_NO_MEM;
+    else if (op->persistent)
+        rc = PMPI_Recv_init(&none, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &op->request);
+    else
+        rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->request);
+    if (rc == MPI_SUCCESS) {
+        table_put(op);
+        op->in_table = true;
+        atomic_fetch_add(&eng.alive, 1);
+        *mode->request = op->request;
+        if (!op->persistent)
+            begin(op);
+    } else {
+        release(op);
+    }
+    trl_engine_unlock();
+    return rc;
+}
+
+int trl_op_start(trl_op *op)
+{
+    if (op->running || op->finished)
+        return MPI_ERR_REQUEST; /* started and not completed: erroneous */
+    trl_engine_lock();
+    int rc = begin(op);
+    trl_engine_unlock();
+    return rc;
+}
+
+bool trl_op_take(trl_op *op, int *rc)
+{
+    if (!op->finished)
+        return false;
+    op->finished = false;
+    *rc = op->rc;
+    return true;
+}
+
+int trl_op_free(trl_op *op)
+{
+    if (op->running || op->finished)
+        return MPI_ERR_REQUEST; /* active: the MPI library refuses this too */
+    trl_engine_lock();
+    MPI_Request r = op->request;
+    release(op);
+    trl_engine_unlock();
+    return PMPI_Request_free(&r);
+}
+
+/* ---- the progress thread and the MPI library's hook ---- */
+
+static void *progress_thread(void *arg)
+{
+    (void)arg;
+    struct timespec nap = {0, 20000}; /* 20 us between turns when idle */
+    while (!atomic_load(&eng.stop)) {
+        if (trl_engine_busy()) {
+            pthread_mutex_lock(&eng.lock);
+            turn();
+            pthread_mutex_unlock(&eng.lock);
+        } else {
+            nanosleep(&nap, NULL);
+        }
+    }
+    return NULL;
+}
+
+/* Open MPI calls its progress callbacks from every call that waits or
+ * tests (opal_progress), as it does for its own non-blocking collectives:
+ * registering there lets a program blocked in MPI_Recv advance Trellis'
+ * collectives too, as MPI's progress rule asks. */
+static int hook(void)
+{
+    int before = atomic_load_explicit(&eng.running, memory_order_relaxed);
+    if (before == 0)
+        return 0;
+    trl_engine_progress();
+    return before - atomic_load_explicit(&eng.running, memory_order_relaxed);
+}
+
+void trl_engine_init(int provided)
+{
+    typedef int (*register_fn)(int (*)(void));
+    void *sym = dlsym(RTLD_DEFAULT, "opal_progress_register");
+    if (sym) {
+        register_fn reg;
+        memcpy(&reg, &sym, sizeof reg);
+        reg(hook);
+    }
+    const char *want = getenv("TRELLIS_PROGRESS");
+    if (!want || strcmp(want, "thread") != 0)
+        return;
+    int rank;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (provided < MPI_THREAD_MULTIPLE) {
+        if (rank == 0)
+            trl_log("TRELLIS_PROGRESS=thread needs MPI_THREAD_MULTIPLE (the program asked for "
+                    "less); progress stays in MPI calls");
+        return;
+    }
+    eng.threaded = true;
+    if (pthread_create(&eng.thread, NULL, progress_thread, NULL) != 0) {
+        eng.threaded = false;
+        if (rank == 0)
+            trl_log("TRELLIS_PROGRESS=thread: could not start the thread; progress stays in "
+                    "MPI calls");
+    }
+}
+
+void trl_engine_finalize(void)
+{
+    typedef int (*unregister_fn)(int (*)(void));
+    void *sym = dlsym(RTLD_DEFAULT, "opal_progress_unregister");
+    if (sym) {
+        unregister_fn unreg;
+        memcpy(&unreg, &sym, sizeof unreg);
+        unreg(hook);
+    }
+    if (eng.threaded) {
+        atomic_store(&eng.stop, true);
+        pthread_join(eng.thread, NULL);
+        eng.threaded = false;
+    }
+}

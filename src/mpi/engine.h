@@ -1,0 +1,119 @@
+/* Collectives in flight: non-blocking (MPI_Ixxx) and persistent
+ * (MPI_Xxx_init / MPIX_Xxx_init + MPI_Start) calls, and the progress engine
+ * that advances them (docs/design.md, "Non-blocking and persistent
+ * collectives").
+ *
+ * An op is one call: a pinned cached schedule, an execution of it with its
+ * own working memory, the buffers it runs over, and what to do before it
+ * starts and after it finished (pack and unpack staged data). The program
+ * holds a request for it:
+ *   - non-blocking: a generalized request (MPI_Grequest_start), which the
+ *     engine completes when the schedule finishes; MPI_Wait and friends
+ *     then treat it as any request of the MPI library's;
+ *   - persistent: an inactive persistent request of the MPI library's own
+ *     (a receive from MPI_PROC_NULL, never started by the library) stands
+ *     for it, and Trellis' MPI_Start and completion calls recognise it.
+ * Every op in flight advances whenever the engine runs: inside every
+ * completion call and every Trellis collective, in the MPI library's own
+ * progress loop where it offers a hook (Open MPI), and in a progress
+ * thread with TRELLIS_PROGRESS=thread.
+ */
+#ifndef TRL_ENGINE_H
+#define TRL_ENGINE_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "exec/exec_mpi.h"
+#include "mpi/runtime.h"
+
+typedef enum {
+    TRL_MODE_BLOCKING,
+    TRL_MODE_NONBLOCKING, /* MPI_Ixxx: start now, complete later */
+    TRL_MODE_PERSISTENT,  /* MPI_Xxx_init: start at each MPI_Start */
+} trl_mode_kind;
+
+/* How a collective was called, passed down from its entry point. */
+typedef struct {
+    trl_mode_kind kind;
+    MPI_Request *request; /* the program's, for the two kinds above */
+} trl_mode;
+
+typedef struct trl_op trl_op;
+
+/* What an op does around each run of its schedule: before(op) prepares the
+ * buffers (packs staged data) and returns an MPI error code; after(op, rc)
+ * finishes them (unpacks) and returns the call's result; release(op)
+ * frees what they own when the op goes. Any may be NULL. */
+typedef struct {
+    int (*before)(trl_op *op);
+    int (*after)(trl_op *op, int rc);
+    void (*release)(trl_op *op);
+} trl_op_hooks;
+
+struct trl_op {
+    trl_op *prev, *next; /* in the engine's list while running */
+    trl_comm *c;
+    MPI_Comm comm;             /* the program's, for its error handler */
+    trl_cache_entry *entry;    /* pinned while the op lives */
+    trl_exec_call call;
+    trl_exec x;
+    trl_exec_mem mem;
+    trl_op_hooks hooks;
+    void *data;                /* the hooks' own */
+    MPI_Request request;       /* the program's handle */
+    bool persistent;
+    bool in_table;             /* findable by its handle (trl_op_of) */
+    bool running;              /* started and not yet finished */
+    bool finished;             /* persistent: finished, not yet completed by
+                                  a completion call */
+    int rc;                    /* the last run's result */
+};
+
+/* Start the engine (from MPI_Init, after the runtime): the progress hook,
+ * and the thread where TRELLIS_PROGRESS=thread and MPI_THREAD_MULTIPLE
+ * allow it. provided: the thread level MPI gave. */
+void trl_engine_init(int provided);
+/* Stop it (from MPI_Finalize): finishes nothing; ops left running are the
+ * program's error, as with the MPI library. */
+void trl_engine_finalize(void);
+
+/* Advance every op in flight once. Safe to call from anywhere, any number
+ * of times: it does nothing while already running on this thread. */
+void trl_engine_progress(void);
+
+/* Whether any op is in flight (cheap: a counter). */
+bool trl_engine_busy(void);
+
+/* Serve a call that is not blocking: make an op over the cached entry e
+ * (NULL: nothing to move, every run finishes at once; c may then be NULL)
+ * and the given buffers, hand it the hooks (with data, which it then owns:
+ * release is called when it goes), and either start it and return a
+ * generalized request (non-blocking) or return a persistent handle
+ * (persistent). On failure, nothing is left behind (release was called).
+ * Returns an MPI error code. */
+int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_cache_entry *e,
+                  const void *sendbuf, void *recvbuf, MPI_Datatype dtype, MPI_Op op,
+                  const trl_op_hooks *hooks, void *data);
+
+
+/* The op a handle stands for (non-blocking or persistent), or NULL. */
+trl_op *trl_op_of(MPI_Request request);
+
+/* Persistent requests: start; whether it finished (then it becomes
+ * inactive: *rc is its result); free an inactive one. */
+int trl_op_start(trl_op *op);
+bool trl_op_take(trl_op *op, int *rc);
+int trl_op_free(trl_op *op);
+
+/* Whether any Trellis request exists (cheap). */
+bool trl_ops_alive(void);
+
+/* The engine's lock, for callers that run schedules outside it while a
+ * progress thread may run (blocking collectives with TRELLIS_PROGRESS=
+ * thread). */
+void trl_engine_lock(void);
+void trl_engine_unlock(void);
+bool trl_engine_threaded(void);
+
+#endif

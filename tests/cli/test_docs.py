@@ -1,0 +1,133 @@
+"""The documentation's examples against the real output: every ```console block of
+README.md and docs/*.md is run, and what it shows must be what the commands print.
+
+A console block holds commands, each on a line starting with "$ " (a line ending in a
+backslash goes on), and after each the output it shows: stdout and stderr together, line
+by line; a line "..." stands for any number of lines. The commands of one block run in
+order in a fresh directory, with the `trellis` command first on PATH, no TRELLIS_*
+variable set, and `./app` there being seed 000's global-reduction program (the program
+the README's examples run). Also checked: every `built-in:N: RULE` the documents cite is
+line N of the built-in rules, and every rules example in docs/rules.md parses."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from trellis import native
+
+REPO = Path(__file__).resolve().parents[2]
+DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+FENCE = re.compile(r"^( *)```(\w*)[^\n]*\n(.*?)^\1```", re.MULTILINE | re.DOTALL)
+
+
+@dataclass
+class Example:
+    where: str  # file:line of the command
+    command: str
+    shown: list[str]
+
+
+def blocks(path: Path, language: str | None = None) -> list[tuple[int, str, str]]:
+    """(line of the block's first line, language, text) of every fenced block."""
+    text = path.read_text()
+    found = []
+    for m in FENCE.finditer(text):
+        if language is None or m.group(2) == language:
+            body = textwrap.dedent(m.group(3))  # a block within a list item is indented
+            found.append((text.count("\n", 0, m.start(3)) + 1, m.group(2), body))
+    return found
+
+
+def examples(path: Path, first: int, text: str) -> list[Example]:
+    out: list[Example] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        assert line.startswith("$ "), f"{path.name}:{first + i}: expected a '$ ' command"
+        where, command = f"{path.name}:{first + i}", line[2:]
+        while command.endswith("\\"):
+            i += 1
+            command = command[:-1] + lines[i]
+        i += 1
+        shown = []
+        while i < len(lines) and not lines[i].startswith("$ "):
+            shown.append(lines[i])
+            i += 1
+        out.append(Example(where, command, shown))
+    return out
+
+
+def console_blocks() -> list:
+    return [pytest.param(path, first, text, id=f"{path.name}:{first}")
+            for path in DOCUMENTS for first, _, text in blocks(path, "console")]  # fmt: skip
+
+
+def matches(shown: list[str], printed: list[str]) -> bool:
+    """Whether the printed lines are the shown ones, "..." standing for any lines."""
+    if not shown:
+        return not printed
+    if shown[0] == "...":
+        return any(matches(shown[1:], printed[k:]) for k in range(len(printed) + 1))
+    return bool(printed) and printed[0] == shown[0] and matches(shown[1:], printed[1:])
+
+
+def test_there_are_console_examples() -> None:
+    assert len(console_blocks()) >= 6
+
+
+@pytest.mark.parametrize(("path", "first", "text"), console_blocks())
+def test_console_example(path: Path, first: int, text: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRELLIS_")}
+    env["TRELLIS_BUILD"] = str(native.build_dir())
+    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+    (tmp_path / "app").symlink_to(native.built_file("bench/global_reduction"))
+    for ex in examples(path, first, text):
+        proc = subprocess.run(["bash", "-c", ex.command], cwd=tmp_path, env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
+                              check=False)  # fmt: skip
+        printed = proc.stdout.splitlines()
+        assert matches(ex.shown, printed), (
+            f"{ex.where}: $ {ex.command}\nshown:\n" + "\n".join(ex.shown)
+            + "\nprinted:\n" + "\n".join(printed)
+        )  # fmt: skip
+
+
+def test_cited_built_in_rules_are_those_lines() -> None:
+    builtin = native.info("builtin-rules").splitlines()
+    cited = 0
+    for path in DOCUMENTS:
+        for m in re.finditer(r"built-in:(\d+): ([^)`\n]+)", path.read_text()):
+            line, text = int(m.group(1)), m.group(2).split(": ")[0].strip()
+            assert " ".join(builtin[line - 1].split()) == " ".join(text.split()), (
+                f"{path.name}: built-in:{line} is {builtin[line - 1]!r}, not {text!r}"
+            )
+            cited += 1
+    assert cited >= 1
+
+
+def test_rules_examples_parse(tmp_path: Path) -> None:
+    """Every block of docs/rules.md made of rules (and comments) parses; those naming
+    tree files only get files that exist."""
+    collectives = {a["collective"] for a in json.loads(native.info("algorithms"))}
+    checked = 0
+    for first, language, text in blocks(REPO / "docs" / "rules.md"):
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        rule_like = all(ln.split()[0] in collectives or ln.startswith("#") for ln in lines)
+        if language or not rule_like or "file=" in text:
+            continue
+        rules = tmp_path / f"block{first}.rules"
+        rules.write_text(text)
+        proc = subprocess.run([str(native.built_file(native.INFO_TOOL)), "explain", "barrier",
+                               "--ranks", "1", "--rules", str(rules)],
+                              capture_output=True, text=True, check=False)  # fmt: skip
+        assert proc.returncode == 0, f"rules.md:{first}: {proc.stderr}"
+        checked += 1
+    assert checked >= 5
