@@ -169,6 +169,10 @@ static int cmd_algorithms(void)
         fputs(", \"restrictions\": [", stdout);
         if (a->needs & TRL_NEEDS_COMMUTATIVE)
             json_string(stdout, "commutative");
+        if (a->needs & TRL_NEEDS_BLOCK_PLACEMENT) {
+            fputs(a->needs & TRL_NEEDS_COMMUTATIVE ? ", " : "", stdout);
+            json_string(stdout, "placement=block");
+        }
         fputs("], \"params\": [", stdout);
         for (const trl_param_spec *p = a->params; p && p->name; p++) {
             if (p != a->params)
@@ -653,13 +657,21 @@ static int cmd_explain(int argc, char **argv)
 
     char layout[1024];
     trl_topo_format(&topo, layout, sizeof layout);
+    /* What the layout filters saw, so a rule's hosts=, ranks_per_host= and
+     * placement= can be checked against it. */
+    trl_layout_stats seen = trl_topo_stats(&topo, (int)o.ranks);
+    const char *placement = seen.block ? "block" : "other";
     if (o.mode == OUT_JSON) {
         print_choice_json(&o, &ch, &sel, stdout);
         fputs(", \"layout\": ", stdout);
         json_string(stdout, layout);
+        fprintf(stdout, ",\n \"hosts\": %d, \"ranks_per_host\": %d, \"placement\": \"%s\"",
+                seen.hosts, seen.ranks_per_host, placement);
     } else if (o.mode != OUT_GOAL) {
         print_choice_text(&o, &ch, &sel, stdout);
         printf("%s\n", layout);
+        printf("the rules saw: hosts=%d ranks_per_host=%d placement=%s\n", seen.hosts,
+               seen.ranks_per_host, placement);
     }
 
     if (!ch.algo->build) {

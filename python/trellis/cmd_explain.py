@@ -73,10 +73,13 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     )
     parser.add_argument(
         "--topology",
+        "--layout",
+        dest="topology",
         metavar="LAYOUT",
         help="where the ranks sit, as in TRELLIS_TOPOLOGY (a layout such as 'hosts=4 "
         "ranks_per_host=4', or a layout file; docs/topology.md); default: TRELLIS_TOPOLOGY, "
-        "else all ranks on one host",
+        "else all ranks on one host. The rules' hosts=, ranks_per_host= and placement= filters "
+        "see this layout; the output says what they saw",
     )
     parser.add_argument("--rank", type=int, metavar="R", help="only this rank's schedule")
     form = parser.add_mutually_exclusive_group()

@@ -35,14 +35,24 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     )
     parser.add_argument("file", nargs="?", type=Path, help="a tree or script file")
     parser.add_argument("--direction", choices=["reduce", "bcast"], help="only this direction")
-    parser.add_argument("--rules", help="draw the schedule these rules choose (inline or a file)")
+    parser.add_argument(
+        "--rules",
+        help="draw the schedule these rules choose (inline or a file; '' for the built-in "
+        "rules alone), and say which rule chose it",
+    )
     parser.add_argument("--collective", default="allreduce", help="with --rules (allreduce)")
     parser.add_argument("--ranks", type=int, help="with --rules: communicator size")
     parser.add_argument(
         "--bytes", type=cmd_explain.size_argument, default=4, help="with --rules (4)"
     )
     parser.add_argument("--root", type=int, help="with --rules: root of a rooted collective")
-    parser.add_argument("--layout", help="TRELLIS_TOPOLOGY text or a layout file")
+    parser.add_argument(
+        "--layout",
+        "--topology",
+        dest="layout",
+        help="TRELLIS_TOPOLOGY text or a layout file; with --rules the rules' layout filters "
+        "(hosts=, ranks_per_host=, placement=) see it too",
+    )
     parser.add_argument("--out", required=True, metavar="PREFIX", help="PREFIX.svg and PREFIX.png")
     parser.set_defaults(func=run)
 
@@ -201,7 +211,23 @@ def show_schedule(args: argparse.Namespace) -> str:
         f"{pic.rounds} messages; arcs crossing hosts: {crossing} of {len(arcs)} "
         f"({messages} messages)"
     )
+    out += chosen_by(data)
     return "\n".join(out) + "\n"
+
+
+def chosen_by(data: dict) -> list[str]:
+    """Which rule chose the algorithm, what the layout filters saw, and any rule passed
+    over on the way (as `trellis explain` says)."""
+    rule = data["rule"]
+    seen = f"hosts={data['hosts']} ranks_per_host={data['ranks_per_host']}"
+    lines = [
+        f"chosen by: {rule['source']}:{rule['line']}: {rule['text']}",
+        f"the rules saw: {seen} placement={data['placement']}",
+    ]
+    if data["rejected"]:
+        r = data["rejected"]
+        lines.append(f"passed over: {r['source']}:{r['line']}: {r['text']}: {r['why']}")
+    return lines
 
 
 def run(args: argparse.Namespace) -> str:

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/status.h"
+#include "topo/topo.h"
 
 static const char *const coll_names[] = {
 #define TRL_COLL_NAME(id, name, mpi) name,
@@ -135,6 +136,8 @@ const char *trl_algo_unusable(const trl_algo *algo, const trl_coll_args *a)
     if ((algo->needs & TRL_NEEDS_ALL_COUNTS) && a->call != TRL_CALL_BLOCKING)
         return "it needs every rank's counts, which a non-blocking or persistent call cannot "
                "exchange before it returns";
+    if ((algo->needs & TRL_NEEDS_BLOCK_PLACEMENT) && !trl_topo_stats(a->topo, a->size).block)
+        return "it needs placement=block (every host holding consecutive ranks)";
     if (algo->unusable) {
         trl_coll_args self = *a;
         self.algo = algo;

@@ -211,6 +211,10 @@ enum {
     /* gatherv, scatterv: every rank must know every rank's count (the
      * runtime exchanges them before it builds the schedule). */
     TRL_NEEDS_ALL_COUNTS = 1 << 1,
+    /* Every host holds consecutive ranks of the communicator (the rules'
+     * placement=block, from a->topo): the hierarchical forms that keep
+     * rank order across hosts (reduce_scatter, scan). */
+    TRL_NEEDS_BLOCK_PLACEMENT = 1 << 2,
 };
 
 typedef int (*trl_build_fn)(const trl_coll_args *a, trl_sched *s);

@@ -80,6 +80,44 @@ static const trl_param_spec hier_barrier_params[] = {
     {0},
 };
 
+/* The two-level forms whose steps are other collectives: one parameter
+ * per step, named for where it runs or what it does. */
+static const trl_param_spec hier_sharded_bcast_params[] = {
+    LEVEL_PARAM("scatter", TRL_COLL_SCATTERV, "linear", 0,
+                "the scatterv of the pieces within the root's host"),
+    LEVEL_PARAM("world", TRL_COLL_BCAST, "binomial", 0,
+                "the bcast of each piece among its holders, one per host"),
+    LEVEL_PARAM("allgather", TRL_COLL_ALLGATHERV, "ring", 0, "the allgatherv within each host"),
+    {0},
+};
+static const trl_param_spec hier_sharded_allreduce_params[] = {
+    LEVEL_PARAM("reduce_scatter", TRL_COLL_REDUCE_SCATTER, "ring", 0,
+                "the reduce_scatter within each host"),
+    LEVEL_PARAM("world", TRL_COLL_ALLREDUCE, "ring", 0,
+                "the allreduce of each piece among its holders, one per host"),
+    LEVEL_PARAM("allgather", TRL_COLL_ALLGATHERV, "ring", 0, "the allgatherv within each host"),
+    {0},
+};
+static const trl_param_spec hier_reduce_scatter_params[] = {
+    LEVEL_PARAM("host", TRL_COLL_REDUCE, "binomial", 0, "the reduce within each host"),
+    LEVEL_PARAM("world", TRL_COLL_REDUCE_SCATTER, "reduce_scatterv", 0,
+                "the reduce_scatter among the hosts' leaders, each getting its host's blocks"),
+    LEVEL_PARAM("scatter", TRL_COLL_SCATTERV, "linear", 0,
+                "the scatterv of the blocks within each host"),
+    {0},
+};
+#define HIER_SCAN_PARAMS(coll)                                                              \
+    {                                                                                       \
+        LEVEL_PARAM("host", coll, "linear", 0, "the scan within each host"),                \
+        LEVEL_PARAM("world", TRL_COLL_EXSCAN, "recursive_doubling", 0,                      \
+                    "the exscan of the hosts' totals among their last ranks"),              \
+        LEVEL_PARAM("bcast", TRL_COLL_BCAST, "binomial", 0,                                 \
+                    "the bcast of the hosts before it within each host"),                   \
+        {0},                                                                                \
+    }
+static const trl_param_spec hier_scan_params[] = HIER_SCAN_PARAMS(TRL_COLL_SCAN);
+static const trl_param_spec hier_exscan_params[] = HIER_SCAN_PARAMS(TRL_COLL_EXSCAN);
+
 /* tree: a tree or script file (docs/trees.md). */
 #define TREE_FILE_PARAM                                                                  \
     {"file", TRL_PARAM_FILE, NULL, 0, 0, 0, "the tree or script file (docs/trees.md)", \
@@ -112,6 +150,7 @@ static const trl_param_spec tree_reduce_params[] = {
 #define EX TRL_COLL_EXSCAN
 #define COMM TRL_NEEDS_COMMUTATIVE
 #define ALLC TRL_NEEDS_ALL_COUNTS
+#define BLOCK TRL_NEEDS_BLOCK_PLACEMENT
 
 const trl_algo trl_algorithms[] = {
     {B, "linear", "the root sends the whole message to every rank", "(p-1)(a + nb)", 0, NULL,
@@ -128,6 +167,10 @@ const trl_algo trl_algorithms[] = {
      "(log2(p)+p-1)a + 2nb(p-1)/p", 0, NULL, trl_bcast_scatter_allgather},
     {B, "hier", "a bcast per level of a hierarchy (hosts, sockets, ...), top level first",
      "the levels' bcasts", 0, hier_bcast_params, trl_bcast_hier},
+    {B, "hier_sharded",
+     "large messages: scatter in the root's host, a bcast per piece across hosts, allgather "
+     "in each", "scatter + h-host bcasts of n/S each (S ranks a host) + allgather", 0,
+     hier_sharded_bcast_params, trl_bcast_hier_sharded},
     {B, "tree", "the bcast tree of a tree or script file", "depth x children x (a + nb)", 0,
      tree_bcast_params, trl_bcast_tree_file, trl_bcast_tree_file_unusable},
 
@@ -143,8 +186,10 @@ const trl_algo trl_algorithms[] = {
      "(p-2+n/s)(a + sb + sg)", 0, segment_only, trl_reduce_chain},
     {R, "rabenseifner", "reduce-scatter by recursive halving, then binomial gather",
      "2log2(p)a + 2nb(p-1)/p + ng(p-1)/p", COMM, NULL, trl_reduce_rabenseifner},
-    {R, "hier", "a reduce per level of a hierarchy (hosts, sockets, ...), lowest level first",
-     "the levels' reduces", COMM, hier_reduce_params, trl_reduce_hier},
+    {R, "hier",
+     "a reduce per level of a hierarchy (hosts, sockets, ...), lowest level first; "
+     "non-commutative operations where every level's groups are runs of ranks",
+     "the levels' reduces", 0, hier_reduce_params, trl_reduce_hier, trl_hier_unusable},
     {R, "tree", "the reduce tree of a tree or script file", "depth x children x (a + nb + ng)", 0,
      tree_reduce_params, trl_reduce_tree_file, trl_reduce_tree_file_unusable},
 
@@ -160,9 +205,16 @@ const trl_algo trl_algorithms[] = {
      "2(radix-1)log_radix(p)(a + nb)", 0, radix_only, trl_allreduce_knomial},
     {AR, "direct", "every rank sends its vector to every other and combines all p itself",
      "(p-1)(a + nb + ng), one message deep", 0, NULL, trl_allreduce_direct},
-    {AR, "hier", "reduce up the levels of a hierarchy, allreduce at the top, bcast down",
-     "the levels' reduces and bcasts + the top's allreduce", COMM, hier_allreduce_params,
-     trl_allreduce_hier},
+    {AR, "hier",
+     "reduce up the levels of a hierarchy, allreduce at the top, bcast down; "
+     "non-commutative operations where every level's groups are runs of ranks",
+     "the levels' reduces and bcasts + the top's allreduce", 0, hier_allreduce_params,
+     trl_allreduce_hier, trl_hier_unusable},
+    {AR, "hier_sharded",
+     "large vectors: reduce-scatter in each host, an allreduce per piece across hosts, "
+     "allgather in each", "reduce_scatter + h-host allreduces of n/S each (S ranks a host) + "
+     "allgather", 0, hier_sharded_allreduce_params, trl_allreduce_hier_sharded,
+     trl_allreduce_hier_sharded_unusable},
     {AR, "tree", "the reduce tree of a tree or script file, then its bcast tree",
      "reduce tree + bcast tree", 0, tree_reduce_params, trl_allreduce_tree_file,
      trl_allreduce_tree_file_unusable},
@@ -232,21 +284,33 @@ const trl_algo trl_algorithms[] = {
      "log2(p)a + nb(p-1)/p + ng(p-1)/p", COMM, NULL, trl_reduce_scatter_recursive_halving},
     {RS, "ring", "p-1 steps around the ring, each adding one block",
      "(p-1)a + nb(p-1)/p + ng(p-1)/p", COMM, NULL, trl_reduce_scatter_ring},
+    {RS, "hier", "reduce in each host, reduce-scatter among the hosts' leaders, scatter in each",
+     "host reduce + h-leader reduce_scatter + host scatter", BLOCK, hier_reduce_scatter_params,
+     trl_reduce_scatter_hier, trl_reduce_scatter_hier_unusable},
     {RSB, "reduce_scatterv", "a binomial reduce to rank 0, then a linear scatter of the blocks",
      "log2(p)(a + nb + ng) + (p-1)a + nb", 0, NULL, trl_reduce_scatter_reduce_scatterv},
     {RSB, "recursive_halving", "exchange half the vector with the rank at distance p/2, p/4, ...",
      "log2(p)a + nb(p-1)/p + ng(p-1)/p", COMM, NULL, trl_reduce_scatter_recursive_halving},
     {RSB, "ring", "p-1 steps around the ring, each adding one block",
      "(p-1)a + nb(p-1)/p + ng(p-1)/p", COMM, NULL, trl_reduce_scatter_ring},
+    {RSB, "hier", "reduce in each host, reduce-scatter among the hosts' leaders, scatter in each",
+     "host reduce + h-leader reduce_scatter + host scatter", BLOCK, hier_reduce_scatter_params,
+     trl_reduce_scatter_hier, trl_reduce_scatter_hier_unusable},
 
     {SC, "linear", "a chain: receive the prefix from rank-1, add, pass on to rank+1",
      "(p-1)(a + nb + ng)", 0, NULL, trl_scan_linear},
     {SC, "recursive_doubling", "round k: exchange partial results with rank +- 2^k",
      "log2(p)(a + nb + 2ng)", 0, NULL, trl_scan_recursive_doubling},
+    {SC, "hier", "scan in each host, exscan of the hosts' totals, bcast of the prefix in each",
+     "host scan + h-host exscan + host bcast + ng", BLOCK, hier_scan_params, trl_scan_hier,
+     trl_scan_hier_unusable},
     {EX, "linear", "a chain: receive the prefix from rank-1, add, pass on to rank+1",
      "(p-1)(a + nb + ng)", 0, NULL, trl_exscan_linear},
     {EX, "recursive_doubling", "round k: exchange partial results with rank +- 2^k",
      "log2(p)(a + nb + 2ng)", 0, NULL, trl_exscan_recursive_doubling},
+    {EX, "hier", "exscan in each host, exscan of the hosts' totals, bcast of the prefix in each",
+     "host exscan + h-host exscan + host bcast + ng", BLOCK, hier_exscan_params, trl_exscan_hier,
+     trl_scan_hier_unusable},
 
     /* Not Trellis' own: the call goes to the MPI library unchanged. A rule
      * can choose it, and the benchmarks compare against it. */

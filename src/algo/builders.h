@@ -13,6 +13,7 @@ TRL_BUILDER(bcast, kary)
 TRL_BUILDER(bcast, chain)
 TRL_BUILDER(bcast, scatter_allgather)
 TRL_BUILDER(bcast, hier)
+TRL_BUILDER(bcast, hier_sharded)
 TRL_BUILDER(bcast, tree_file)
 
 TRL_BUILDER(reduce, linear)
@@ -31,6 +32,7 @@ TRL_BUILDER(allreduce, rabenseifner)
 TRL_BUILDER(allreduce, knomial)
 TRL_BUILDER(allreduce, direct)
 TRL_BUILDER(allreduce, hier)
+TRL_BUILDER(allreduce, hier_sharded)
 TRL_BUILDER(allreduce, tree_file)
 
 TRL_BUILDER(barrier, linear)
@@ -63,13 +65,24 @@ TRL_BUILDER(alltoallv, pairwise)
 TRL_BUILDER(reduce_scatter, reduce_scatterv)
 TRL_BUILDER(reduce_scatter, recursive_halving)
 TRL_BUILDER(reduce_scatter, ring)
+TRL_BUILDER(reduce_scatter, hier)
 
 TRL_BUILDER(scan, linear)
 TRL_BUILDER(scan, recursive_doubling)
 TRL_BUILDER(exscan, linear)
 TRL_BUILDER(exscan, recursive_doubling)
+TRL_BUILDER(scan, hier)
+TRL_BUILDER(exscan, hier)
 
 #undef TRL_BUILDER
+
+/* hier reduce and allreduce: a non-commutative operation only where every
+ * level keeps rank order, with level algorithms that serve it (hier.c). */
+const char *trl_hier_unusable(const trl_coll_args *a);
+/* The other hierarchical forms' layouts and operations they cannot serve. */
+const char *trl_allreduce_hier_sharded_unusable(const trl_coll_args *a);
+const char *trl_reduce_scatter_hier_unusable(const trl_coll_args *a);
+const char *trl_scan_hier_unusable(const trl_coll_args *a);
 
 /* The tree algorithms' checks of their file against a call. */
 const char *trl_bcast_tree_file_unusable(const trl_coll_args *a);

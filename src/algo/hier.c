@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/builders.h"
 #include "core/status.h"
 #include "topo/topo.h"
 
@@ -42,26 +43,38 @@ static uint64_t domain(const trl_topo *t, trl_level_kind kind, int rank)
     }
 }
 
-/* One level: sort the ranks taking part (part[0..n)) into groups, keep
- * this rank's, and leave the leaders in part[] for the next level. */
-static int one_level(trl_hier *h, const trl_coll_args *a, int level, int root, int *part, int *n)
+/* The ranks taking part in a level (part[0..n), in rank order), each with
+ * the key of its group, sorted into groups: m[] (n entries) by key, each
+ * group's ranks in rank order. */
+static member *level_groups(const trl_levels *levels, const trl_coll_args *a, int level,
+                            const int *part, int n)
 {
-    trl_level_kind kind = h->levels.kind[level];
-    member *m = malloc((size_t)*n * sizeof *m);
+    trl_level_kind kind = levels->kind[level];
+    member *m = malloc((size_t)(n > 0 ? n : 1) * sizeof *m);
     if (!m)
-        return TRL_ERR_NOMEM;
-    for (int i = 0; i < *n; i++)
+        return NULL;
+    for (int i = 0; i < n; i++)
         m[i] = (member){domain(a->topo, kind, part[i]), part[i]};
     if (kind == TRL_LEVEL_GROUP) {
         /* Runs of K within a host: part[] is in rank order, so a stable
          * sort by host keeps each host's ranks in order. */
-        qsort(m, (size_t)*n, sizeof *m, by_key_then_rank);
-        for (int i = 0, pos = 0; i < *n; i++) {
+        qsort(m, (size_t)n, sizeof *m, by_key_then_rank);
+        for (int i = 0, pos = 0; i < n; i++) {
             pos = i > 0 && (m[i].key >> 42) == (m[i - 1].key >> 42) ? pos + 1 : 0;
-            m[i].key = (m[i].key >> 42) << 42 | (uint64_t)(pos / h->levels.group);
+            m[i].key = (m[i].key >> 42) << 42 | (uint64_t)(pos / levels->group);
         }
     }
-    qsort(m, (size_t)*n, sizeof *m, by_key_then_rank);
+    qsort(m, (size_t)n, sizeof *m, by_key_then_rank);
+    return m;
+}
+
+/* One level: sort the ranks taking part (part[0..n)) into groups, keep
+ * this rank's, and leave the leaders in part[] for the next level. */
+static int one_level(trl_hier *h, const trl_coll_args *a, int level, int root, int *part, int *n)
+{
+    member *m = level_groups(&h->levels, a, level, part, *n);
+    if (!m)
+        return TRL_ERR_NOMEM;
     int leaders = 0, rc = TRL_OK;
     for (int lo = 0, hi; lo < *n; lo = hi) {
         int lead = lo, mine = -1;
@@ -137,18 +150,25 @@ int trl_hier_run(const trl_coll_args *a, trl_sched *s, const trl_hier_group *g, 
                  const trl_algo *algo, const trl_params *params, trl_ref send, trl_ref recv,
                  bool in_place)
 {
-    if (!algo || !algo->build || algo->coll != coll)
+    trl_coll_args call = *a;
+    call.coll = coll;
+    call.in_place = in_place;
+    return trl_hier_run_call(&call, s, g, algo, params, send, recv);
+}
+
+int trl_hier_run_call(const trl_coll_args *call, trl_sched *s, const trl_hier_group *g,
+                      const trl_algo *algo, const trl_params *params, trl_ref send, trl_ref recv)
+{
+    if (!algo || !algo->build || algo->coll != call->coll)
         return TRL_ERR_UNSUPPORTED;
     trl_params view;
     int rc = trl_params_view(params, algo, &view);
     if (rc)
         return rc;
-    trl_coll_args args = *a;
-    args.coll = coll;
+    trl_coll_args args = *call;
     args.rank = g->me;
     args.size = g->n;
     args.root = g->leader;
-    args.in_place = in_place;
     args.params = &view;
     args.algo = algo;
     args.topo = NULL; /* a group's own ranks; the levels did the placing */
@@ -166,4 +186,167 @@ int trl_hier_run(const trl_coll_args *a, trl_sched *s, const trl_hier_group *g, 
     if (rc == TRL_OK)
         trl_sched_fence(s);
     return rc ? rc : s->status;
+}
+
+/* ---- hosts as a whole, levels' algorithms, rank order --------------------- */
+
+static int by_int(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+static int by_lowest_rank(const void *x, const void *y)
+{
+    const member *a = x, *b = y;
+    return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+int trl_hier_hosts_init(trl_hier_hosts *hh, const trl_coll_args *a)
+{
+    memset(hh, 0, sizeof *hh);
+    const trl_topo *t = a->topo;
+    int p = a->size, nh = t && t->nhosts > 0 ? t->nhosts : 1;
+    /* Each host's lowest rank and its place in the host order. */
+    member *low = malloc((size_t)nh * sizeof *low);
+    int *order = malloc((size_t)nh * sizeof *order), *count = calloc((size_t)nh + 1, sizeof *count);
+    hh->first = malloc(((size_t)nh + 1) * sizeof *hh->first);
+    hh->rank = malloc((size_t)(p > 0 ? p : 1) * sizeof *hh->rank);
+    int rc = low && order && count && hh->first && hh->rank ? TRL_OK : TRL_ERR_NOMEM;
+    for (int h = 0; rc == TRL_OK && h < nh; h++)
+        low[h] = (member){(uint64_t)h, p};
+    for (int r = p - 1; rc == TRL_OK && r >= 0; r--) {
+        int h = t && t->nhosts > 0 ? t->host[r] : 0;
+        low[h].rank = r;
+        count[h]++;
+    }
+    if (rc == TRL_OK) {
+        qsort(low, (size_t)nh, sizeof *low, by_lowest_rank);
+        while (nh > 0 && low[nh - 1].rank == p) /* a host with no rank here */
+            nh--;
+        hh->n = nh;
+        hh->first[0] = 0;
+        for (int i = 0; i < nh; i++) {
+            order[low[i].key] = i;
+            hh->first[i + 1] = hh->first[i] + count[low[i].key];
+        }
+        for (int i = 0; i < nh; i++) /* now where host i's next rank goes */
+            count[i] = hh->first[i];
+        for (int r = 0; r < p; r++) {
+            int i = order[t && t->nhosts > 0 ? t->host[r] : 0];
+            if (r == a->rank) {
+                hh->mine = i;
+                hh->me_at = count[i];
+            }
+            hh->rank[count[i]++] = r;
+        }
+    }
+    free(low);
+    free(order);
+    free(count);
+    if (rc)
+        trl_hier_hosts_free(hh);
+    return rc;
+}
+
+void trl_hier_hosts_free(trl_hier_hosts *hh)
+{
+    free(hh->first);
+    free(hh->rank);
+    memset(hh, 0, sizeof *hh);
+}
+
+trl_hier_group trl_hier_host_group(const trl_hier_hosts *hh, int h, int leader)
+{
+    int at = hh->first[h];
+    trl_hier_group g = {hh->first[h + 1] - at, hh->rank + at, leader, -1};
+    if (h == hh->mine)
+        g.me = hh->me_at - at;
+    return g;
+}
+
+int trl_hier_hosts_one_each(const trl_hier_hosts *hh, bool last, trl_hier_group *g)
+{
+    *g = (trl_hier_group){hh->n, malloc((size_t)hh->n * sizeof *g->ranks), 0, -1};
+    if (!g->ranks)
+        return TRL_ERR_NOMEM;
+    for (int h = 0; h < hh->n; h++) {
+        int at = last ? hh->first[h + 1] - 1 : hh->first[h];
+        g->ranks[h] = hh->rank[at];
+        if (at == hh->me_at)
+            g->me = h;
+    }
+    return TRL_OK;
+}
+
+const char *trl_hier_level_unusable(const trl_coll_args *a, const char *name)
+{
+    const trl_params *params;
+    const trl_algo *algo = trl_param_level(a, name, &params);
+    if (!algo)
+        return "a level's algorithm is missing";
+    /* As trl_hier_run runs it: its own parameters, no topology. */
+    trl_coll_args level = *a;
+    level.coll = algo->coll;
+    level.params = params;
+    level.algo = algo;
+    level.topo = NULL;
+    return trl_algo_unusable(algo, &level) ? "a level's algorithm needs a commutative operation"
+                                           : NULL;
+}
+
+bool trl_hier_keeps_rank_order(const trl_coll_args *a, const trl_levels *levels)
+{
+    int n = a->size;
+    /* The ranks taking part, in rank order, and the run of ranks each
+     * stands for: [lo[r], hi[r]) for rank r. */
+    int *part = malloc((size_t)(n > 0 ? n : 1) * sizeof *part);
+    int *lo = malloc((size_t)(n > 0 ? n : 1) * sizeof *lo);
+    int *hi = malloc((size_t)(n > 0 ? n : 1) * sizeof *hi);
+    bool keeps = part && lo && hi;
+    for (int r = 0; keeps && r < n; r++) {
+        part[r] = r;
+        lo[r] = r;
+        hi[r] = r + 1;
+    }
+    for (int level = 0; keeps && level < levels->n - 1; level++) { /* world is one group */
+        member *m = level_groups(levels, a, level, part, n);
+        if (!m) {
+            keeps = false;
+            break;
+        }
+        int leaders = 0;
+        for (int g = 0, end; g < n; g = end) {
+            for (end = g + 1; end < n && m[end].key == m[g].key; end++)
+                keeps = keeps && lo[m[end].rank] == hi[m[end - 1].rank];
+            int lead = m[g].rank; /* which member leads does not change the run */
+            hi[lead] = hi[m[end - 1].rank];
+            part[leaders++] = lead;
+        }
+        free(m);
+        /* Leaders in rank order, as trl_hier_init keeps them. */
+        qsort(part, (size_t)leaders, sizeof *part, by_int);
+        n = leaders;
+    }
+    free(part);
+    free(lo);
+    free(hi);
+    return keeps;
+}
+
+const char *trl_hier_unusable(const trl_coll_args *a)
+{
+    if (a->commutative)
+        return NULL;
+    trl_levels levels;
+    trl_levels_decode(trl_param_int(a, "levels"), &levels);
+    for (int i = 0; i < levels.n; i++) {
+        const char *why = trl_hier_level_unusable(a, trl_level_name(levels.kind[i]));
+        if (why)
+            return why;
+    }
+    if (!trl_hier_keeps_rank_order(a, &levels))
+        return "a non-commutative operation needs every group of every level to hold "
+               "consecutive ranks (placement=block)";
+    return NULL;
 }

@@ -46,4 +46,61 @@ int trl_hier_run(const trl_coll_args *a, trl_sched *s, const trl_hier_group *g, 
                  const trl_algo *algo, const trl_params *params, trl_ref send, trl_ref recv,
                  bool in_place);
 
+/* trl_hier_run for a call of another shape: `call` gives the group's
+ * collective, count, counts and displs (g->n entries each, by group rank),
+ * in_place, elem_size and commutativity; rank, size, root (the leader),
+ * parameters and topology are set here. */
+int trl_hier_run_call(const trl_coll_args *call, trl_sched *s, const trl_hier_group *g,
+                      const trl_algo *algo, const trl_params *params, trl_ref send, trl_ref recv);
+
+/* A call of collective coll with the given shape (counts and displs: one
+ * entry per member of the group it runs on, or NULL), the operation and
+ * element size as in a: the `call` of trl_hier_run_call. */
+static inline trl_coll_args trl_hier_call(const trl_coll_args *a, trl_coll coll, size_t count,
+                                          const size_t *counts, const size_t *displs,
+                                          bool in_place)
+{
+    trl_coll_args call = *a;
+    call.coll = coll;
+    call.count = count;
+    call.counts = counts;
+    call.displs = displs;
+    call.in_place = in_place;
+    return call;
+}
+
+/* Every host of the communicator and its ranks, hosts in the order of
+ * their lowest rank (with placement=block, the order of their ranks):
+ * host h's ranks are rank[first[h] .. first[h+1]), in rank order. A NULL
+ * topology is one host. For the algorithms whose groups cross hosts. */
+typedef struct {
+    int n;
+    int *first; /* n+1 entries */
+    int *rank;  /* every rank, host by host */
+    int mine;   /* this rank's host */
+    int me_at;  /* this rank's index in rank[] */
+} trl_hier_hosts;
+
+int trl_hier_hosts_init(trl_hier_hosts *hh, const trl_coll_args *a);
+void trl_hier_hosts_free(trl_hier_hosts *hh);
+/* Host h as a group whose leader is member `leader` (this rank's index in
+ * it, or -1 when it is not a member); ranks point into hh. */
+trl_hier_group trl_hier_host_group(const trl_hier_hosts *hh, int h, int leader);
+
+/* One rank of every host, its lowest (or with `last` its highest), in host
+ * order, as a group led by the first host's (g->me -1 where this rank is
+ * not one). g->ranks is malloc'd: free it. */
+int trl_hier_hosts_one_each(const trl_hier_hosts *hh, bool last, trl_hier_group *g);
+
+/* Why the algorithm's LEVEL parameter `name` cannot serve the call (its
+ * algorithm needs a commutative operation, ...), or NULL. */
+const char *trl_hier_level_unusable(const trl_coll_args *a, const char *name);
+
+/* Whether the levels keep rank order: every group at every level holds
+ * ranks that, with those their members lead, form one run of consecutive
+ * ranks, so combining each group in its rank order combines all in rank
+ * order (non-commutative operations). With levels=host,world that is
+ * placement=block. */
+bool trl_hier_keeps_rank_order(const trl_coll_args *a, const trl_levels *levels);
+
 #endif

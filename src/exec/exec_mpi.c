@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "exec/exec_mpi.h"
 #include "mpi/mpi_impl.h"
+#include "reduce/reduce.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -238,8 +239,7 @@ static int run_local(trl_exec *x, uint32_t i)
     if (st->kind == TRL_STEP_COPY)
         rc = copy(x, at(x, st->a), at(x, st->b), st->count);
     else if (st->kind == TRL_STEP_REDUCE && st->count)
-        rc = PMPI_Reduce_local(at(x, st->a), at(x, st->b), (int)st->count, x->call.dtype,
-                               x->call.op);
+        rc = trl_reduce_local(at(x, st->a), at(x, st->b), st->count, x->call.dtype, x->call.op);
     if (rc == MPI_SUCCESS)
         complete(x, i);
     return rc;

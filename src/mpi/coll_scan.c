@@ -1,9 +1,9 @@
 /* The PMPI entry points of the reductions beyond reduce and allreduce:
  * MPI_Reduce_scatter, MPI_Reduce_scatter_block, MPI_Scan, MPI_Exscan.
  * Like MPI_Allreduce they work in elements of the call's datatype; the
- * executor applies the operation with PMPI_Reduce_local. One rank,
- * arguments the MPI library rejects (validate.h) and rules choosing "mpi"
- * go to the MPI library. */
+ * executor applies the operation with trl_reduce_local (src/reduce). One
+ * rank, arguments the MPI library rejects (validate.h) and rules choosing
+ * "mpi" go to the MPI library. */
 #include <stdint.h>
 
 #include "mpi/coll_common.h"

@@ -390,6 +390,10 @@ static void say_choice(const trl_comm *c, const trl_coll_args *a, size_t bytes,
     key = fnv1a(key, &bytes, sizeof bytes);
     key = fnv1a(key, &ch->rule, sizeof ch->rule);
     key = fnv1a(key, &a->call, sizeof a->call);
+    trl_layout_stats seen = trl_topo_stats(c->topo.host ? &c->topo : NULL, c->size);
+    key = fnv1a(key, &seen.hosts, sizeof seen.hosts);
+    key = fnv1a(key, &seen.ranks_per_host, sizeof seen.ranks_per_host);
+    key = fnv1a(key, &seen.block, sizeof seen.block);
     if (!first_time(key))
         return;
     passed_list passed = {.used = 0};
@@ -403,8 +407,14 @@ static void say_choice(const trl_comm *c, const trl_coll_args *a, size_t bytes,
     /* Named as the program called it: iallreduce, allreduce_init. */
     const char *pre = a->call == TRL_CALL_NONBLOCKING ? "i" : "";
     const char *post = a->call == TRL_CALL_PERSISTENT ? "_init" : "";
-    trl_log("%s%s%s ranks=%d%s: %s (%s:%d: %s)%s", pre, trl_coll_name(coll), post, c->size, size,
-            ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, passed.text);
+    /* What the layout filters saw, where there is more than one host. */
+    char layout[96] = "";
+    if (seen.hosts > 1)
+        snprintf(layout, sizeof layout, "; hosts=%d ranks_per_host=%d placement=%s", seen.hosts,
+                 seen.ranks_per_host, seen.block ? "block" : "other");
+    trl_log("%s%s%s ranks=%d%s: %s (%s:%d: %s)%s%s", pre, trl_coll_name(coll), post, c->size,
+            size, ch->algo->name, ch->rule->source, ch->rule->line, ch->rule->text, layout,
+            passed.text);
 }
 
 void trl_comm_tags(trl_comm *c, int *base, int *span)

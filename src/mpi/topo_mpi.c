@@ -102,6 +102,8 @@ static int place(const int *mine, int size, trl_topo *out)
     free(local);
     if (rc)
         trl_topo_free(out);
+    else
+        trl_topo_summarize(out);
     return rc;
 }
 

@@ -4,7 +4,8 @@
  * in the middle of a collective call.
  *
  *   rule   = collective { filter } algorithm { param }
- *   filter = ("ranks" | "bytes") "=" range | "commutative" "=" ("yes" | "no")
+ *   filter = ("ranks" | "bytes" | "hosts" | "ranks_per_host") "=" range
+ *          | "commutative" "=" ("yes" | "no") | "placement" "=" ("block" | "other")
  *   range  = "*" | n | n "-" | "-" n | n "-" n
  *   param  = name "=" value
  *
@@ -30,8 +31,17 @@
 #define QUOTE_MAX 60
 #define Q(p, len) (int)((len) < QUOTE_MAX ? (len) : QUOTE_MAX), (p)
 
-enum { FILTER_RANKS, FILTER_BYTES, FILTER_COMMUTATIVE, FILTER_COUNT };
-static const char *const filter_names[FILTER_COUNT] = {"ranks", "bytes", "commutative"};
+enum {
+    FILTER_RANKS,
+    FILTER_BYTES,
+    FILTER_COMMUTATIVE,
+    FILTER_HOSTS,
+    FILTER_RANKS_PER_HOST,
+    FILTER_PLACEMENT,
+    FILTER_COUNT
+};
+static const char *const filter_names[FILTER_COUNT] = {"ranks", "bytes", "commutative",
+                                                       "hosts", "ranks_per_host", "placement"};
 
 typedef struct {
     const char *p;
@@ -178,20 +188,52 @@ static bool parse_range(const char *p, size_t len, bool sizes, trl_range *r)
            (nhi == 0 || parse_bound(dash + 1, nhi, sizes, &r->hi));
 }
 
+/* What a range filter counts: its example ranges, and why 0 alone matches
+ * nothing (NULL for bytes, where 0 is a size). */
+static void range_words(int f, const char **examples, const char **why_not_zero)
+{
+    switch (f) {
+    case FILTER_BYTES:
+        *examples = "0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)";
+        *why_not_zero = NULL;
+        return;
+    case FILTER_HOSTS:
+        *examples = "1, 2-, 2-8, -4 or * (whole numbers of hosts)";
+        *why_not_zero = "a communicator spans at least 1 host";
+        return;
+    case FILTER_RANKS_PER_HOST:
+        *examples = "1, 2-, 2-8, -4 or * (whole numbers of ranks)";
+        *why_not_zero = "a host of the communicator holds at least 1 rank";
+        return;
+    default:
+        *examples = "1-8, 9-, -64, 16 or * (whole numbers of ranks)";
+        *why_not_zero = "the smallest has 1 rank";
+    }
+}
+
 static int parse_range_filter(parser *ps, const token *t, const pair *kv, int f, trl_range *r)
 {
-    bool sizes = f == FILTER_BYTES;
-    if (!parse_range(kv->val, kv->vlen, sizes, r))
-        return fail(ps, t->column, "%.*s: expected a range such as %s", Q(t->p, t->len),
-                    sizes ? "0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)"
-                          : "1-8, 9-, -64, 16 or * (whole numbers of ranks)");
+    const char *examples, *why_not_zero;
+    range_words(f, &examples, &why_not_zero);
+    if (!parse_range(kv->val, kv->vlen, f == FILTER_BYTES, r))
+        return fail(ps, t->column, "%.*s: expected a range such as %s", Q(t->p, t->len), examples);
     if (r->lo > r->hi)
         return fail(ps, t->column, "range '%.*s' is empty", Q(kv->val, kv->vlen));
-    if (!sizes && r->hi == 0)
-        return fail(ps, t->column,
-                    "range '%.*s' matches no communicator (the smallest has 1 rank)",
-                    Q(kv->val, kv->vlen));
+    if (why_not_zero && r->hi == 0)
+        return fail(ps, t->column, "range '%.*s' matches no communicator (%s)",
+                    Q(kv->val, kv->vlen), why_not_zero);
     return TRL_OK;
+}
+
+/* A filter of two words: *out gets 1 for `yes`, 0 for `no`. */
+static int parse_either(parser *ps, const token *t, const pair *kv, const char *yes,
+                        const char *no, int *out)
+{
+    if (word_is(yes, kv->val, kv->vlen) || word_is(no, kv->val, kv->vlen)) {
+        *out = word_is(yes, kv->val, kv->vlen);
+        return TRL_OK;
+    }
+    return fail(ps, t->column, "%.*s: expected %s or %s", Q(t->p, t->len), yes, no);
 }
 
 /* Which filters make sense for a collective: a barrier carries no data,
@@ -210,9 +252,13 @@ static bool filter_applies(int f, trl_coll coll)
 static int parse_filter(parser *ps, trl_rule *r, const token *t, const pair *kv, unsigned *seen)
 {
     int f = filter_index(kv->key, kv->klen);
-    if (f < 0)
-        return fail(ps, t->column, "unknown filter '%.*s' (expected one of: ranks, bytes, commutative)",
-                    Q(kv->key, kv->klen));
+    if (f < 0) {
+        char names[160] = "";
+        for (int i = 0; i < FILTER_COUNT; i++)
+            list_add(names, sizeof names, filter_names[i]);
+        return fail(ps, t->column, "unknown filter '%.*s' (expected one of: %s)",
+                    Q(kv->key, kv->klen), names);
+    }
     if (*seen & (1u << f))
         return fail(ps, t->column, "duplicate filter '%s'", filter_names[f]);
     *seen |= 1u << f;
@@ -223,15 +269,20 @@ static int parse_filter(parser *ps, trl_rule *r, const token *t, const pair *kv,
                         ? " (each rank knows only its own counts)" : "");
     if (kv->vlen == 0)
         return fail(ps, t->column, "missing value after '%s='", filter_names[f]);
-    if (f == FILTER_RANKS)
+    switch (f) {
+    case FILTER_RANKS:
         return parse_range_filter(ps, t, kv, f, &r->ranks);
-    if (f == FILTER_BYTES)
+    case FILTER_BYTES:
         return parse_range_filter(ps, t, kv, f, &r->bytes);
-    if (word_is("yes", kv->val, kv->vlen) || word_is("no", kv->val, kv->vlen)) {
-        r->commutative = kv->val[0] == 'y';
-        return TRL_OK;
+    case FILTER_HOSTS:
+        return parse_range_filter(ps, t, kv, f, &r->hosts);
+    case FILTER_RANKS_PER_HOST:
+        return parse_range_filter(ps, t, kv, f, &r->ranks_per_host);
+    case FILTER_PLACEMENT:
+        return parse_either(ps, t, kv, "block", "other", &r->placement);
+    default:
+        return parse_either(ps, t, kv, "yes", "no", &r->commutative);
     }
-    return fail(ps, t->column, "%.*s: expected yes or no", Q(t->p, t->len));
 }
 
 /* ---- the algorithm and its parameters ----------------------------------- */
@@ -433,7 +484,8 @@ static int parse_part(parser *ps, trl_ruleset *rs, size_t *cap)
     if (!next_token(ps, &first))
         return TRL_OK;
     trl_rule r = {.ranks = {0, TRL_RANGE_MAX}, .bytes = {0, TRL_RANGE_MAX}, .commutative = -1,
-                  .source = rs->source, .line = ps->line};
+                  .hosts = {0, TRL_RANGE_MAX}, .ranks_per_host = {0, TRL_RANGE_MAX},
+                  .placement = -1, .source = rs->source, .line = ps->line};
     int rc = parse_rule(ps, &r, &first);
     if (rc == TRL_OK) {
         r.text = trimmed_copy(begin, ps->end);

@@ -1,9 +1,10 @@
 /* The rules language (docs/rules.md): which algorithm runs for which
- * collective, communicator size and message size.
+ * collective, communicator size and layout, and message size.
  *
  *   # comment
  *   allreduce bytes=0-4K  recursive_doubling
  *   bcast     ranks=9-    knomial radix=4
+ *   allreduce hosts=2- placement=block  hier
  *
  * One rule per line, or per ';' (the way to write several inline in
  * TRELLIS_RULES). First match wins; user rules are tried before the
@@ -27,6 +28,10 @@ typedef struct {
     trl_coll coll;
     trl_range ranks, bytes;
     int commutative; /* filter on the operation: -1 any, 0 no, 1 yes */
+    /* The layout (trl_topo_stats): hosts spanned, most ranks on a host,
+     * and placement: -1 any, 0 other, 1 block. */
+    trl_range hosts, ranks_per_host;
+    int placement;
     const trl_algo *algo;
     trl_params params;
     const char *source; /* owned by the ruleset */
@@ -90,8 +95,9 @@ typedef struct {
 } trl_choice;
 
 /* First rule (user rules, then built-in) matching the call whose algorithm
- * can serve it. Returns a negative status only if nothing matches, which
- * the built-in rules rule out. */
+ * can serve it. The layout filters read a->topo (NULL: one host). Returns a
+ * negative status only if nothing matches, which the built-in rules rule
+ * out. */
 int trl_select(const trl_ruleset *user, const trl_ruleset *builtin, const trl_coll_args *a,
                size_t bytes, trl_choice *out);
 

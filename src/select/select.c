@@ -8,16 +8,24 @@
 #include "select/rules.h"
 
 #include "core/status.h"
+#include "topo/topo.h"
 
 static bool in_range(const trl_range *r, unsigned long long v)
 {
     return r->lo <= v && v <= r->hi;
 }
 
+/* The layout's values were computed once with the communicator's layout
+ * (trl_topo_summarize), and every rank holds the same layout. */
 static bool matches(const trl_rule *r, const trl_coll_args *a, size_t bytes)
 {
-    return r->coll == a->coll && in_range(&r->ranks, (unsigned long long)a->size) &&
-           in_range(&r->bytes, bytes) && (r->commutative < 0 || r->commutative == a->commutative);
+    if (r->coll != a->coll || !in_range(&r->ranks, (unsigned long long)a->size) ||
+        !in_range(&r->bytes, bytes) || (r->commutative >= 0 && r->commutative != a->commutative))
+        return false;
+    trl_layout_stats l = trl_topo_stats(a->topo, a->size);
+    return in_range(&r->hosts, (unsigned long long)l.hosts) &&
+           in_range(&r->ranks_per_host, (unsigned long long)l.ranks_per_host) &&
+           (r->placement < 0 || r->placement == l.block);
 }
 
 /* Walk one ruleset; true when a usable rule was found. Each rule passed

@@ -500,6 +500,7 @@ int trl_topo_parse(const char *text, const char *source, bool inline_text, trl_t
     }
     out->described = true;
     out->world_order = true;
+    trl_topo_summarize(out);
     return TRL_OK;
 }
 

@@ -30,6 +30,7 @@ int trl_topo_single_host(int size, trl_topo *out)
     out->size = size;
     out->nhosts = size > 0;
     out->world_order = true;
+    trl_topo_summarize(out);
     return TRL_OK;
 }
 
@@ -61,7 +62,44 @@ int trl_topo_subset(const trl_topo *world, const int *world_ranks, int n, trl_to
     }
     free(renumber);
     out->described = world->described;
+    trl_topo_summarize(out);
     return TRL_OK;
+}
+
+/* A host's ranks are consecutive when it starts a run once: a rank on
+ * another host than the rank before it starts a run, and a host that
+ * starts two is split. Hosts are 0..nhosts-1, so one pass with a count per
+ * host does. */
+void trl_topo_summarize(trl_topo *t)
+{
+    t->max_per_host = 0;
+    t->block = true;
+    int n = t->nhosts > 0 ? t->nhosts : 1;
+    int *ranks = calloc((size_t)n, sizeof *ranks), *runs = calloc((size_t)n, sizeof *runs);
+    if (!ranks || !runs) { /* out of memory: the values of one host */
+        t->max_per_host = t->size;
+        free(ranks);
+        free(runs);
+        return;
+    }
+    for (int r = 0; r < t->size; r++) {
+        int h = t->host[r];
+        if (h < 0 || h >= n)
+            continue; /* not placed yet (a parser still filling host[]) */
+        if (++ranks[h] > t->max_per_host)
+            t->max_per_host = ranks[h];
+        if ((r == 0 || t->host[r - 1] != h) && ++runs[h] > 1)
+            t->block = false;
+    }
+    free(ranks);
+    free(runs);
+}
+
+trl_layout_stats trl_topo_stats(const trl_topo *t, int size)
+{
+    if (!t || t->nhosts < 1)
+        return (trl_layout_stats){1, size, true};
+    return (trl_layout_stats){t->nhosts, t->max_per_host, t->block};
 }
 
 void trl_topo_free(trl_topo *t)

@@ -18,6 +18,11 @@ typedef struct trl_topo {
     int *numa;   /* per rank: NUMA id, unique across hosts, or -1 unknown */
     bool described;   /* from TRELLIS_TOPOLOGY rather than discovered */
     bool world_order; /* this is all of MPI_COMM_WORLD, rank i being WORLD rank i */
+    /* What the rules' layout filters see (docs/rules.md), set with host[]
+     * by every function here that makes a layout (trl_topo_summarize), so
+     * a communicator computes them once: */
+    int max_per_host; /* ranks_per_host=: the most ranks on one host */
+    bool block;       /* placement=block: every host holds consecutive ranks */
 } trl_topo;
 
 typedef struct {
@@ -56,6 +61,18 @@ int trl_topo_single_host(int size, trl_topo *out);
 int trl_topo_subset(const trl_topo *world, const int *world_ranks, int n, trl_topo *out);
 
 void trl_topo_free(trl_topo *t);
+
+/* Set max_per_host and block from host[] and nhosts (O(size)); whoever
+ * fills host[] by hand calls it after. */
+void trl_topo_summarize(trl_topo *t);
+
+/* The layout filters' values for a communicator of `size` ranks placed by
+ * t (NULL: unknown, all on one host). */
+typedef struct {
+    int hosts, ranks_per_host;
+    bool block;
+} trl_layout_stats;
+trl_layout_stats trl_topo_stats(const trl_topo *t, int size);
 
 /* One line, no newline:
  *   "layout: 16 ranks on 4 hosts (described): host 0: 0-3 | host 1: 4-7 ..."

@@ -56,7 +56,7 @@ def test_json_entries_are_complete_and_consistent(run_trellis) -> None:
         assert set(algo) == ENTRY_KEYS, where
         assert algo["description"], where
         assert algo["cost"], where
-        assert set(algo["restrictions"]) <= {"commutative"}, where
+        assert set(algo["restrictions"]) <= {"commutative", "placement=block"}, where
         assert algo["mpi"] == (algo["name"] == "mpi"), where
         for param in algo["params"]:
             assert set(param) == PARAM_KEYS, where
@@ -95,6 +95,13 @@ def test_restrictions_follow_the_source(run_trellis) -> None:
     assert {c for c, _ in needs} <= {
         "reduce", "allreduce", "reduce_scatter", "reduce_scatter_block", "scan", "exscan"
     }  # fmt: skip
+    # The hierarchical forms that keep rank order across hosts need hosts of
+    # consecutive ranks.
+    block = {(a["collective"], a["name"]) for a in table if "placement=block" in a["restrictions"]}
+    assert block == {
+        ("reduce_scatter", "hier"), ("reduce_scatter_block", "hier"), ("scan", "hier"),
+        ("exscan", "hier")
+    }  # fmt: skip
 
 
 def test_table_has_a_row_per_algorithm(run_trellis) -> None:
@@ -112,8 +119,8 @@ def test_table_has_a_row_per_algorithm(run_trellis) -> None:
         for param in algo["params"]:
             default = param["default"] if not param["required"] else f"<{param['kind']}>"
             assert f"{param['name']}={default}" in row
-        if algo["restrictions"]:
-            assert "commutative" in row
+        for restriction in algo["restrictions"]:
+            assert restriction in row
 
 
 def test_collective_filter(run_trellis) -> None:

@@ -133,7 +133,7 @@ def test_errors_of_the_c_side_come_without_its_usage_text(run_trellis) -> None:
          "TRELLIS_RULES:1:12: host=knomial(radix=1): radix=1: value out of range (2..1024)"),
         ("allreduce hier world=linear",
          ("TRELLIS_RULES:1:16: world=linear: not an algorithm a level can run (expected one of: "
-         "reduce_bcast, recursive_doubling, ring, rabenseifner, knomial, direct, hier)")),
+         "reduce_bcast, recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded)")),
     ],
 )  # fmt: skip
 def test_level_errors_say_what_is_accepted(run_trellis, rules: str, message: str) -> None:
@@ -426,3 +426,45 @@ def test_unknown_collective_lists_every_collective(run_trellis) -> None:
     known = {a["collective"] for a in json.loads(native.info("algorithms"))}
     assert set(listed.group(1).split(", ")) == known
     assert len(known) == 17
+
+
+
+LAYOUT_RULES = (
+    "allreduce hosts=2- placement=block hier; "
+    "allreduce hosts=2- placement=other direct; "
+    "allreduce recursive_doubling"
+)
+
+
+@pytest.mark.parametrize(
+    ("where", "want", "saw"),
+    [
+        (("--topology", "hosts=2 ranks_per_host=4"), ("hier", 1),
+         "hosts=2 ranks_per_host=4 placement=block"),
+        (("--layout", "hosts=3 ranks_per_host=4,1,3"), ("hier", 1),
+         "hosts=3 ranks_per_host=4 placement=block"),
+        (("--layout", "hosts=2 ranks_per_host=4 placement=round-robin"), ("direct", 2),
+         "hosts=2 ranks_per_host=4 placement=other"),
+        (("--layout", "hosts=1 ranks_per_host=8"), ("recursive_doubling", 3),
+         "hosts=1 ranks_per_host=8 placement=block"),
+        ((), ("recursive_doubling", 3), "hosts=1 ranks_per_host=8 placement=block"),
+    ],
+)  # fmt: skip
+def test_layout_filters_see_the_layout(run_trellis, where, want, saw) -> None:
+    args = ["explain", "allreduce", "--ranks", "8", "--bytes", "8", "--rules", LAYOUT_RULES]
+    proc = run_trellis(*args, *where)
+    assert proc.returncode == 0, proc.stderr
+    assert algorithm(proc.stdout) == want[0]
+    assert chosen_by(proc.stdout)[:2] == ("TRELLIS_RULES", want[1])
+    assert f"the rules saw: {saw}\n" in proc.stdout
+    data = json.loads(run_trellis(*args, *where, "--json").stdout)
+    assert data["algorithm"] == want[0]
+    seen = (data["hosts"], data["ranks_per_host"], data["placement"])
+    assert "hosts={} ranks_per_host={} placement={}".format(*seen) == saw
+
+
+def test_layout_filter_errors_are_located(run_trellis) -> None:
+    proc = run_trellis("explain", "bcast", "--ranks", "4", "--bytes", "8", "--rules",
+                       "bcast binomial;bcast placement=rr linear")  # fmt: skip
+    assert proc.returncode == 2
+    assert "TRELLIS_RULES:2:7: placement=rr: expected block or other" in proc.stderr

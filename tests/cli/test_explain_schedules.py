@@ -205,12 +205,19 @@ def check_reach(  # noqa: PLR0912 -- one branch per kind of collective
 
 
 def needs_commutative(algo: dict[str, Any], params: str) -> bool:
-    """Whether the algorithm, or one its parameters name, takes commutative operations
-    only (the rules pass it over for a non-commutative one)."""
+    """Whether the algorithm, or one its parameters name (a level's too), takes
+    commutative operations only (the rules pass it over for a non-commutative one).
+    The hierarchies' layouts here are block, where they keep rank order."""
     given = dict(word.split("=", 1) for word in params.split())
+    spec = next((p for p in algo["params"] if p["kind"] == "levels"), None)
+    levels = None
+    if spec:
+        levels = {lv.split(":")[0] for lv in given.get("levels", spec["default"]).split(",")}
     for p in algo["params"]:
-        if p["kind"] == "algorithm":
-            name = given.get(p["name"], p["default"])
+        if p["kind"] == "level algorithm" and levels is not None and p["name"] not in levels:
+            continue  # a level the hierarchy does not have
+        if p["kind"] in {"algorithm", "level algorithm"}:
+            name = given.get(p["name"], p["default"]).split("(")[0]
             other = next(a for a in ALGORITHMS if (a["collective"], a["name"]) == (p["of"], name))
             if needs_commutative(other, ""):
                 return True
@@ -218,8 +225,9 @@ def needs_commutative(algo: dict[str, Any], params: str) -> bool:
 
 
 def layout_for(algo: dict[str, Any], size: int) -> str | None:
-    """hier: two hosts of two sockets each (one rank: no layout, one host)."""
-    if algo["name"] != "hier" or size < 2:
+    """The hierarchies: two hosts of two sockets each, block placement (one rank: no
+    layout, one host)."""
+    if not algo["name"].startswith("hier") or size < 2:
         return None
     return f"hosts=2 ranks_per_host={(size + 1) // 2},{size // 2} sockets_per_host=2"
 

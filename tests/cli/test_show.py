@@ -246,3 +246,27 @@ def test_rounds_text_and_colours() -> None:
     assert draw.rounds_text((4,)) == "4"
     assert len({draw.round_colour(r, 8) for r in range(1, 9)}) == 8
     assert draw.round_colour(1, 40) != draw.round_colour(40, 40)
+
+
+def test_show_says_which_rule_a_multi_host_call_gets(run_trellis, tmp_path):
+    rules = "allreduce hosts=2- hier; allreduce recursive_doubling"
+    for layout, want, line, saw in (
+        ("hosts=2 ranks_per_host=2", "hier", 1, "hosts=2 ranks_per_host=2 placement=block"),
+        ("hosts=1 ranks_per_host=4", "recursive_doubling", 2,
+         "hosts=1 ranks_per_host=4 placement=block"),
+    ):  # fmt: skip
+        proc = run_trellis("show", "--rules", rules, "--ranks", "4", "--topology", layout,
+                           "--out", str(tmp_path / want))  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert f"{want}: children per node" in proc.stdout
+        assert f"chosen by: TRELLIS_RULES:{line}: " in proc.stdout
+        assert f"the rules saw: {saw}" in proc.stdout
+
+
+def test_show_draws_the_builtin_choice_with_empty_rules(run_trellis, tmp_path):
+    proc = run_trellis("show", "--rules", "", "--ranks", "8", "--layout",
+                       "hosts=2 ranks_per_host=4 placement=round-robin",
+                       "--out", str(tmp_path / "b"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"^chosen by: built-in:\d+: allreduce ", proc.stdout, re.MULTILINE)
+    assert "the rules saw: hosts=2 ranks_per_host=4 placement=other" in proc.stdout

@@ -65,12 +65,14 @@ def global_reduction_ok(proc, ranks: int) -> None:
 
 ALLREDUCE_VARIANTS = (
     [(name, "") for name in
-     ("recursive_doubling", "ring", "rabenseifner", "knomial", "direct", "hier")]
+     ("recursive_doubling", "ring", "rabenseifner", "knomial", "direct", "hier",
+      "hier_sharded")]
     + [("knomial", "radix=3"), ("ring", "segment=8")]
     + [("reduce_bcast", f"reduce={r}") for r in
        ("linear", "binomial", "knomial", "kary", "chain", "rabenseifner", "hier")]
     + [("reduce_bcast", f"bcast={b}") for b in
-       ("linear", "binomial", "knomial", "kary", "chain", "scatter_allgather", "hier")]
+       ("linear", "binomial", "knomial", "kary", "chain", "scatter_allgather", "hier",
+        "hier_sharded")]
 )  # fmt: skip
 
 

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16};
-enum { NSIZES = sizeof sizes / sizeof *sizes, MAX_LAYOUTS = 8 };
+enum { NSIZES = sizeof sizes / sizeof *sizes, MAX_LAYOUTS = 9 };
 
 /* ---- hier: parameter variants x described layouts ------------------------ */
 
@@ -50,10 +50,43 @@ static const char *const hier_barrier[] = {
     NULL,
 };
 
+/* The two-level forms (issue 12): each step's algorithm varied, commutative
+ * and not where they allow it. */
+static const char *const sharded_bcast[] = {
+    "",
+    "scatter=binomial world=scatter_allgather allgather=recursive_doubling",
+    "world=chain(segment=24) allgather=bruck",
+    "world=linear allgather=gather_bcast",
+    NULL,
+};
+static const char *const sharded_allreduce[] = {
+    "",
+    "reduce_scatter=reduce_scatterv world=recursive_doubling",
+    "reduce_scatter=recursive_halving world=rabenseifner allgather=bruck",
+    "reduce_scatter=reduce_scatterv world=reduce_bcast(reduce=linear,bcast=linear) "
+    "allgather=gather_bcast",
+    "world=direct allgather=recursive_doubling",
+    NULL,
+};
+static const char *const hier_reduce_scatter[] = {
+    "",
+    "host=linear world=ring scatter=binomial",
+    "host=knomial(radix=3) world=recursive_halving",
+    "host=chain(segment=4000) world=hier", /* whole vectors: segments of a few hundred */
+    NULL,
+};
+static const char *const hier_scan[] = {
+    "",
+    "host=recursive_doubling world=linear bcast=knomial(radix=3)",
+    "host=linear world=recursive_doubling bcast=linear",
+    NULL,
+};
+
 /* The layouts tried on p ranks: one host (no topology), two hosts, three
  * round-robin, one rank per host, sockets and NUMA domains, hosts that
- * interleave, and the issue's 4x4 and 4+3+2. */
-static int layouts_for(int p, char out[][160])
+ * interleave, and the issue's 4x4 and 4+3+2; with `lone`, also three
+ * hosts of 1 (rank 0's), p-3 and 2 ranks. */
+static int layouts_for(int p, bool lone, char out[][160])
 {
     int n = 0, a = (p + 1) / 2, b = p / 2;
     out[n++][0] = '\0';
@@ -82,10 +115,12 @@ static int layouts_for(int p, char out[][160])
         snprintf(out[n++], 160, "hosts=4 ranks_per_host=4");
     if (p == 9)
         snprintf(out[n++], 160, "hosts=3 ranks_per_host=4,3,2");
+    if (lone && p >= 4)
+        snprintf(out[n++], 160, "hosts=3 ranks_per_host=1,%d,2", p - 3);
     return n;
 }
 
-static int hier_variant(sweep *w, const char *text)
+static int hier_variant(sweep *w, const char *text, bool lone)
 {
     trl_params params;
     if (!with_params(w->algo, text, &params))
@@ -95,7 +130,7 @@ static int hier_variant(sweep *w, const char *text)
     for (int si = 0; si < NSIZES; si++) {
         int p = sizes[si];
         char layouts[MAX_LAYOUTS][160];
-        int n = layouts_for(p, layouts);
+        int n = layouts_for(p, lone, layouts);
         for (int l = 0; l < n; l++) {
             trl_topo topo, *t = NULL;
             if (layouts[l][0]) {
@@ -109,8 +144,9 @@ static int hier_variant(sweep *w, const char *text)
                 }
                 t = &topo;
             }
-            /* The largest count on two layouts only: the rest is shape. */
-            size_t most = l <= 1 ? max_count : 1000;
+            /* The largest count on two layouts only (the two-host one only
+             * for the two-level forms): the rest is shape. */
+            size_t most = l == 1 || (l == 0 && !lone) ? max_count : 1000;
             sweep_size(w, text, &params, most, p, t ? layouts[l] : NULL, t);
             if (t)
                 trl_topo_free(t);
@@ -120,19 +156,42 @@ static int hier_variant(sweep *w, const char *text)
     return 0;
 }
 
+/* The variants of each hierarchical algorithm; those with levels= also
+ * take hier_common's. */
+static const struct {
+    trl_coll coll;
+    const char *name;
+    const char *const *variants;
+} hier_variants[] = {
+    {TRL_COLL_BCAST, "hier", hier_bcast},
+    {TRL_COLL_REDUCE, "hier", hier_reduce},
+    {TRL_COLL_ALLREDUCE, "hier", hier_allreduce},
+    {TRL_COLL_BARRIER, "hier", hier_barrier},
+    {TRL_COLL_BCAST, "hier_sharded", sharded_bcast},
+    {TRL_COLL_ALLREDUCE, "hier_sharded", sharded_allreduce},
+    {TRL_COLL_REDUCE_SCATTER, "hier", hier_reduce_scatter},
+    {TRL_COLL_REDUCE_SCATTER_BLOCK, "hier", hier_reduce_scatter},
+    {TRL_COLL_SCAN, "hier", hier_scan},
+    {TRL_COLL_EXSCAN, "hier", hier_scan},
+};
+
 int sweep_hier(sweep *w)
 {
-    const char *const *own = w->algo->coll == TRL_COLL_BCAST    ? hier_bcast
-                             : w->algo->coll == TRL_COLL_REDUCE ? hier_reduce
-                             : w->algo->coll == TRL_COLL_ALLREDUCE ? hier_allreduce
-                                                                   : hier_barrier;
-    for (const char *const *v = hier_common; *v; v++)
-        if (hier_variant(w, *v))
+    bool levels = trl_algo_param(w->algo, "levels", 6) != NULL;
+    for (const char *const *v = hier_common; levels && *v; v++)
+        if (hier_variant(w, *v, false))
             return 2;
-    for (const char *const *v = own; *v; v++)
-        if (hier_variant(w, *v))
-            return 2;
-    return 0;
+    for (size_t i = 0; i < sizeof hier_variants / sizeof *hier_variants; i++) {
+        if (hier_variants[i].coll != w->algo->coll || strcmp(hier_variants[i].name, w->algo->name))
+            continue;
+        for (const char *const *v = hier_variants[i].variants; *v; v++)
+            if (hier_variant(w, *v, !levels))
+                return 2;
+        return 0;
+    }
+    fprintf(stderr, "no test variants for %s %s (tests/unit/check_layouts.c)\n",
+            trl_coll_name(w->algo->coll), w->algo->name);
+    return 2;
 }
 
 /* ---- tree: generated tree and script files -------------------------------- */

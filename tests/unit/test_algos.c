@@ -174,7 +174,8 @@ bool with_params(const trl_algo *algo, const char *text, trl_params *params)
     return false;
 }
 
-/* Every algorithm but hier and tree: the parameter variants on every size. */
+/* Every algorithm but the hierarchical ones and tree: the parameter
+ * variants on every size. */
 static int sweep_plain(sweep *w)
 {
     variant vars[64];
@@ -206,7 +207,7 @@ int main(int argc, char **argv)
     }
     sweep w = {.algo = algo, .run_case = case_fn((trl_coll)coll), .seed = 1};
     w.t.quick = argc > 3 && strcmp(argv[3], "--quick") == 0;
-    int rc = !strcmp(algo->name, "hier")   ? sweep_hier(&w)
+    int rc = !strncmp(algo->name, "hier", 4) ? sweep_hier(&w)
              : !strcmp(algo->name, "tree") ? sweep_tree(&w)
                                            : sweep_plain(&w);
     if (rc)

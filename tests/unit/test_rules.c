@@ -19,6 +19,7 @@
 #include "core/env_value.h"
 #include "core/status.h"
 #include "select/rules.h"
+#include "topo/topo.h"
 
 #include "unit_harness.h"
 
@@ -219,7 +220,8 @@ static const error_case error_cases[] = {
      "(expected one of: " ALL_COLLS ")"},
     /* Filters. */
     {"allreduce radix=4 ring", false,
-     "test.rules:1:11: unknown filter 'radix' (expected one of: ranks, bytes, commutative)"},
+     "test.rules:1:11: unknown filter 'radix' (expected one of: ranks, bytes, commutative, "
+     "hosts, ranks_per_host, placement)"},
     {"allreduce bytes=1K- ranks=2 bytes=4K ring", false, "test.rules:1:29: duplicate filter 'bytes'"},
     {"barrier bytes=0 linear", false, "test.rules:1:9: filter 'bytes' does not apply to barrier"},
     {"gatherv bytes=0-1K linear", false,
@@ -260,6 +262,39 @@ static const error_case error_cases[] = {
      "test.rules:1:7: range '-0' matches no communicator (the smallest has 1 rank)"},
     {"reduce commutative=maybe binomial", false,
      "test.rules:1:8: commutative=maybe: expected yes or no"},
+    /* The layout filters. */
+    {"allreduce hosts=2 placement=block hosts=3 ring", false,
+     "test.rules:1:35: duplicate filter 'hosts'"},
+    {"bcast ranks_per_host=1- placement=other placement=block binomial", false,
+     "test.rules:1:41: duplicate filter 'placement'"},
+    {"barrier hosts= linear", false, "test.rules:1:9: missing value after 'hosts='"},
+    {"barrier ranks_per_host= linear", false,
+     "test.rules:1:9: missing value after 'ranks_per_host='"},
+    {"gatherv placement= linear", false, "test.rules:1:9: missing value after 'placement='"},
+    {"allreduce hosts=2K ring", false,
+     "test.rules:1:11: hosts=2K: expected a range such as 1, 2-, 2-8, -4 or * (whole numbers of "
+     "hosts)"},
+    {"allreduce hosts=two ring", false,
+     "test.rules:1:11: hosts=two: expected a range such as 1, 2-, 2-8, -4 or * (whole numbers of "
+     "hosts)"},
+    {"allreduce ranks_per_host=4-2-1 ring", false,
+     "test.rules:1:11: ranks_per_host=4-2-1: expected a range such as 1, 2-, 2-8, -4 or * (whole "
+     "numbers of ranks)"},
+    {"allreduce hosts=8-2 ring", false, "test.rules:1:11: range '8-2' is empty"},
+    {"allreduce ranks_per_host=5-4 ring", false, "test.rules:1:11: range '5-4' is empty"},
+    {"allreduce hosts=0 ring", false,
+     "test.rules:1:11: range '0' matches no communicator (a communicator spans at least 1 host)"},
+    {"scan ranks_per_host=-0 linear", false,
+     "test.rules:1:6: range '-0' matches no communicator (a host of the communicator holds at "
+     "least 1 rank)"},
+    {"alltoallv placement=blocked linear", false,
+     "test.rules:1:11: placement=blocked: expected block or other"},
+    {"allgather placement=round-robin ring", false,
+     "test.rules:1:11: placement=round-robin: expected block or other"},
+    {"bcast hosts 2- binomial", false,
+     "test.rules:1:7: filter 'hosts' needs a value (write hosts=<value>, no blanks around '=')"},
+    {"bcast binomial placement=block", false,
+     "test.rules:1:16: filter 'placement' must come before the algorithm"},
     {"allreduce bytes =4K ring", false,
      "test.rules:1:11: filter 'bytes' needs a value (write bytes=<value>, no blanks around '=')"},
     {"allreduce ranks=2 =4K ring", false,
@@ -267,16 +302,16 @@ static const error_case error_cases[] = {
     /* The algorithm. */
     {"allreduce ringg", false,
      "test.rules:1:11: unknown algorithm 'ringg' for allreduce (expected one of: reduce_bcast, "
-     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, tree, mpi)"},
+     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded, tree, mpi)"},
     {"barrier bintree", false,
      "test.rules:1:9: unknown algorithm 'bintree' for barrier (expected one of: linear, binomial, "
      "dissemination, recursive_doubling, hier, mpi)"},
     {"allreduce bytes=4K-", false,
      "test.rules:1:20: missing algorithm after filters (expected one of: reduce_bcast, "
-     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, tree, mpi)"},
+     "recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded, tree, mpi)"},
     {"bcast   # no algorithm", false,
      "test.rules:1:6: missing algorithm after bcast (expected one of: linear, binomial, knomial, kary, "
-     "chain, scatter_allgather, hier, tree, mpi)"},
+     "chain, scatter_allgather, hier, hier_sharded, tree, mpi)"},
     /* Parameters. */
     {"allreduce recursive_doubling ring", false,
      "test.rules:1:30: unexpected 'ring' after algorithm recursive_doubling (parameters are name=value)"},
@@ -306,7 +341,8 @@ static const error_case error_cases[] = {
      "binomial, knomial, kary, chain, rabenseifner, hier)"},
     {"allreduce reduce_bcast bcast=mpi", false,
      "test.rules:1:24: bcast=mpi: the MPI library's own bcast cannot be part of another algorithm "
-     "(expected one of: linear, binomial, knomial, kary, chain, scatter_allgather, hier)"},
+     "(expected one of: linear, binomial, knomial, kary, chain, scatter_allgather, hier, "
+     "hier_sharded)"},
     {"allreduce reduce_bcast reduce=tree", false,
      "test.rules:1:24: reduce=tree: reduce tree needs a file of its own and cannot be part of "
      "another algorithm (expected one of: linear, binomial, knomial, kary, chain, rabenseifner, "
@@ -328,10 +364,10 @@ static const error_case error_cases[] = {
      "knomial, kary, chain, hier)"},
     {"allreduce hier world=binomial", false,
      "test.rules:1:16: world=binomial: not an algorithm a level can run (expected one of: "
-     "reduce_bcast, recursive_doubling, ring, rabenseifner, knomial, direct, hier)"},
+     "reduce_bcast, recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded)"},
     {"allreduce hier world=linear", false,
      "test.rules:1:16: world=linear: not an algorithm a level can run (expected one of: "
-     "reduce_bcast, recursive_doubling, ring, rabenseifner, knomial, direct, hier)"},
+     "reduce_bcast, recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded)"},
     {"allreduce hier host=mpi", false,
      "test.rules:1:16: host=mpi: not an algorithm a level can run (expected one of: linear, "
      "binomial, knomial, kary, chain, hier)"},
@@ -358,7 +394,7 @@ static const error_case error_cases[] = {
     {"allreduce hier world=reduce_bcast(bcast=mpi)", false,
      "test.rules:1:16: world=reduce_bcast(bcast=mpi): bcast=mpi: the MPI library's own bcast "
      "cannot be part of another algorithm (expected one of: linear, binomial, knomial, kary, chain, "
-     "scatter_allgather, hier)"},
+     "scatter_allgather, hier, hier_sharded)"},
     {"allreduce hier world=reduce_bcast(radix)", false,
      "test.rules:1:16: world=reduce_bcast(radix): radix: expected name=value"},
     {"allreduce hier host=knomial(radix=3", false,
@@ -386,11 +422,11 @@ static const error_case error_cases[] = {
      "knomial, kary, chain, rabenseifner, hier, tree, mpi)"},
     {"bcast ringg\nbcast alsobad", false,
      "test.rules:1:7: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, knomial, "
-     "kary, chain, scatter_allgather, hier, tree, mpi)"},
+     "kary, chain, scatter_allgather, hier, hier_sharded, tree, mpi)"},
     /* Inline: every ';' or newline separated part is a line. */
     {"allreduce ring; bcast ringg", true,
      "TRELLIS_RULES:2:8: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, "
-     "knomial, kary, chain, scatter_allgather, hier, tree, mpi)"},
+     "knomial, kary, chain, scatter_allgather, hier, hier_sharded, tree, mpi)"},
     {"bcast binomial # a; ; reduce binomial\nbarrier ranks=9-3 linear", true,
      "TRELLIS_RULES:4:9: range '9-3' is empty"},
 };
@@ -605,6 +641,184 @@ static void filters_on_commutativity(void)
     trl_rules_free(&rs);
 }
 
+static void parses_layout_filters(void)
+{
+    trl_ruleset rs;
+    CHECK(parse("allreduce hosts=2- ranks_per_host=-8 placement=block hier\n"
+                "barrier hosts=* ranks_per_host=4 placement=other linear\n"
+                "alltoallv hosts=1 linear\n"
+                "gatherv ranks_per_host=3-5 binomial\n"
+                "bcast binomial\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    CHECK(rs.n == 5, "n = %zu", rs.n);
+    if (rs.n == 5) {
+        const trl_rule *r = rs.rules;
+        CHECK(r[0].hosts.lo == 2 && r[0].hosts.hi == TRL_RANGE_MAX, "hosts=2-");
+        CHECK(r[0].ranks_per_host.lo == 0 && r[0].ranks_per_host.hi == 8, "ranks_per_host=-8");
+        CHECK(r[0].placement == 1 && r[1].placement == 0, "placement");
+        CHECK(r[1].hosts.lo == 0 && r[1].hosts.hi == TRL_RANGE_MAX, "hosts=*");
+        CHECK(r[1].ranks_per_host.lo == 4 && r[1].ranks_per_host.hi == 4, "ranks_per_host=4");
+        CHECK(r[2].hosts.lo == 1 && r[2].hosts.hi == 1 && r[2].placement == -1, "hosts=1");
+        CHECK(r[3].ranks_per_host.lo == 3 && r[3].ranks_per_host.hi == 5, "ranks_per_host=3-5");
+        CHECK(r[4].hosts.lo == 0 && r[4].hosts.hi == TRL_RANGE_MAX && r[4].ranks_per_host.lo == 0 &&
+                  r[4].ranks_per_host.hi == TRL_RANGE_MAX && r[4].placement == -1,
+              "no layout filter: any layout");
+    }
+    trl_rules_free(&rs);
+}
+
+/* A described layout, parsed as TRELLIS_TOPOLOGY would be. */
+static bool layout(const char *text, trl_topo *t)
+{
+    trl_topo_error err;
+    if (trl_topo_parse(text, "test", true, t, &err) == TRL_OK)
+        return true;
+    check_at(__LINE__, "layout '%s': %s", text, err.message);
+    return false;
+}
+
+/* Which rule a call picks on each layout: the values every rank computes
+ * from the same layout, once per communicator. */
+static void selects_by_layout(void)
+{
+    trl_ruleset rs;
+    CHECK(parse("allreduce hosts=1 recursive_doubling\n"
+                "allreduce hosts=2- ranks_per_host=1 direct\n"
+                "allreduce hosts=2-3 placement=block hier\n"
+                "allreduce ranks_per_host=3- placement=other knomial\n"
+                "allreduce ring\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    static const struct {
+        const char *layout; /* NULL: unknown, one host */
+        int ranks, rule;    /* the rule (0-based) it must pick */
+    } cases[] = {
+        {NULL, 6, 0},
+        {"hosts=1 ranks_per_host=6", 6, 0},
+        {"hosts=6 ranks_per_host=1", 6, 1},
+        {"hosts=2 ranks_per_host=3", 6, 2},
+        {"hosts=3 ranks_per_host=4,1,2", 7, 2},             /* irregular, block */
+        {"hosts=4 ranks_per_host=2", 8, 4},                 /* 4 hosts: no rule 3 */
+        {"hosts=2 ranks_per_host=3 placement=round-robin", 6, 3},
+        {"hosts=2 ranks_per_host=2 placement=round-robin", 4, 4}, /* 2 a host: not 3- */
+        {"host=0,1,4 host=2,3", 5, 3},                      /* one host split in two runs */
+        {"host=2,3 host=0,1,4", 5, 3},
+        {"host=0-2 host=3,4", 5, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        trl_topo t, *tp = NULL;
+        if (cases[i].layout) {
+            if (!layout(cases[i].layout, &t))
+                continue;
+            tp = &t;
+        }
+        trl_coll_args a = call(TRL_COLL_ALLREDUCE, cases[i].ranks, true);
+        a.topo = tp;
+        trl_choice ch;
+        int rc = trl_select(&rs, &builtin, &a, 8, &ch);
+        CHECK(rc == TRL_OK && ch.rule == &rs.rules[cases[i].rule],
+              "layout '%s': picked rule %d, want %d", cases[i].layout ? cases[i].layout : "none",
+              rc == TRL_OK && ch.rule ? (int)(ch.rule - rs.rules) : -1, cases[i].rule);
+        if (tp)
+            trl_topo_free(tp);
+    }
+    trl_rules_free(&rs);
+}
+
+/* The values on a communicator that is part of a layout: its own hosts,
+ * counted and ordered by its own ranks. */
+static void selects_by_a_communicators_own_layout(void)
+{
+    trl_topo world, sub;
+    if (!layout("hosts=2 ranks_per_host=4", &world))
+        return;
+    trl_ruleset rs;
+    CHECK(parse("bcast hosts=2 placement=block hier\n"
+                "bcast hosts=2 placement=other scatter_allgather\n"
+                "bcast hosts=1 ranks_per_host=3 chain\n"
+                "bcast linear\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    static const struct {
+        int n, ranks[8], rule;
+    } cases[] = {
+        {8, {7, 6, 5, 4, 3, 2, 1, 0}, 0}, /* reversed: still block */
+        {4, {0, 4, 1, 5}, 1},             /* alternating */
+        {3, {1, 2, 3}, 2},                /* within host 0 */
+        {3, {6, 0, 7}, 1},                /* host 1's ranks split by host 0's */
+        {1, {5}, 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (trl_topo_subset(&world, cases[i].ranks, cases[i].n, &sub) != TRL_OK) {
+            check_at(__LINE__, "subset %zu", i);
+            continue;
+        }
+        trl_coll_args a = call(TRL_COLL_BCAST, cases[i].n, true);
+        a.topo = &sub;
+        trl_choice ch;
+        CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rule == &rs.rules[cases[i].rule],
+              "case %zu: picked rule %d, want %d", i, ch.rule ? (int)(ch.rule - rs.rules) : -1,
+              cases[i].rule);
+        trl_topo_free(&sub);
+    }
+    trl_rules_free(&rs);
+    trl_topo_free(&world);
+}
+
+/* Hierarchical forms that cannot serve a layout are passed over, with the
+ * reason verbose mode and explain give. */
+static void passes_over_hierarchies_a_layout_cannot_serve(void)
+{
+    trl_topo block, rr;
+    if (!layout("hosts=2 ranks_per_host=3", &block) ||
+        !layout("hosts=2 ranks_per_host=3 placement=round-robin", &rr))
+        return;
+    trl_ruleset rs;
+    CHECK(parse("scan hier\nscan linear\n"
+                "reduce hier\nreduce binomial\n"
+                "reduce_scatter_block hier\nreduce_scatter_block reduce_scatterv\n"
+                "allreduce hier world=ring\nallreduce hier_sharded\n"
+                "allreduce recursive_doubling\n",
+                &rs) == TRL_OK,
+          "parse failed");
+    static const struct {
+        trl_coll coll;
+        bool commutative, is_block;
+        int rule;        /* the rule chosen */
+        const char *why; /* why the one before was passed over, or NULL */
+    } cases[] = {
+        {TRL_COLL_SCAN, false, true, 0, NULL},
+        {TRL_COLL_SCAN, true, false, 1,
+         "it needs placement=block (every host holding consecutive ranks)"},
+        {TRL_COLL_REDUCE, false, true, 2, NULL},
+        {TRL_COLL_REDUCE, true, false, 2, NULL},
+        {TRL_COLL_REDUCE, false, false, 3,
+         "a non-commutative operation needs every group of every level to hold consecutive "
+         "ranks (placement=block)"},
+        {TRL_COLL_REDUCE_SCATTER_BLOCK, true, false, 5,
+         "it needs placement=block (every host holding consecutive ranks)"},
+        {TRL_COLL_ALLREDUCE, true, false, 6, NULL},
+        {TRL_COLL_ALLREDUCE, false, true, 8, "a level's algorithm needs a commutative operation"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        trl_coll_args a = call(cases[i].coll, 6, cases[i].commutative);
+        a.topo = cases[i].is_block ? &block : &rr;
+        trl_choice ch;
+        CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rule == &rs.rules[cases[i].rule],
+              "case %zu: picked rule %d, want %d", i, ch.rule ? (int)(ch.rule - rs.rules) : -1,
+              cases[i].rule);
+        if (cases[i].why)
+            CHECK(ch.why && !strcmp(ch.why, cases[i].why), "case %zu: passed over because %s", i,
+                  ch.why ? ch.why : "(nothing)");
+        else
+            CHECK(!ch.rejected, "case %zu: passed over a rule because %s", i, ch.why);
+    }
+    trl_rules_free(&rs);
+    trl_topo_free(&block);
+    trl_topo_free(&rr);
+}
+
 static void fails_when_nothing_matches(void)
 {
     trl_ruleset rs;
@@ -644,7 +858,10 @@ static void builtin_rules_end_with_catch_alls(void)
         if (!last)
             continue;
         CHECK(last->ranks.lo == 0 && last->ranks.hi == TRL_RANGE_MAX && last->bytes.lo == 0 &&
-                  last->bytes.hi == TRL_RANGE_MAX && last->commutative < 0,
+                  last->bytes.hi == TRL_RANGE_MAX && last->commutative < 0 &&
+                  last->hosts.lo == 0 && last->hosts.hi == TRL_RANGE_MAX &&
+                  last->ranks_per_host.lo == 0 && last->ranks_per_host.hi == TRL_RANGE_MAX &&
+                  last->placement < 0,
               "last %s rule is not a catch-all: %s", trl_coll_name((trl_coll)c), last->text);
         trl_coll_args a = call((trl_coll)c, 7, false);
         a.params = &last->params;
@@ -955,6 +1172,10 @@ int main(void)
     RUN(follows_algorithm_parameters_when_passing_over);
     RUN(falls_back_to_builtin_past_a_rejected_rule);
     RUN(filters_on_commutativity);
+    RUN(parses_layout_filters);
+    RUN(selects_by_layout);
+    RUN(selects_by_a_communicators_own_layout);
+    RUN(passes_over_hierarchies_a_layout_cannot_serve);
     RUN(fails_when_nothing_matches);
     RUN(builtin_rules_parse);
     RUN(builtin_rules_end_with_catch_alls);

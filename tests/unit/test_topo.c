@@ -360,6 +360,70 @@ static void gives_a_communicator_its_view(void)
     trl_topo_free(&sub);
 }
 
+/* ---- what the rules' layout filters see ---------------------------------------- */
+
+static void summarizes_hosts_for_the_rules(void)
+{
+    static const struct {
+        const char *layout;
+        int hosts, most;
+        bool block;
+    } cases[] = {
+        {"hosts=4 ranks_per_host=4", 4, 4, true},
+        {"hosts=3 ranks_per_host=6,5,5", 3, 6, true},
+        {"hosts=3 ranks_per_host=1,4,2", 3, 4, true},
+        {"hosts=5 ranks_per_host=1", 5, 1, true},
+        {"hosts=4 ranks_per_host=4 placement=round-robin", 4, 4, false},
+        {"hosts=2 ranks_per_host=1,3 placement=round-robin", 2, 3, true},  /* hosts 0,1,1,1 */
+        {"hosts=2 ranks_per_host=3,1 placement=round-robin", 2, 3, false}, /* hosts 0,1,0,0 */
+        {"host=4-7 host=0-3", 2, 4, true}, /* block in another host order */
+        {"host=0,2 host=1", 2, 2, false},
+        {"hosts=1 ranks_per_host=7 sockets_per_host=2", 1, 7, true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        trl_topo t;
+        trl_topo_error err;
+        if (trl_topo_parse(cases[i].layout, "t", true, &t, &err)) {
+            check_at(__LINE__, "'%s': %s", cases[i].layout, err.message);
+            continue;
+        }
+        trl_layout_stats l = trl_topo_stats(&t, t.size);
+        CHECK(l.hosts == cases[i].hosts && l.ranks_per_host == cases[i].most &&
+                  l.block == cases[i].block,
+              "'%s': hosts=%d ranks_per_host=%d block=%d", cases[i].layout, l.hosts,
+              l.ranks_per_host, l.block);
+        trl_topo_free(&t);
+    }
+    /* Unknown (no layout) and one host: everything on one host. */
+    trl_layout_stats l = trl_topo_stats(NULL, 9);
+    CHECK(l.hosts == 1 && l.ranks_per_host == 9 && l.block, "no layout");
+    trl_topo one;
+    CHECK(trl_topo_single_host(5, &one) == TRL_OK, "one host");
+    l = trl_topo_stats(&one, 5);
+    CHECK(l.hosts == 1 && l.ranks_per_host == 5 && l.block, "one host: %d %d %d", l.hosts,
+          l.ranks_per_host, l.block);
+    trl_topo_free(&one);
+
+    /* A communicator's own: block in WORLD, not in its order. */
+    trl_topo world, sub;
+    trl_topo_error err;
+    CHECK(trl_topo_parse("hosts=2 ranks_per_host=3", "t", true, &world, &err) == TRL_OK, "parse");
+    static const int interleaved[] = {0, 3, 1, 4}, reversed[] = {5, 4, 3, 2, 1, 0};
+    CHECK(trl_topo_subset(&world, interleaved, 4, &sub) == TRL_OK, "subset");
+    l = trl_topo_stats(&sub, 4);
+    CHECK(l.hosts == 2 && l.ranks_per_host == 2 && !l.block, "interleaved");
+    trl_topo_free(&sub);
+    CHECK(trl_topo_subset(&world, reversed + 3, 3, &sub) == TRL_OK, "subset");
+    l = trl_topo_stats(&sub, 3);
+    CHECK(l.hosts == 1 && l.ranks_per_host == 3 && l.block, "one host of two");
+    trl_topo_free(&sub);
+    CHECK(trl_topo_subset(&world, reversed, 6, &sub) == TRL_OK, "subset");
+    l = trl_topo_stats(&sub, 6);
+    CHECK(l.hosts == 2 && l.ranks_per_host == 3 && l.block, "reversed");
+    trl_topo_free(&sub);
+    trl_topo_free(&world);
+}
+
 /* ---- printing ------------------------------------------------------------------ */
 
 static void prints_unknown_sockets_and_cuts_long_lines(void)
@@ -495,6 +559,7 @@ int main(void)
     RUN(reads_explicit_lists);
     RUN(reports_every_error_with_its_position);
     RUN(gives_a_communicator_its_view);
+    RUN(summarizes_hosts_for_the_rules);
     RUN(prints_unknown_sockets_and_cuts_long_lines);
     RUN(handles_a_million_ranks);
     RUN(reads_the_environment);

@@ -5,8 +5,9 @@
  * (host=binomial reduces and broadcasts over binomial trees); world's
  * names an allreduce (world=recursive_doubling, or
  * world=reduce_bcast(reduce=linear,bcast=linear) for seed 000's
- * configurations). Leaders are the groups' lowest ranks. Commutative
- * operations only.
+ * configurations). Leaders are the groups' lowest ranks. Non-commutative
+ * operations where every level keeps rank order (placement=block for
+ * host,world) and its algorithms serve them, as in reduce_hier.c.
  *
  * Cost: the lower levels twice (up and down) plus world's allreduce among
  * the h leaders: with q ranks per host and binomial trees,

@@ -3,8 +3,14 @@
  * each group of the next level, and so on up to world, where the last
  * reduce ends at the root. Each level runs the algorithm its parameter
  * names (host=linear world=binomial ...). The root leads every group it is
- * in, so the result needs no extra hop. Commutative operations only: the
- * groups combine ranks out of rank order.
+ * in, so the result needs no extra hop.
+ *
+ * Non-commutative operations: each group combines its members in rank
+ * order (every reduce builder does), so where every group of every level
+ * stands for a run of consecutive ranks (placement=block for host,world)
+ * the whole is in rank order too; elsewhere, and with a level algorithm
+ * that needs a commutative operation, trl_hier_unusable refuses the call
+ * and the next rule serves it.
  *
  * Cost: the sum of the levels' reduces; with binomial levels over h hosts
  * of q ranks, log2(q) + log2(h) rounds, of which only log2(h) cross hosts.
