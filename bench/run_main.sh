@@ -23,15 +23,16 @@
 #      (bench/global_reduction) for 1, 2 and 4 ranks, without and with
 #      libtrellis.so preloaded, the two launches alternated and repeated.
 #
-# The builds are done by the set-up (build/ at the repository root). The
-# tables go to standard output; the raw outputs and CSV go to the results
-# folder. Takes about 3 minutes on the 2-core machine, 5 at most under load
+# The builds are done by the set-up (build/ at the repository root, against
+# Open MPI; build-mpich/ against MPICH, with --mpi mpich). The tables go to
+# standard output; the raw outputs and CSV go to the results folder. Takes about 3 minutes on the 2-core machine, 5 at most under load
 # (--quick: 20-40 seconds). Exits non-zero if any run failed, any
 # result was wrong, or Trellis was not loaded where it was preloaded.
 set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build="${TRELLIS_BUILD:-$repo/build}"
+mpi="${TRELLIS_MPI:-openmpi}"
+build="${TRELLIS_BUILD:-}"
 out="$repo/results/run_main"
 quick=0
 ranks_list="1 2 4"
@@ -39,19 +40,22 @@ lat_np=2
 
 usage() {
     cat <<EOF
-usage: bench/run_main.sh [--quick] [--build DIR] [--out DIR] [--ranks "1 2 4"]
+usage: bench/run_main.sh [--quick] [--mpi openmpi|mpich] [--build DIR] [--out DIR] [--ranks "1 2 4"]
   --quick        a short run (coarser size steps, fewer iterations)
-  --build DIR    the build folder with libtrellis.so and bench/ (default: $repo/build)
+  --mpi NAME     the MPI: openmpi (mpirun, build/; the default) or mpich (mpiexec,
+                 build-mpich/); also TRELLIS_MPI
+  --build DIR    the build folder with libtrellis.so and bench/ (default: the MPI's)
   --out DIR      where raw outputs and CSV go (default: $repo/results/run_main)
   --ranks LIST   process counts for the global reduction benchmark (default: "1 2 4")
 Environment: TRELLIS_* variables are passed to the ranks; MPIRUN_ARGS adds
-arguments to every mpirun (e.g. a hostfile).
+arguments to every launch (e.g. a hostfile).
 EOF
 }
 
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=1 ;;
+    --mpi) mpi="$2"; shift ;;
     --build) build="$2"; shift ;;
     --out) out="$2"; shift ;;
     --ranks) ranks_list="$2"; shift ;;
@@ -61,6 +65,13 @@ while [ $# -gt 0 ]; do
     shift
 done
 
+# The launcher for this MPI comes from the trellis command's python/trellis/mpi_impl.py.
+mpi_impl() { PYTHONPATH="$repo/python" python3 -m trellis.mpi_impl "$@" --mpi "$mpi"; }
+case "$mpi" in
+openmpi) build="${build:-$repo/build}" ;;
+mpich) build="${build:-$repo/build-mpich}" ;;
+*) echo "run_main.sh: unknown MPI: $mpi (openmpi or mpich)" >&2; exit 2 ;;
+esac
 lib="$build/libtrellis.so"
 lat_bin="$build/bench/latency"
 gr_bin="$build/bench/global_reduction"
@@ -71,13 +82,14 @@ for f in "$lib" "$lat_bin" "$gr_bin"; do
         exit 2
     fi
 done
-command -v mpirun >/dev/null || { echo "run_main.sh: mpirun not found" >&2; exit 2; }
+mapfile -d '' -t probe < <(mpi_impl launch --np 1)
+command -v "${probe[0]}" >/dev/null || { echo "run_main.sh: ${probe[0]} not found" >&2; exit 2; }
 mkdir -p "$out" || exit 2
 
-# Open MPI refuses to run as root unless told it may.
-if [ "$(id -u)" = 0 ]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
+# What the launcher itself needs (Open MPI refuses to run as root unless told it may).
+while IFS= read -r -d '' setting; do
+    export "${setting?}"
+done < <(mpi_impl env)
 
 # The latency launches: the collectives, then the arguments of each.
 lat_colls=(bcast,reduce,allreduce,barrier
@@ -100,33 +112,33 @@ cores=$(nproc 2>/dev/null || echo 1)
 read -r -a extra_mpirun <<<"${MPIRUN_ARGS:-}"
 # The TRELLIS_* settings of this shell reach every rank, also remote ones.
 trellis_env=()
-while IFS='=' read -r name _; do
-    trellis_env+=(-x "$name")
+while IFS= read -r setting; do
+    case "$setting" in TRELLIS_BUILD=* | TRELLIS_LIB=* | TRELLIS_MPI=*) continue ;; esac
+    trellis_env+=(--env "$setting")
 done < <(env | grep -E '^TRELLIS_[A-Za-z0-9_]*=' || true)
 
-# mpirun_cmd NP: the launcher and its options for NP ranks on this machine.
-# More ranks than cores needs --oversubscribe, and yielding when idle, or
-# busy-polling ranks starve each other.
+# mpirun_cmd NP [LIB]: the launcher and its options for NP ranks on this machine,
+# with LIB preloaded, one argument a line. More ranks than cores needs
+# oversubscribing, and yielding when idle (Open MPI), or busy-polling ranks
+# starve each other.
 mpirun_cmd() {
-    local np=$1
-    local cmd=(mpirun -np "$np")
-    if [ "$np" -gt "$cores" ]; then
-        cmd+=(--oversubscribe --mca mpi_yield_when_idle 1)
-    fi
-    printf '%s\n' "${cmd[@]}" "${extra_mpirun[@]}" "${trellis_env[@]}"
+    local np=$1 preload=()
+    [ -n "${2:-}" ] && preload=(--preload "$2")
+    mapfile -d '' -t cmd < <(mpi_impl launch --np "$np" "${preload[@]}" "${trellis_env[@]}")
+    printf '%s\n' "${cmd[@]}" "${extra_mpirun[@]}"
 }
 
 failed=()
 start=$(date +%s)
 
 echo "== Trellis main benchmark: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(hostname), $cores cores"
-echo "== $(mpirun --version 2>/dev/null | head -n 1); library $lib"
+echo "== $("${probe[0]}" --version 2>/dev/null | grep -m 1 -E 'Open MPI|Version:' | tr -s ' '); library $lib"
 echo "== results in $out"
 echo
 
 # 1. Latency sweep on $lat_np ranks with Trellis preloaded. --------------------
 echo "== 1. latency sweep, $lat_np ranks, MPI library (PMPI_*) vs Trellis (MPI_*), alternated"
-mapfile -t launcher < <(mpirun_cmd "$lat_np")
+mapfile -t launcher < <(mpirun_cmd "$lat_np" "$lib")
 lat_txt="$out/latency_np$lat_np.txt"
 lat_err="$out/latency_np$lat_np.stderr"
 lat_csv="$out/latency_np$lat_np.csv"
@@ -136,8 +148,8 @@ rm -f "$lat_csv"
 for i in "${!lat_colls[@]}"; do
     read -r -a args <<<"${lat_args[$i]}"
     part_csv="$out/latency_np$lat_np.part$i.csv"
-    echo "\$ ${launcher[*]} -x LD_PRELOAD=$lib $lat_bin --colls ${lat_colls[$i]} ${args[*]} --csv $part_csv"
-    timeout "${lat_timeout[$i]}" "${launcher[@]}" -x LD_PRELOAD="$lib" "$lat_bin" \
+    echo "\$ ${launcher[*]} $lat_bin --colls ${lat_colls[$i]} ${args[*]} --csv $part_csv"
+    timeout "${lat_timeout[$i]}" "${launcher[@]}" "$lat_bin" \
         --colls "${lat_colls[$i]}" "${args[@]}" --csv "$part_csv" 2>>"$lat_err" | tee -a "$lat_txt"
     rc=${PIPESTATUS[0]}
     if [ "$rc" != 0 ]; then
@@ -174,11 +186,9 @@ gr_lines="$out/global_reduction.lines"
 : >"$out/global_reduction.stderr"
 for rep in $(seq 1 "$gr_reps"); do
     for np in $ranks_list; do
-        mapfile -t launcher < <(mpirun_cmd "$np")
         for variant in mpi trellis; do
-            preload=()
-            [ "$variant" = trellis ] && preload=(-x LD_PRELOAD="$lib")
-            line=$(timeout 120 "${launcher[@]}" "${preload[@]}" "$gr_bin" --runs "$gr_runs" \
+            mapfile -t launcher < <(mpirun_cmd "$np" "$([ "$variant" = trellis ] && echo "$lib")")
+            line=$(timeout 120 "${launcher[@]}" "$gr_bin" --runs "$gr_runs" \
                 2>>"$out/global_reduction.stderr" | tee -a "$gr_log" | grep '^global_reduction ')
             rc=$?
             if [ -n "$line" ]; then

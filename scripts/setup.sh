@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up Trellis on a Debian machine, from nothing or again (idempotent):
 #   1. install the Debian packages that are missing (as root),
-#   2. configure and build the C library and tools into build/,
+#   2. configure and build the C library and tools into build/ (against Open MPI), and
+#      again into build-mpich/ against MPICH (docs/install.md),
 #   3. create the Python virtual environment .venv with the `trellis` command and the
 #      test tools (pytest, ruff) installed from this checkout (editable).
 # Quiet: one line per step; on a failure the step's log is shown and the script stops.
@@ -10,8 +11,10 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 LOGDIR="$ROOT/build/logs"
-PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev hwloc libhwloc-dev
-          python3 python3-venv python3-pip iproute2 util-linux)
+# Both MPIs: Debian keeps Open MPI the default (mpicc, mpirun) with MPICH installed too;
+# each has its own names (mpicc.openmpi, mpicc.mpich, ...). gfortran for the Fortran tests.
+PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev
+          gfortran hwloc libhwloc-dev python3 python3-venv python3-pip iproute2 util-linux)
 
 step() { printf 'setup: %s\n' "$*"; }
 fail() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
@@ -48,14 +51,24 @@ else
     step "Debian packages: all present"
 fi
 
-# 2. The C build.
-step "building the C library and tools into build/"
-quiet cmake-configure cmake -S "$ROOT" -B "$ROOT/build" -DCMAKE_BUILD_TYPE=Release \
-    -DTRELLIS_WERROR=ON
-quiet cmake-build cmake --build "$ROOT/build" -j "$(nproc)"
-for f in build/libtrellis.so build/trellis-info; do
-    [[ -e $f ]] || fail "the build did not produce $f"
-done
+# 2. The C builds: one build tree per MPI, each configured with that MPI's compiler
+# wrappers and launcher where Debian's names for them exist.
+build_tree() {  # DIR MPI-SUFFIX LAUNCHER
+    local dir=$1 mpi=$2 launcher=$3 opts=()
+    command -v "mpicc.$mpi" >/dev/null && opts+=("-DMPI_C_COMPILER=mpicc.$mpi")
+    command -v "mpifort.$mpi" >/dev/null && opts+=("-DMPI_Fortran_COMPILER=mpifort.$mpi")
+    command -v "$launcher" >/dev/null && opts+=("-DMPIEXEC_EXECUTABLE=$(command -v "$launcher")")
+    quiet "cmake-configure-$dir" cmake -S "$ROOT" -B "$ROOT/$dir" -DCMAKE_BUILD_TYPE=Release \
+        -DTRELLIS_WERROR=ON "${opts[@]}"
+    quiet "cmake-build-$dir" cmake --build "$ROOT/$dir" -j "$(nproc)"
+    for f in "$dir/libtrellis.so" "$dir/trellis-info"; do
+        [[ -e $f ]] || fail "the build did not produce $f"
+    done
+}
+step "building the C library and tools into build/ (Open MPI)"
+build_tree build openmpi mpirun.openmpi
+step "building the library against MPICH into build-mpich/"
+build_tree build-mpich mpich mpiexec.mpich
 
 # 3. The Python environment. Debian's own python3, whatever else is on PATH, since that
 # is the one the packages above provide venv and pip for.
@@ -78,4 +91,4 @@ else
     step "Python environment .venv: up to date"
 fi
 .venv/bin/trellis --version >/dev/null || fail ".venv/bin/trellis does not run"
-step "done: build/ and .venv are ready"
+step "done: build/, build-mpich/ and .venv are ready"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Set everything up (scripts/setup.sh), then run the whole test suite:
 #   ctest    the C tiers: patterns, rules, every algorithm with ranks as threads, real
-#            mpirun runs with the library preloaded;
+#            mpirun runs with the library preloaded, Fortran programs, an installed
+#            Trellis linked into programs (build/, Open MPI);
+#   ctest    the MPI tiers again against MPICH (build-mpich/, label mpi: the light
+#            scale of tests/mpi/CMakeLists.txt);
 #   pytest   the `trellis` command (tests/cli) and any other Python tests;
 #   ruff     the Python code's lint.
 # Every runner runs even when an earlier one failed; the exit status is non-zero if any
@@ -16,10 +19,15 @@ bash scripts/setup.sh || { echo "test: setup failed" >&2; exit 1; }
 LOGS="$(mktemp -d)"
 trap 'rm -rf "$LOGS"' EXIT
 
-echo "test: ctest"
+echo "test: ctest (build/, Open MPI)"
 # Tests without a TIMEOUT of their own get 600 s.
 ctest --test-dir build --output-on-failure -j2 --timeout 600 2>&1 | tee "$LOGS/ctest"
 ctest_rc=${PIPESTATUS[0]}
+
+echo "test: ctest -L mpi (build-mpich/, MPICH)"
+ctest --test-dir build-mpich -L mpi --output-on-failure -j2 --timeout 600 2>&1 |
+    tee "$LOGS/ctest-mpich"
+mpich_rc=${PIPESTATUS[0]}
 
 py_dirs=()
 for d in tests/cli tests/python; do
@@ -34,9 +42,12 @@ echo "test: ruff check python tests bench"
 ruff_rc=${PIPESTATUS[0]}
 
 echo
-echo "test: summary (ctest exit $ctest_rc, pytest exit $pytest_rc, ruff exit $ruff_rc)"
+echo "test: summary (ctest exit $ctest_rc, ctest MPICH exit $mpich_rc, pytest exit $pytest_rc," \
+    "ruff exit $ruff_rc)"
 tail -n 1 "$LOGS/ruff"
 grep -E '[0-9]+% tests passed' "$LOGS/ctest" || echo "ctest: no summary (exit $ctest_rc)"
+grep -E '[0-9]+% tests passed' "$LOGS/ctest-mpich" | sed 's/^/MPICH: /' ||
+    echo "ctest MPICH: no summary (exit $mpich_rc)"
 tail -n 1 "$LOGS/pytest"
 
-((ctest_rc == 0 && pytest_rc == 0 && ruff_rc == 0))
+((ctest_rc == 0 && mpich_rc == 0 && pytest_rc == 0 && ruff_rc == 0))

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Open MPI's launch agent for the emulated cluster (--mca plm_rsh_agent): called
-# as ssh would be, `agent [ssh options] HOST COMMAND...`, it runs COMMAND in the
+# The MPI's launch agent for the emulated cluster (Open MPI: --mca plm_rsh_agent;
+# MPICH: -launcher ssh -launcher-exec): called as ssh would be, `agent [ssh options] HOST COMMAND...`, it runs COMMAND in the
 # emulated host's network namespace (trellis-HOST) and under its hostname (the UTS
 # namespace kept in uts/HOST next to this script). `trellis testbed up` copies it
 # into the testbed's directory.
@@ -24,4 +24,6 @@ if [ ! -e "/run/netns/trellis-$host" ] || [ ! -e "$dir/uts/$host" ]; then
     echo "trellis testbed agent: no emulated host $host (is the testbed up?)" >&2
     exit 2
 fi
-exec nsenter --net="/run/netns/trellis-$host" --uts="$dir/uts/$host" sh -c "$*"
+# `ip netns exec` also mounts a /sys of the namespace's own, where MPICH's UCX looks for
+# the host's network interfaces.
+exec ip netns exec "trellis-$host" nsenter --uts="$dir/uts/$host" sh -c "$*"

@@ -1,7 +1,9 @@
 """What `trellis bench` runs: configurations, and one measuring run of one of them.
 
-A configuration is the MPI library's own collectives (`ompi`: Open MPI's default
-selection; `han`: its hierarchical component forced on) or Trellis with rules and a
+A configuration is the MPI library's own collectives (Open MPI's `ompi`: its default
+selection, `han`: its hierarchical component forced on; MPICH's `mpich`: its default
+selection; or `NAME:VAR=VALUE;...` setting only the MPI library's own variables, such as
+`MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring`: mpi_impl.py) or Trellis with rules and a
 layout (`NAME:rules=...;topology=...`). A run is one mpirun of bench/latency, which
 times each call with seed 001's method (warm-up, each iteration's time the slowest
 rank's, the median over iterations) and checks results; bench/latency's "trellis"
@@ -17,25 +19,31 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trellis import native, testbed
+from trellis import mpi_impl, native, testbed
 from trellis.native import TrellisError
 
-HAN_OPTIONS = ["--mca", "coll_han_priority", "100"]
 CONFIG_KEYS = frozenset({"rules", "topology"})
 # A ';' starts the next setting only where a setting's name and '=' follow it; any other
 # ';' is part of the value, so `rules=allreduce ring; bcast linear` holds two rules (a
-# rule starts with a collective, a layout word is never one of these names).
-NEXT_SETTING = re.compile(r";(?=\s*(?:rules|topology(?:@\d+)?|TRELLIS_\w+)=)")
+# rule starts with a collective, a layout word is never one of these names). The MPI
+# libraries' own variables are settings too.
+LIBRARY_PREFIXES = [p for cls in mpi_impl.KINDS.values() for p in cls.variable_prefixes]
+NEXT_SETTING = re.compile(
+    r";(?=\s*(?:rules|topology(?:@\d+)?|TRELLIS_\w+|"
+    + "|".join(f"{prefix}\\w+" for prefix in LIBRARY_PREFIXES)
+    + r")=)"
+)
 SETTINGS_HELP = "rules=, topology=, topology@N=, TRELLIS_*="
 
 
 @dataclass(frozen=True)
 class Config:
     name: str
-    kind: str  # "ompi", "han" or "trellis"
+    kind: str  # "mpi" (the MPI library's own collectives) or "trellis"
     env: dict[str, str] = field(default_factory=dict, hash=False)
     # topology@N=: the layout for runs on N ranks (a layout has a fixed size).
     layouts: dict[int, str] = field(default_factory=dict, hash=False)
+    options: tuple[str, ...] = ()  # the launcher's, for a baseline such as han
 
     def env_for(self, ranks: int) -> dict[str, str]:
         """The TRELLIS_* variables of a run on `ranks` ranks."""
@@ -45,20 +53,25 @@ class Config:
         return env
 
 
-def parse_config(text: str) -> Config:
-    """`ompi`, `han`, or `NAME:SETTING;SETTING...` with settings `rules=RULES`,
-    `topology=LAYOUT` (every run), `topology@N=LAYOUT` (runs on N ranks), each a file or
-    the text itself, and any other TRELLIS_* variable as `TRELLIS_NAME=value`."""
-    if text in {"ompi", "han"}:
-        return Config(text, text)
+def parse_config(text: str, mpi: mpi_impl.MPI | None = None) -> Config:
+    """One of the MPI's baselines (`ompi`, `han`; `mpich`), or `NAME:SETTING;SETTING...`
+    with settings `rules=RULES`, `topology=LAYOUT` (every run), `topology@N=LAYOUT` (runs
+    on N ranks), each a file or the text itself, any other TRELLIS_* variable as
+    `TRELLIS_NAME=value`, and the MPI library's own variables (MPIR_CVAR_*, OMPI_MCA_*):
+    Trellis, unless only the MPI library's variables are set."""
+    mpi = mpi or mpi_impl.OpenMPI()
+    if text in mpi.baselines:
+        return Config(text, "mpi", options=mpi.baselines[text])
     name, sep, rest = text.partition(":")
-    if not sep or not name or name in {"ompi", "han"}:
+    if not sep or not name or name in mpi.baselines:
         raise TrellisError(
-            f"trellis bench: --config {text!r}: expected ompi, han or NAME:rules=...;topology=...",
+            f"trellis bench: --config {text!r}: expected {', '.join(mpi.baselines)} or "
+            "NAME:rules=...;topology=...",
             2,
         )
     env: dict[str, str] = {}
     layouts: dict[int, str] = {}
+    library_only = False
     for item in NEXT_SETTING.split(rest):
         if not item.strip():
             continue
@@ -67,11 +80,17 @@ def parse_config(text: str) -> Config:
         if eq and key.startswith("TRELLIS_"):  # any other setting of the library
             env[key] = value
             continue
+        if eq and mpi.is_library_variable(key):  # the MPI library's own
+            env[key] = value
+            library_only = True
+            continue
         base, at, count = key.partition("@")
         per_count = at and base == "topology" and count.isdigit() and int(count) > 0
         if not eq or base not in CONFIG_KEYS or (at and not per_count):
             raise TrellisError(
-                f"trellis bench: --config {name}: unknown setting {item!r} ({SETTINGS_HELP})", 2
+                f"trellis bench: --config {name}: unknown setting {item!r} ({SETTINGS_HELP}), "
+                f"or {mpi.title}'s own {mpi.variable_prefixes[0]}*=",
+                2,
             )
         variable = f"TRELLIS_{base.upper()}"
         value = native.absolute_if_file(value, variable)
@@ -79,7 +98,9 @@ def parse_config(text: str) -> Config:
             layouts[int(count)] = value
         else:
             env[variable] = value
-    return Config(name, "trellis", env, layouts)
+    if layouts or any(k.startswith("TRELLIS_") for k in env):
+        library_only = False
+    return Config(name, "mpi" if library_only else "trellis", env, layouts)
 
 
 def check_layouts(config: Config, counts: list[int]) -> None:
@@ -113,25 +134,26 @@ class Run:
     testbed_dir: Path | None
     map_by: str | None
     sync: str  # bench/latency --sync: p2p or mpi
+    mpi: mpi_impl.MPI = field(default_factory=mpi_impl.OpenMPI)
 
 
 def command(
     config: Config, ranks: int, nbytes: int, run: Run, csv_path: Path
 ) -> tuple[list[str], dict]:
-    program = native.built_file("bench/latency")
-    mpirun = ["mpirun", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1", "-np", str(ranks)]
+    mpi = run.mpi
+    program = native.built_file("bench/latency", mpi.name)
+    mpirun = [mpi.launcher(), *mpi.oversubscribe([]), *mpi.share_cores([]), *mpi.ranks(ranks)]
     if run.testbed_dir is not None:
-        mpirun += testbed.mpirun_options(run.testbed_dir)
+        mpirun += testbed.mpirun_options(run.testbed_dir, mpi)
     if run.map_by:
         mpirun += ["--map-by", run.map_by]
-    if config.kind == "han":
-        mpirun += HAN_OPTIONS
-    env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    mpirun += config.options
+    env = mpi.launcher_env(as_root=True)
     if config.kind == "trellis":
-        mpirun += ["-x", f"LD_PRELOAD={native.library()}"]
-        for name, value in config.env_for(ranks).items():
-            env[name] = value
-            mpirun += ["-x", name]
+        mpirun += mpi.export("LD_PRELOAD", str(native.library(mpi.name)))
+    for name, value in config.env_for(ranks).items():
+        env[name] = value
+        mpirun += mpi.forward(name, value)
     args = [
         "--colls", ",".join(run.colls), "--min", str(nbytes), "--max", str(nbytes),
         "--iters", str(run.iters), "--min-iters", str(run.iters),

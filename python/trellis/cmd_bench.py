@@ -12,13 +12,14 @@ repetition; its ratio the cell's median over the baseline configuration's."""
 
 import argparse
 import csv
+import os
 import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trellis import bench_matrix, cmd_run, native
+from trellis import bench_matrix, cmd_run, mpi_impl, native
 from trellis.native import TrellisError
 
 if TYPE_CHECKING:
@@ -56,13 +57,15 @@ def sizes(text: str) -> list[int]:
 def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser(
         "bench",
-        help="compare configurations (Open MPI, han, Trellis rules) side by side",
+        help="compare configurations (the MPI's own, han, Trellis rules) side by side",
         description="Run collectives x sizes x process counts under each configuration, "
         "interleaved and repeated; print a table, write CSVs and a plot (time against "
-        "process count, a line per configuration). Configurations: ompi (the MPI library's "
-        "own), han (Open MPI's han forced on), or NAME:rules=RULES;topology=LAYOUT (Trellis; "
+        "process count, a line per configuration). Configurations: ompi (Open MPI's own), han "
+        "(Open MPI's han forced on), mpich (MPICH's own, with --mpi mpich), "
+        "NAME:MPIR_CVAR_...=VALUE (MPICH's own with its settings; Open MPI's: OMPI_MCA_*), or "
+        "NAME:rules=RULES;topology=LAYOUT (Trellis; "
         "each a file or the text itself; several rules as rules=RULE; RULE: a ';' starts the "
-        "next setting only before rules=, topology=, topology@N= or TRELLIS_*=; "
+        "next setting only before rules=, topology=, topology@N=, TRELLIS_*= or the MPI's own; "
         "topology@N=LAYOUT for runs on N ranks; docs/bench.md).",
     )
     parser.add_argument("--colls", default="allreduce", help="collectives (allreduce)")
@@ -72,9 +75,12 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     parser.add_argument("--iters", type=int, default=1000, help="timed iterations a run (1000)")
     parser.add_argument(
         "--config", action="append", default=[], metavar="CONFIG",
-        help="a configuration (repeat); default: ompi and Trellis' built-in rules",
+        help="a configuration (repeat); default: the MPI's own and Trellis' built-in rules",
     )  # fmt: skip
-    parser.add_argument("--baseline", default="ompi", help="configuration the ratios divide by")
+    parser.add_argument("--baseline", default=None,
+                        help="configuration the ratios divide by (the MPI's own: ompi, mpich)")
+    parser.add_argument("--mpi", default=None, choices=sorted(mpi_impl.KINDS),
+                        help="the MPI: openmpi (default) or mpich; also TRELLIS_MPI")  # fmt: skip
     parser.add_argument("--testbed", nargs="?", const="", metavar="DIR",
                         help="run across the emulated cluster (trellis testbed up)")  # fmt: skip
     parser.add_argument("--map-by", help="mpirun's --map-by (node: round-robin over hosts)")
@@ -177,7 +183,13 @@ def plot(summary: list[dict], order: list[str], path: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> str:
-    configs = [bench_matrix.parse_config(c) for c in (args.config or ["ompi", "trellis:"])]
+    try:
+        mpi = mpi_impl.get(mpi_impl.chosen(args.mpi, os.environ) or mpi_impl.DEFAULT)
+    except mpi_impl.UnknownMPIError as err:
+        raise TrellisError(f"trellis bench: {err}", 2) from None
+    own = next(iter(mpi.baselines))  # the MPI library's default selection
+    args.baseline = args.baseline or own
+    configs = [bench_matrix.parse_config(c, mpi) for c in (args.config or [own, "trellis:"])]
     names = [c.name for c in configs]
     if len(set(names)) != len(names):
         raise TrellisError(f"trellis bench: configuration names repeat: {names}", 2)
@@ -189,7 +201,7 @@ def run(args: argparse.Namespace) -> str:
         bench_matrix.check_layouts(config, args.np)
     testbed_dir = None if args.testbed is None else Path(args.testbed or "/run/trellis-testbed")
     matrix = bench_matrix.Run(
-        args.colls.split(","), args.iters, testbed_dir, args.map_by, args.sync
+        args.colls.split(","), args.iters, testbed_dir, args.map_by, args.sync, mpi
     )
     cpus = cmd_run.available_cpus()
     if max(args.np) > cpus:

@@ -2,19 +2,24 @@
 
     trellis run [trellis options] [mpirun options] program [args...]
 
-What it adds to the mpirun command line:
+The MPI: Open MPI's mpirun, or MPICH's mpiexec with `--mpi mpich` (or TRELLIS_MPI=mpich;
+by default, the MPI the library found is built for). The library: $TRELLIS_LIB, or the
+first found next to the package, in the install prefix's lib, in the build tree (build/,
+build-mpich/ for MPICH; docs/install.md). What it adds to the launcher's command line,
+with Open MPI (MPICH: -genv NAME VALUE for -x):
 
-- `-x LD_PRELOAD=<absolute path of build/libtrellis.so>`, so every rank loads Trellis
+- `-x LD_PRELOAD=<absolute path of libtrellis.so>`, so every rank loads Trellis
   (an LD_PRELOAD already in the environment is kept after it);
 - `-x NAME` for every TRELLIS_* variable of the environment (after --rules, --topology
-  and --verbose are applied; TRELLIS_BUILD, which only says where the build is, aside), so
-  every rank sees the same configuration;
-- `--oversubscribe`, unless an --oversubscribe or --nooversubscribe option is given;
+  and --verbose are applied; TRELLIS_BUILD, TRELLIS_LIB and TRELLIS_MPI, which only say
+  where the library is and which MPI, aside), so every rank sees the same configuration;
+- `--oversubscribe`, unless an --oversubscribe or --nooversubscribe option is given
+  (MPICH's mpiexec oversubscribes as it is);
 - `--mca mpi_yield_when_idle 1` when -np asks for more ranks than this machine has
   cores (busy-polling ranks that share cores starve each other and the kernel), unless
-  the command line sets mpi_yield_when_idle itself;
+  the command line sets mpi_yield_when_idle itself (MPICH has no such setting);
 - OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 in mpirun's
-  environment when running as root.
+  environment when running as root (MPICH needs nothing).
 
 How the command line is split. Everything before the program is options; the program is
 the first argument that does not start with '-' and is not the value of an option that
@@ -27,6 +32,7 @@ stand anywhere among the options:
     --testbed[=DIR] run across the emulated cluster `trellis testbed up` made (its
                     hostfile, launch agent and private subnet; docs/testbed.md); DIR
                     is the testbed's directory (default /run/trellis-testbed)
+    --mpi NAME      the MPI: openmpi (mpirun) or mpich (mpiexec); sets TRELLIS_MPI
     --verbose       set TRELLIS_VERBOSE=1 (mpirun's own verbose flag is -v)
     --trace DIR     set TRELLIS_TRACE: every rank records its collectives' steps and
                     writes DIR/rank-N.jsonl at MPI_Finalize (`trellis trace DIR` shows
@@ -36,8 +42,9 @@ stand anywhere among the options:
 
 Every other option is mpirun's and is passed on untouched, in its place. mpirun options
 that take a value are known by name (-np N, -n N, -c N, --host X,
---hostfile F, --map-by X, --bind-to X, -x VAR, --mca KEY VALUE with two values, ...),
-with one dash or two; an option written --name=value carries its value. An option not
+--hostfile F, --map-by X, --bind-to X, -x VAR, --mca KEY VALUE with two values, ...;
+MPICH's mpiexec: -n N, -f F, -hosts X, -genv NAME VALUE, ...), with one dash or two;
+an option written --name=value carries its value. An option not
 known by name is taken to be a flag; if it takes a value, end the options with `--`:
 when such an option comes before what looks like the program and a `--` follows, the
 options run up to that `--`, and the program comes after it.
@@ -51,52 +58,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trellis import native, testbed
+from trellis import mpi_impl, native, testbed
 from trellis.native import TrellisError
 
 USAGE = (
-    "usage: trellis run [--rules RULES] [--topology LAYOUT] [--testbed[=DIR]] [--verbose] "
-    "[--trace DIR] [--dry-run] "
+    "usage: trellis run [--rules RULES] [--topology LAYOUT] [--testbed[=DIR]] [--mpi MPI] "
+    "[--verbose] [--trace DIR] [--dry-run] "
     "[mpirun options] program [args]"
 )
 
-# mpirun (Open MPI 4.1) options that take one value, named without their dashes.
-VALUE_OPTIONS = frozenset(
-    {
-        "np", "n", "c", "N",
-        "H", "host", "hostfile", "machinefile", "default-hostfile", "rankfile",
-        "map-by", "rank-by", "bind-to", "cpu-set", "cpus-per-proc", "cpus-per-rank",
-        "npernode", "npersocket", "max-restarts",
-        "x", "wdir", "wd", "path", "prefix", "preload-files", "stdin",
-        "output-filename", "report-uri", "report-pid", "ompi-server", "timeout",
-        "app", "am", "tune", "launch-agent", "personality",
-    }
-)  # fmt: skip
-# mpirun flags (options without a value) that are worth knowing by name; any other
-# option is taken for a flag too, but see split_args for `--`.
-FLAG_OPTIONS = frozenset(
-    {
-        "oversubscribe", "nooversubscribe", "allow-run-as-root", "use-hwthread-cpus",
-        "report-bindings", "display-map", "display-devel-map", "display-allocation",
-        "tag-output", "timestamp-output", "merge-stderr-to-stdout", "xml",
-        "bynode", "byslot", "bycore", "bysocket", "nolocal", "noprefix",
-        "v", "verbose", "q", "quiet", "d", "debug", "debug-daemons", "debug-devel",
-        "s", "preload-binary", "enable-recovery", "disable-recovery",
-        "report-state-on-timeout", "get-stack-traces", "do-not-launch",
-        "h", "help", "V", "version",
-    }
-)  # fmt: skip
-# mpirun options that take two values (--mca KEY VALUE).
-TWO_VALUE_OPTIONS = frozenset({"mca", "gmca"})
-# mpirun options whose value is the number of ranks.
-NP_OPTIONS = frozenset({"np", "n", "c"})
-
+# The launcher's options, which split_args must know to tell their values from the
+# program, are each MPI's (mpi_impl.py); ALL_MPIS knows every MPI's at once, to find
+# --mpi before knowing which.
 TRELLIS_FLAGS = frozenset({"--verbose", "--dry-run", "-h", "--help"})
-TRELLIS_VALUE_OPTIONS = frozenset({"--rules", "--topology", "--trace"})
+TRELLIS_VALUE_OPTIONS = frozenset({"--rules", "--topology", "--mpi", "--trace"})
 
-YIELD_PARAM = "mpi_yield_when_idle"
 # TRELLIS_* variables for this command, not for the library in the ranks.
-COMMAND_ONLY_VARIABLES = frozenset({"TRELLIS_BUILD"})
+COMMAND_ONLY_VARIABLES = frozenset({"TRELLIS_BUILD", native.LIB_VARIABLE, mpi_impl.VARIABLE})
 
 
 @dataclass
@@ -106,6 +84,7 @@ class Split:
     rules: str | None = None
     topology: str | None = None
     testbed: str | None = None  # the testbed's directory; "" for the default
+    mpi: str | None = None  # --mpi
     verbose: bool = False
     trace: str | None = None
     dry_run: bool = False
@@ -123,9 +102,23 @@ class Plan:
     dry_run: bool
 
 
-def option_name(arg: str) -> str:
-    """'-np' -> 'np', '--map-by=core' -> 'map-by'."""
-    return arg.lstrip("-").split("=", 1)[0]
+option_name = mpi_impl.option_name
+
+
+class _AllMPIs:
+    """Every MPI's launcher options together (a name that is a flag for one MPI and
+    takes a value for another takes it)."""
+
+    def __init__(self) -> None:
+        kinds = [cls() for cls in mpi_impl.KINDS.values()]
+        self.two_value_options = frozenset().union(*(k.two_value_options for k in kinds))
+        self.value_options = frozenset().union(*(k.value_options for k in kinds))
+        self.flag_options = frozenset().union(*(k.flag_options for k in kinds))
+        self.np_options = frozenset().union(*(k.np_options for k in kinds))
+
+
+ALL_MPIS = _AllMPIs()
+Tables = mpi_impl.MPI | _AllMPIs
 
 
 def _trellis_option(split: Split, argv: Sequence[str], i: int) -> int:
@@ -150,12 +143,14 @@ def _trellis_option(split: Split, argv: Sequence[str], i: int) -> int:
         split.rules = inline
     elif name == "--trace":
         split.trace = inline
+    elif name == "--mpi":
+        split.mpi = inline
     else:
         split.topology = inline
     return 1 if has_value else 2
 
 
-def _split(argv: Sequence[str], *, options_only: bool) -> tuple[Split, bool]:
+def _split(argv: Sequence[str], *, options_only: bool, mpi: Tables) -> tuple[Split, bool]:
     """One pass over the options. With options_only every argument is an option or a
     value; otherwise the first argument that cannot be either starts the program.
     Also says whether an mpirun option this module does not know came before it."""
@@ -175,11 +170,11 @@ def _split(argv: Sequence[str], *, options_only: bool) -> tuple[Split, bool]:
         # mpirun's: the option and the values it takes, untouched.
         key = option_name(arg)
         takes = 0
-        if not has_value and key in TWO_VALUE_OPTIONS:
+        if not has_value and key in mpi.two_value_options:
             takes = 2
-        elif not has_value and key in VALUE_OPTIONS:
+        elif not has_value and key in mpi.value_options:
             takes = 1
-        elif key not in FLAG_OPTIONS and key not in VALUE_OPTIONS | TWO_VALUE_OPTIONS:
+        elif key not in mpi.flag_options | mpi.value_options | mpi.two_value_options:
             unknown = True
         if i + takes >= len(argv):
             raise TrellisError(f"trellis run: {arg} needs {takes} value(s)\n{USAGE}", 2)
@@ -188,19 +183,31 @@ def _split(argv: Sequence[str], *, options_only: bool) -> tuple[Split, bool]:
     return split, unknown
 
 
-def split_args(argv: Sequence[str]) -> Split:
-    """Split a `trellis run` command line (see the module's documentation)."""
-    split, unknown = _split(argv, options_only=False)
+def split_args(argv: Sequence[str], mpi: Tables = ALL_MPIS) -> Split:
+    """Split a `trellis run` command line (see the module's documentation), knowing the
+    launcher options of `mpi` (by default, of every MPI)."""
+    split, unknown = _split(argv, options_only=False, mpi=mpi)
     if unknown and "--" in split.program:
         # An option we do not know may have taken the "program" as its value: the `--`
         # further on is where the options end.
         cut = len(argv) - len(split.program) + split.program.index("--")
-        split, _ = _split(argv[:cut], options_only=True)
+        split, _ = _split(argv[:cut], options_only=True, mpi=mpi)
         split.program = list(argv[cut + 1 :])
     return split
 
 
-def ranks_requested(mpirun: Sequence[str]) -> int | None:
+def which_mpi(split: Split, environ: Mapping[str, str], library: Path | None) -> mpi_impl.MPI:
+    """--mpi, else TRELLIS_MPI, else the MPI the library is built for, else Open MPI."""
+    name = mpi_impl.chosen(split.mpi, environ)
+    if name is None and library is not None:
+        name = mpi_impl.built_for(library)
+    try:
+        return mpi_impl.get(name or mpi_impl.DEFAULT)
+    except mpi_impl.UnknownMPIError as err:
+        raise TrellisError(f"trellis run: {err}", 2) from None
+
+
+def ranks_requested(mpirun: Sequence[str], mpi: Tables = ALL_MPIS) -> int | None:
     """The number of ranks asked for with -np/-n/-c (the last one wins), or None."""
     ranks = None
     i = 0
@@ -208,7 +215,7 @@ def ranks_requested(mpirun: Sequence[str]) -> int | None:
         arg = mpirun[i]
         key = option_name(arg)
         value = None
-        if key in NP_OPTIONS:
+        if key in mpi.np_options:
             value = arg.split("=", 1)[1] if "=" in arg else mpirun[i + 1]
         if value is not None and value.isdigit():
             ranks = int(value)
@@ -216,21 +223,13 @@ def ranks_requested(mpirun: Sequence[str]) -> int | None:
     return ranks
 
 
-def sets_mca(mpirun: Sequence[str], param: str) -> bool:
-    return any(
-        option_name(arg) in TWO_VALUE_OPTIONS and i + 1 < len(mpirun) and mpirun[i + 1] == param
-        for i, arg in enumerate(mpirun)
-    )
-
-
-def environment(split: Split, environ: Mapping[str, str], *, as_root: bool,
-                cwd: Path | None) -> dict[str, str]:  # fmt: skip
+def environment(split: Split, environ: Mapping[str, str], mpi: "mpi_impl.MPI", *,
+                as_root: bool, cwd: Path | None) -> dict[str, str]:  # fmt: skip
     """What the command sets in its environment for the ranks."""
     env: dict[str, str] = {}
-    if as_root:
-        for name in ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"):
-            if environ.get(name) != "1":
-                env[name] = "1"
+    for name, value in mpi.launcher_env(as_root=as_root).items():
+        if environ.get(name) != value:
+            env[name] = value
     for name, value in (("TRELLIS_RULES", split.rules), ("TRELLIS_TOPOLOGY", split.topology)):
         if value is not None:  # a file is made absolute: ranks may start elsewhere
             env[name] = native.absolute_if_file(value, name, cwd)
@@ -250,26 +249,26 @@ def plan(  # noqa: PLR0913 -- the inputs are explicit so that tests can vary the
     library: Path,
     cwd: Path | None = None,
 ) -> Plan:
-    """The mpirun command for a `trellis run` command line, computed without running it."""
-    split = split_args(argv)
+    """The launcher's command for a `trellis run` command line, computed without running
+    it."""
+    mpi = which_mpi(split_args(argv), environ, library)
+    split = split_args(argv, mpi)
     if not split.program:
         raise TrellisError(f"trellis run: which program?\n{USAGE}", 2)
 
-    env = environment(split, environ, as_root=as_root, cwd=cwd)
+    env = environment(split, environ, mpi, as_root=as_root, cwd=cwd)
 
     options = list(split.mpirun)
     added: list[str] = []
     if split.testbed is not None:
         directory = Path(split.testbed) if split.testbed else testbed.DEFAULT_DIR
-        added += testbed.mpirun_options(directory)
-    names = {option_name(arg) for arg in options}
-    if not names & {"oversubscribe", "nooversubscribe"}:
-        added.append("--oversubscribe")
-    ranks = ranks_requested(options)
+        added += testbed.mpirun_options(directory, mpi)
+    added += mpi.oversubscribe(options)
+    ranks = ranks_requested(options, mpi)
     # Across emulated hosts busy-polling ranks starve the kernel's network work too.
     crowded = ranks is not None and ranks > cpus
-    if (crowded or split.testbed is not None) and not sets_mca(options, YIELD_PARAM):
-        added += ["--mca", YIELD_PARAM, "1"]
+    if crowded or split.testbed is not None:
+        added += mpi.share_cores(options)
 
     preload = str(library)
     inherited = environ.get("LD_PRELOAD", "")
@@ -280,11 +279,11 @@ def plan(  # noqa: PLR0913 -- the inputs are explicit so that tests can vary the
         for name in {*environ, *env}
         if name.startswith("TRELLIS_") and name not in COMMAND_ONLY_VARIABLES
     )
-    exports = ["-x", f"LD_PRELOAD={preload}"]
+    exports = mpi.export("LD_PRELOAD", preload)
     for name in forwarded:
-        exports += ["-x", name]
+        exports += mpi.forward(name, env.get(name, environ.get(name, "")))
 
-    command = ["mpirun", *added, *options, *exports, *split.program]
+    command = [mpi.launcher(), *added, *options, *exports, *split.program]
     return Plan(command=command, env=env, dry_run=split.dry_run)
 
 
@@ -308,7 +307,9 @@ def execute(p: Plan) -> int:
         proc = subprocess.Popen(p.command, env=env)
     except FileNotFoundError:
         raise TrellisError(
-            "trellis run: mpirun not found: run scripts/setup.sh (installs Open MPI)", 127
+            f"trellis run: {p.command[0]} not found: run scripts/setup.sh (installs Open MPI "
+            "and MPICH)",
+            127,
         ) from None
     try:
         rc = proc.wait()
@@ -325,12 +326,14 @@ def run(argv: Sequence[str]) -> int | str:
         return __doc__ or ""
     if not split.program:  # before looking for the build: the usage error comes first
         raise TrellisError(f"trellis run: which program?\n{USAGE}", 2)
+    # The library for the MPI named, if one is (checked first).
+    wanted = mpi_impl.chosen(split.mpi, os.environ) and which_mpi(split, os.environ, None).name
     p = plan(
         argv,
         environ=os.environ,
         cpus=available_cpus(),
         as_root=os.geteuid() == 0,
-        library=native.library(),
+        library=native.library(wanted),
     )
     if p.dry_run:
         return format_plan(p)

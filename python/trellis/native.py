@@ -1,17 +1,35 @@
-"""Where the C build is, and calls into its `trellis-info` tool.
+"""Where Trellis' C parts are, and calls into its `trellis-info` tool.
 
 The algorithm table, the rules and the schedules exist once, in C; this module only
-finds the build and runs the tool. The build is the repository's `build/` directory,
-or the directory named by the environment variable TRELLIS_BUILD.
+finds them and runs the tool. The library (libtrellis.so, which `trellis run` preloads)
+is the first of, in this order:
+
+1. $TRELLIS_LIB, the library file itself;
+2. next to this package (trellis/libtrellis.so, as a package that bundles it has it);
+3. the install prefix's lib: `cmake --install build --prefix P` puts it in P/lib (or
+   P/lib64, P/lib/<multiarch>), P being the prefix the command is installed in too
+   (`pip install .` into a virtual environment P, or P=/usr/local);
+4. the build tree: $TRELLIS_BUILD, or in a source checkout build/ (Open MPI) and
+   build-mpich/ (MPICH).
+
+When an MPI is named (`--mpi`, TRELLIS_MPI), a library built for another MPI is passed
+over (and $TRELLIS_LIB must be built for it). trellis-info is found the same way: next
+to the package, P/bin, the build tree. Programs of the build tree (bench/latency) come
+from the build tree only.
 """
 
 import os
 import re
 import subprocess
+import sys
+import sysconfig
 from pathlib import Path
+
+from trellis import mpi_impl
 
 INFO_TOOL = "trellis-info"
 LIBRARY = "libtrellis.so"
+LIB_VARIABLE = "TRELLIS_LIB"
 
 
 class TrellisError(Exception):
@@ -27,15 +45,25 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
-def build_dir() -> Path:
-    """The C build directory: $TRELLIS_BUILD, or the repository's build/."""
+def source_checkout() -> Path | None:
+    """The source checkout this package runs from, if it does (editable install)."""
+    root = repo_root()
+    return root if (root / "CMakeLists.txt").is_file() and (root / "src").is_dir() else None
+
+
+def build_dir(mpi: str | None = None) -> Path:
+    """The C build directory: $TRELLIS_BUILD, or the checkout's build tree for the MPI
+    (build/ for Open MPI, the default)."""
     env = os.environ.get("TRELLIS_BUILD")
-    return Path(env).resolve() if env else repo_root() / "build"
+    if env:
+        return Path(env).resolve()
+    name = mpi_impl.get(mpi or mpi_impl.DEFAULT).build_dir
+    return (source_checkout() or repo_root()) / name
 
 
-def built_file(name: str) -> Path:
+def built_file(name: str, mpi: str | None = None) -> Path:
     """A file of the C build, or a TrellisError saying how to get it."""
-    path = build_dir() / name
+    path = build_dir(mpi) / name
     if not path.is_file():
         raise TrellisError(
             f"trellis: {path} is missing: run scripts/setup.sh to build Trellis "
@@ -44,9 +72,71 @@ def built_file(name: str) -> Path:
     return path
 
 
-def library() -> Path:
-    """The absolute path of libtrellis.so, for LD_PRELOAD."""
-    return built_file(LIBRARY).resolve()
+def prefixes() -> list[Path]:
+    """Where the command is installed: sys.prefix, and the prefix of this package's
+    site-packages when it lies elsewhere (pip install --prefix)."""
+    found = [Path(sys.prefix)]
+    here = Path(__file__).resolve().parent
+    if here.parent.name in {"site-packages", "dist-packages"}:
+        found.append(here.parents[3])  # P/lib/pythonX.Y/site-packages/trellis
+    return list(dict.fromkeys(found))
+
+
+def _installed(subdirs: list[str], name: str) -> list[Path]:
+    return [prefix / sub / name for prefix in prefixes() for sub in subdirs]
+
+
+def _build_trees(mpi: str | None) -> list[Path]:
+    if os.environ.get("TRELLIS_BUILD") or mpi:
+        return [build_dir(mpi)]
+    checkout = source_checkout()
+    if checkout is None:
+        return []
+    return [checkout / cls.build_dir for cls in mpi_impl.KINDS.values()]
+
+
+def library_candidates(mpi: str | None = None) -> list[Path]:
+    """Where libtrellis.so is looked for, in order (after $TRELLIS_LIB)."""
+    multiarch = sysconfig.get_config_var("MULTIARCH")
+    libdirs = ["lib", "lib64", *([f"lib/{multiarch}"] if multiarch else [])]
+    return [
+        Path(__file__).resolve().parent / LIBRARY,
+        *_installed(libdirs, LIBRARY),
+        *(tree / LIBRARY for tree in _build_trees(mpi)),
+    ]
+
+
+def library(mpi: str | None = None) -> Path:
+    """The absolute path of libtrellis.so, for LD_PRELOAD, built for `mpi` if named."""
+    explicit = os.environ.get(LIB_VARIABLE)
+    if explicit:
+        path = Path(explicit)
+        if not path.is_file():
+            raise TrellisError(f"trellis: {LIB_VARIABLE}={explicit}: no such file")
+        built = mpi_impl.built_for(path)
+        if mpi and built and built != mpi:
+            raise TrellisError(
+                f"trellis: {LIB_VARIABLE}={explicit} is built for {built}, not {mpi}"
+            )
+        return path.resolve()
+    searched = library_candidates(mpi)
+    for path in searched:
+        if path.is_file() and (not mpi or mpi_impl.built_for(path) in {mpi, None}):
+            return path.resolve()
+    built_for = f" built for {mpi}" if mpi else ""
+    raise TrellisError(
+        f"trellis: no {LIBRARY}{built_for}: looked in "
+        + ", ".join(str(p) for p in searched)
+        + f"; run scripts/setup.sh to build Trellis, or set {LIB_VARIABLE} to the library"
+    )
+
+
+def info_tool() -> Path:
+    """trellis-info: next to the package, in the install prefix's bin, or the build's."""
+    for path in [Path(__file__).resolve().parent / INFO_TOOL, *_installed(["bin"], INFO_TOOL)]:
+        if path.is_file():
+            return path
+    return built_file(INFO_TOOL)
 
 
 def info(*args: str) -> str:
@@ -55,7 +145,7 @@ def info(*args: str) -> str:
     A failure becomes a TrellisError with the tool's own message (which already starts
     with "trellis: ") and its exit status (2 for bad arguments and rules errors).
     """
-    tool = built_file(INFO_TOOL)
+    tool = info_tool()
     proc = subprocess.run([str(tool), *args], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         message = proc.stderr.strip() or f"trellis: {INFO_TOOL} failed ({proc.returncode})"

@@ -1,7 +1,8 @@
 """The emulated cluster (docs/testbed.md): N hosts on this machine, each a network
 namespace `trellis-hI` with its own hostname (a persistent UTS namespace), joined by veth
-pairs to the bridge `trellis-br0` on a private subnet, optionally capped with tbf; Open
-MPI reaches them through testbed/agent.sh (--mca plm_rsh_agent).
+pairs to the bridge `trellis-br0` on a private subnet, optionally capped with tbf; the MPI
+reaches them through testbed/agent.sh (Open MPI: --mca plm_rsh_agent; MPICH: -launcher
+ssh -launcher-exec; mpi_impl.py).
 
 Everything `up` creates is recorded in DIR/state.json as it is created, so `down` (and
 `up` itself after a failure) removes exactly that and nothing else."""
@@ -13,6 +14,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from trellis import mpi_impl
 from trellis.native import TrellisError, repo_root
 
 DEFAULT_DIR = Path("/run/trellis-testbed")
@@ -249,19 +251,13 @@ def status(directory: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def mpirun_options(directory: Path) -> list[str]:
-    """What `trellis run --testbed` adds to mpirun's command line."""
+def mpirun_options(directory: Path, mpi: mpi_impl.MPI | None = None) -> list[str]:
+    """What `trellis run --testbed` adds to the launcher's command line (Open MPI's
+    mpirun by default)."""
     state = load_state(directory)
     if state is None or not state.get("complete"):
         raise TrellisError(
             f"trellis run: no testbed is up in {directory} (trellis testbed up --hosts N)", 2
         )
-    subnet = state["subnet"]
-    return [
-        "--hostfile", str(directory / "hostfile"),
-        "--mca", "plm_rsh_agent", str(directory / "agent"),
-        "--mca", "plm_rsh_no_tree_spawn", "1",
-        "--mca", "oob_tcp_if_include", subnet,
-        "--mca", "btl_tcp_if_include", subnet,
-        "--mca", "btl", "self,vader,tcp",
-    ]  # fmt: skip
+    mpi = mpi or mpi_impl.OpenMPI()
+    return mpi.testbed(directory, state["subnet"], state["hosts"], state["slots"])

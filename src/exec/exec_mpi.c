@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "exec/exec_mpi.h"
 #include "exec/typeinfo.h"
+#include "mpi/mpi_impl.h"
 #include "reduce/reduce.h"
 
 #include <sched.h>
@@ -344,8 +345,8 @@ static int reap_mpi(trl_exec *x, bool block)
     if (x->nreqs == 0)
         return MPI_SUCCESS;
     int n;
-    int rc = block ? PMPI_Waitsome((int)x->nreqs, m->reqs, &n, m->done_idx, MPI_STATUSES_IGNORE)
-                   : PMPI_Testsome((int)x->nreqs, m->reqs, &n, m->done_idx, MPI_STATUSES_IGNORE);
+    int rc = block ? PMPI_Waitsome((int)x->nreqs, m->reqs, &n, m->done_idx, TRL_STATUSES_IGNORE)
+                   : PMPI_Testsome((int)x->nreqs, m->reqs, &n, m->done_idx, TRL_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS)
         return rc;
     if (n == MPI_UNDEFINED || n == 0)

@@ -2,6 +2,7 @@
 #include "exec/shm.h"
 #include "exec/comm_ranks.h"
 #include "exec/typeinfo.h"
+#include "mpi/mpi_impl.h"
 
 #include <limits.h>
 #include <sched.h>
@@ -289,16 +290,15 @@ static int spin_polls(void)
 }
 
 /* Whether waiting ranks must give their core away between polls: when this
- * node has more of the communicator's ranks than cores, or when Open MPI
- * was told ranks share cores (mpi_yield_when_idle, which mpirun passes on
- * as OMPI_MCA_mpi_yield_when_idle): the node's own count misses other
- * jobs, and the emulated hosts of trellis testbed, which all share this
- * machine's cores. A rank that polls without yielding there holds its core
- * for a whole time slice, milliseconds, while the ranks it waits for
- * cannot run. */
+ * node has more of the communicator's ranks than cores, or when the MPI
+ * library was told ranks share cores (TRL_MPI_YIELD_ENV: Open MPI's
+ * mpi_yield_when_idle): the node's own count misses other jobs, and the
+ * emulated hosts of trellis testbed, which all share this machine's cores.
+ * A rank that polls without yielding there holds its core for a whole time
+ * slice, milliseconds, while the ranks it waits for cannot run. */
 static bool cores_shared(int node_ranks)
 {
-    const char *mpi = getenv("OMPI_MCA_mpi_yield_when_idle");
+    const char *name = TRL_MPI_YIELD_ENV, *mpi = name ? getenv(name) : NULL;
     if (mpi && *mpi && strcmp(mpi, "0") != 0 && strcmp(mpi, "false") != 0)
         return true;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);

@@ -5,22 +5,14 @@
  * MPI library's own. One definition for all, from the list in
  * coll_list.h. The info argument carries no hint Trellis uses. */
 #include <mpi.h>
-#if defined(OPEN_MPI) && OPEN_MPI
-#include <mpi-ext.h>
-#endif
 
 #include "mpi/coll_entry.h"
 #include "mpi/coll_list.h"
+#include "mpi/mpi_impl.h"
 
-#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
-#define TRL_INIT(Name) MPIX_##Name##_init
-#define TRL_INIT_MPI(Name) PMPIX_##Name##_init
-#elif MPI_VERSION >= 4
-#define TRL_INIT(Name) MPI_##Name##_init
-#define TRL_INIT_MPI(Name) PMPI_##Name##_init
-#endif
-
-#ifdef TRL_INIT
+#ifdef TRL_PCOLL /* each MPI's names: mpi_impl.h */
+#define TRL_INIT(Name) TRL_PCOLL(Name##_init)
+#define TRL_INIT_MPI(Name) TRL_PCOLL_PMPI(Name##_init)
 #define TRL_PERSISTENT(Name, name, params, args)                                              \
     int TRL_INIT(Name)(TRL_UNPAREN params, MPI_Info info, MPI_Request *request)               \
     {                                                                                         \

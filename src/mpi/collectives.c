@@ -38,8 +38,8 @@ static int bcast_pack(trl_op *op)
 {
     bcast_packing *p = op->data;
     int pos = 0;
-    return p->root ? PMPI_Pack(p->buffer, p->count, p->datatype, p->packed, (int)p->bytes, &pos,
-                               op->c->dup)
+    return p->root ? trl_pack(p->buffer, p->count, p->datatype, p->packed, (int)p->bytes, &pos,
+                              op->c->dup)
                    : MPI_SUCCESS;
 }
 
@@ -48,8 +48,8 @@ static int bcast_unpack(trl_op *op, int rc)
     bcast_packing *p = op->data;
     int pos = 0;
     if (rc == MPI_SUCCESS && op->rc == MPI_SUCCESS && !p->root)
-        rc = PMPI_Unpack(p->packed, (int)p->bytes, &pos, p->buffer, p->count, p->datatype,
-                         op->c->dup);
+        rc = trl_unpack(p->packed, (int)p->bytes, &pos, p->buffer, p->count, p->datatype,
+                        op->c->dup);
     return rc != MPI_SUCCESS ? rc : op->rc;
 }
 

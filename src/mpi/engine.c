@@ -367,12 +367,15 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
     int rc;
     trl_engine_lock();
     /* A persistent op's handle is a request of the MPI library's own that
-     * it never runs. */
+     * it never runs: a receive from rank 0 of MPI_COMM_SELF, never started.
+     * Not one from MPI_PROC_NULL: MPICH 4.0.2 hands such a request's memory,
+     * once freed, to a later persistent collective of its own, which then
+     * never completes. */
     static char none;
     if (!table_reserve())
         rc = MPI_ERR_NO_MEM;
     else if (op->persistent)
-        rc = PMPI_Recv_init(&none, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &op->request);
+        rc = PMPI_Recv_init(&none, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, &op->request);
     else
         rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->request);
     if (rc == MPI_SUCCESS) {

@@ -20,6 +20,7 @@
 
 #include "mpi/coll_common.h"
 #include "mpi/engine.h"
+#include "mpi/mpi_impl.h"
 
 static bool fast(void)
 {
@@ -162,7 +163,7 @@ static int testall_once(int n, MPI_Request *reqs, int *flag, MPI_Status *statuse
             return MPI_SUCCESS;
         }
     }
-    int rc = PMPI_Testall(n, sp->found ? sp->tmp : reqs, flag, statuses);
+    int rc = trl_testall(n, sp->found ? sp->tmp : reqs, flag, statuses);
     if (rc != MPI_SUCCESS || !*flag || !sp->found)
         return rc;
     int first = MPI_SUCCESS;
@@ -181,7 +182,7 @@ static int testall_once(int n, MPI_Request *reqs, int *flag, MPI_Status *statuse
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
     if (fast())
-        return PMPI_Testall(n, reqs, flag, statuses);
+        return trl_testall(n, reqs, flag, statuses);
     trl_engine_progress();
     split sp;
     if (split_open(&sp, n, reqs) < 0) {
@@ -295,7 +296,7 @@ static int testsome_once(int n, MPI_Request *reqs, int *outcount, int *indices,
     }
     int lib = 0;
     int rc = PMPI_Testsome(n, sp->found ? sp->tmp : reqs, &lib, indices + k,
-                           statuses == MPI_STATUSES_IGNORE ? MPI_STATUSES_IGNORE : statuses + k);
+                           statuses == MPI_STATUSES_IGNORE ? TRL_STATUSES_IGNORE : statuses + k);
     if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
         return rc;
     if (rc == MPI_ERR_IN_STATUS)

@@ -12,6 +12,7 @@
 #include "algo/inter/inter.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "mpi/mpi_impl.h"
 #include "mpi/topo_mpi.h"
 #include "mpi/trace.h"
 #include "mpi/validate.h"
@@ -33,7 +34,7 @@ static struct {
 
 const char *trellis_version(void)
 {
-    return "trellis 0.1.0";
+    return "trellis 0.1.0 (" TRL_MPI_NAME ")";
 }
 
 static uint64_t fnv1a(uint64_t h, const void *data, size_t len)

@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from trellis import native
+from trellis import mpi_impl, native
 from trellis.cmd_run import plan, split_args
 from trellis.native import TrellisError
 
 LIB = Path("/opt/trellis/libtrellis.so")
 PRELOAD = ["-x", f"LD_PRELOAD={LIB}"]
+# Open MPI's launcher as found here: mpirun.openmpi (Debian's own name) or mpirun.
+MPIRUN = mpi_impl.OpenMPI().launcher()
 
 
 def make(argv: str, *, environ: dict[str, str] | None = None, cpus: int = 2, root: bool = False):
@@ -71,21 +73,21 @@ def test_trellis_options_among_mpirun_options() -> None:
 
 def test_plain_command() -> None:
     p = make("-np 2 ./app x")
-    assert p.command == ["mpirun", "--oversubscribe", "-np", "2", *PRELOAD, "./app", "x"]
+    assert p.command == [MPIRUN, "--oversubscribe", "-np", "2", *PRELOAD, "./app", "x"]
     assert p.env == {}
     assert not p.dry_run
 
 
 def test_yield_when_oversubscribed() -> None:
     p = make("-np 4 ./app", cpus=2)
-    assert p.command[:5] == ["mpirun", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]
+    assert p.command[:5] == [MPIRUN, "--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]
     assert "mpi_yield_when_idle" not in make("-np 4 ./app", cpus=4).command
     assert "mpi_yield_when_idle" not in make("./app", cpus=1).command
 
 
 def test_user_choices_are_not_overridden() -> None:
     p = make("--mca mpi_yield_when_idle 0 --oversubscribe -np 8 ./app", cpus=2)
-    assert p.command == ["mpirun", "--mca", "mpi_yield_when_idle", "0", "--oversubscribe",
+    assert p.command == [MPIRUN, "--mca", "mpi_yield_when_idle", "0", "--oversubscribe",
                          "-np", "8", *PRELOAD, "./app"]  # fmt: skip
     assert "--oversubscribe" not in make("--nooversubscribe -np 1 ./app").command
 
@@ -127,11 +129,11 @@ def test_dry_run_prints_the_command(run_trellis) -> None:
     proc = run_trellis("run", "-np", "2", "--dry-run", "./x")
     assert proc.returncode == 0, proc.stderr
     words = shlex.split(proc.stdout)
-    mpirun = words.index("mpirun")
+    mpirun = words.index(MPIRUN)
     library = native.library()
     assert library.is_absolute()
     assert library.is_file()
-    assert words[mpirun:] == ["mpirun", "--oversubscribe", "-np", "2",
+    assert words[mpirun:] == [MPIRUN, "--oversubscribe", "-np", "2",
                               "-x", f"LD_PRELOAD={library}", "./x"]  # fmt: skip
     if os.geteuid() == 0:
         assert words[:mpirun] == ["OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"]
@@ -161,9 +163,10 @@ def test_help(run_trellis) -> None:
     assert "How the command line is split" in proc.stdout
 
 
-def fake_mpirun(directory: Path, status: int) -> Path:
-    """An `mpirun` that records its arguments and environment, and exits with status."""
-    script = directory / "mpirun"
+def fake_mpirun(directory: Path, status: int, name: str = "mpirun") -> Path:
+    """An `mpirun` (under each of Open MPI's names, or `name`) that records its
+    arguments and environment, and exits with status."""
+    script = directory / name
     script.write_text(
         "#!/bin/sh\n"
         f'printf "%s\\n" "$@" > "{directory}/args"\n'
@@ -171,6 +174,8 @@ def fake_mpirun(directory: Path, status: int) -> Path:
         f"exit {status}\n"
     )
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    if name == "mpirun":
+        (directory / "mpirun.openmpi").symlink_to(script)
     return script
 
 

@@ -92,6 +92,27 @@ def test_up_run_across_two_hosts_and_down(run_trellis, bed):
     assert "nothing to do" in proc.stdout
 
 
+@pytest.mark.skipif(not (REPO / "build-mpich" / "libtrellis.so").is_file(),
+                    reason="no build-mpich/ (scripts/setup.sh builds it)")
+def test_mpich_across_two_hosts(run_trellis, bed):
+    """MPICH's mpiexec through the same agent: Hydra's proxies in the hosts' namespaces
+    reach it at the bridge, UCX talks TCP between hosts."""
+    assert up(run_trellis, bed, "--slots", "2").returncode == 0
+    mpich = REPO / "build-mpich"
+    env = {"TRELLIS_BUILD": str(mpich)}
+    proc = run_trellis("run", "--mpi", "mpich", f"--testbed={bed}", "-n", "4", "hostname",
+                       env=env)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(proc.stdout.split()) == ["h0", "h0", "h1", "h1"]
+    proc = run_trellis("run", "--mpi", "mpich", f"--testbed={bed}", "-n", "4", "--verbose",
+                       "--rules", "allreduce hier", str(mpich / "tests" / "mpi" / "coll_check"),
+                       "--quick", env=env)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"layout: 4 ranks on 2 hosts \(discovered\)", proc.stderr), proc.stderr
+    assert re.search(r"allreduce ranks=4 bytes=\d+: hier \(TRELLIS_RULES:1", proc.stderr)
+    assert re.search(r"coll_check ranks=4: \d+ checks, 0 failed", proc.stdout)
+
+
 def test_up_is_idempotent_and_refuses_another_shape(run_trellis, bed):
     assert up(run_trellis, bed).returncode == 0
     again = up(run_trellis, bed)

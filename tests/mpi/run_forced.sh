@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Runs a checker program (coll_check, coll_check_move, coll_check_scan,
-# inter_check, ...) under mpirun with libtrellis.so preloaded and rules
-# forcing algorithms, then checks that the program passed AND that Trellis
-# really ran the forced algorithm of the last rule, or with
-# TRELLIS_TEST_CHECK_ALL=1 of every rule (TRELLIS_VERBOSE=1 names the rule
+# inter_check, ...) under the MPI's launcher (mpirun, mpiexec) with
+# libtrellis.so preloaded and rules forcing algorithms, then checks that the
+# program passed AND that Trellis really ran the forced algorithm of the last
+# rule, or with --all as expected-algorithm (or TRELLIS_TEST_CHECK_ALL=1) of
+# every rule (TRELLIS_VERBOSE=1 names the rule
 # that chose it), so a silent fall-back to the MPI library cannot pass.
 #
 #   run_forced.sh <nprocs> <libtrellis.so|none|linked> <program> "<rule>"|<rules file>
-#                 [expected-algorithm] [-- program-arguments...]
+#                 [expected-algorithm|--all] [-- program-arguments...]
 #
 # "linked": the program is linked against libtrellis.so; nothing is preloaded.
 # Everything after "--" goes to the program (pass "" as expected-algorithm
-# to check none).
+# to check none; --all checks every rule of a rules file, one a line).
 set -uo pipefail
 np=$1 lib=$2 prog=$3 rule=$4
 shift 4
@@ -19,28 +20,33 @@ expect=
 if [ $# -gt 0 ] && [ "$1" != -- ]; then expect=$1; shift; fi
 if [ $# -gt 0 ] && [ "$1" = -- ]; then shift; fi
 prog_args=("$@")
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-args=(-np "$np" --oversubscribe --mca mpi_yield_when_idle 1)
-if [ "$lib" = linked ]; then
-  args+=(-x TRELLIS_VERBOSE=1 -x TRELLIS_RULES="$rule")
-elif [ "$lib" != none ]; then
-  args+=(-x LD_PRELOAD="$lib" -x TRELLIS_VERBOSE=1 -x TRELLIS_RULES="$rule")
+# The launcher and its options come from the trellis command's python/trellis/mpi_impl.py:
+# TRELLIS_MPI (openmpi, the default, or mpich) names the MPI the build is for.
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+mpi_impl() { PYTHONPATH="$repo/python" python3 -m trellis.mpi_impl "$@" --mpi "${TRELLIS_MPI:-openmpi}"; }
+# Ranks share cores with each other and with the other tests running alongside.
+opts=(--np "$np" --share-cores)
+if [ "$lib" != none ]; then
+  [ "$lib" != linked ] && opts+=(--preload "$lib")
+  opts+=(--env TRELLIS_VERBOSE=1 --env "TRELLIS_RULES=$rule")
 fi
-# A described layout (the hierarchy tests) reaches every rank.
-if [ -n "${TRELLIS_TOPOLOGY:-}" ]; then args+=(-x TRELLIS_TOPOLOGY); fi
-# So do the shared-memory transport's settings (the tests that vary them),
-# the progress mode, and the form of the checkers' calls (call_mode.h).
-for v in TRELLIS_SHM TRELLIS_SHM_SPIN TRELLIS_PROGRESS TRELLIS_TEST_MODE; do
-  if [ -n "${!v:-}" ]; then args+=(-x "$v"); fi
+# A described layout (the hierarchy tests) reaches every rank; so do the shared-memory
+# transport's settings (the tests that vary them), the progress mode, and the form of
+# the checkers' calls (call_mode.h).
+for v in TRELLIS_TOPOLOGY TRELLIS_SHM TRELLIS_SHM_SPIN TRELLIS_PROGRESS TRELLIS_TEST_MODE; do
+  if [ -n "${!v:-}" ]; then opts+=(--env "$v=${!v}"); fi
 done
+mapfile -d '' -t launcher < <(mpi_impl launch "${opts[@]}")
+mapfile -d '' -t launcher_env < <(mpi_impl env)
+[ ${#launcher[@]} -gt 0 ] || { echo "FAILED: no launcher from trellis.mpi_impl" >&2; exit 1; }
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-mpirun "${args[@]}" "$prog" ${prog_args[@]+"${prog_args[@]}"} >"$out" 2>"$err"
+env ${launcher_env[@]+"${launcher_env[@]}"} "${launcher[@]}" "$prog" ${prog_args[@]+"${prog_args[@]}"} >"$out" 2>"$err"
 rc=$?
 cat "$out"
 grep -v '^trellis: ' "$err" >&2
 if [ $rc -ne 0 ]; then
-  echo "FAILED: mpirun exited $rc" >&2
+  echo "FAILED: ${launcher[0]} exited $rc" >&2
   grep '^trellis: ' "$err" | head -20 >&2
   exit 1
 fi
@@ -48,7 +54,9 @@ grep -q ", 0 failed$" "$out" || { echo "FAILED: no clean summary line" >&2; exit
 # The rules to verify: the last one (of a rules file, its last line), or
 # with TRELLIS_TEST_CHECK_ALL=1 every one, each with its own algorithm.
 if [ -f "$rule" ]; then text=$(cat "$rule"); else text=$rule; fi
-if [ -n "${TRELLIS_TEST_CHECK_ALL:-}" ]; then
+check_all=${TRELLIS_TEST_CHECK_ALL:-}
+if [ "$expect" = --all ]; then check_all=1; expect=; fi
+if [ -n "$check_all" ]; then
   mapfile -t checked < <(printf '%s\n' "$text" | tr ';' '\n' | sed 's/#.*//' | grep -v '^ *$')
 else
   checked=("${text##*[;$'\n']}")
@@ -57,7 +65,7 @@ verified=()
 for one in "${checked[@]}"; do
   read -r coll first _ <<<"$one"
   want=$expect
-  if [ -n "${TRELLIS_TEST_CHECK_ALL:-}" ]; then
+  if [ -n "$check_all" ]; then
     # The algorithm: the first word after the collective with no '='.
     want=$(printf '%s\n' "$one" | tr -s ' \t' '\n' | tail -n +2 | grep -v = | head -n 1)
   fi

@@ -449,8 +449,19 @@ enum { MAX_COUNT = 65599, GUARD = 64 };
 
 typedef struct {
     long elements, differ; /* MPI_Reduce_local against the reference */
-    char example[160];
+    char example[256];
 } observation;
+
+/* Appends label and then sz bytes in hex to buf, cut short where it is full. */
+static void append_bytes(char *buf, size_t cap, const char *label, const unsigned char *p, size_t sz)
+{
+    size_t at = strlen(buf);
+    snprintf(buf + at, cap - at, "%s", label);
+    for (size_t b = 0; b < sz; b++) {
+        at = strlen(buf);
+        snprintf(buf + at, cap - at, " %02x", p[b]);
+    }
+}
 
 /* One (type, op) pair MPI defines: every count at 8 pairs of byte offsets. */
 static void sweep_pair(const test_type *t, enum op o, observation *obs)
@@ -506,14 +517,11 @@ static void sweep_pair(const test_type *t, enum op o, observation *obs)
                 if (same_element(t->rep, mio + i * sz, want + i * sz))
                     continue;
                 if (obs->differ++ == 0 && sz <= 16) {
-                    int at = snprintf(obs->example, sizeof obs->example, "n=%zu element %zu: in", n, i);
-                    for (size_t b = 0; b < sz; b++) at += snprintf(obs->example + at, sizeof obs->example - (size_t)at, " %02x", in[i * sz + b]);
-                    at += snprintf(obs->example + at, sizeof obs->example - (size_t)at, ", inout");
-                    for (size_t b = 0; b < sz; b++) at += snprintf(obs->example + at, sizeof obs->example - (size_t)at, " %02x", io0[i * sz + b]);
-                    at += snprintf(obs->example + at, sizeof obs->example - (size_t)at, " -> MPI");
-                    for (size_t b = 0; b < sz; b++) at += snprintf(obs->example + at, sizeof obs->example - (size_t)at, " %02x", mio[i * sz + b]);
-                    at += snprintf(obs->example + at, sizeof obs->example - (size_t)at, ", reference");
-                    for (size_t b = 0; b < sz; b++) at += snprintf(obs->example + at, sizeof obs->example - (size_t)at, " %02x", want[i * sz + b]);
+                    snprintf(obs->example, sizeof obs->example, "n=%zu element %zu:", n, i);
+                    append_bytes(obs->example, sizeof obs->example, " in", in + i * sz, sz);
+                    append_bytes(obs->example, sizeof obs->example, ", inout", io0 + i * sz, sz);
+                    append_bytes(obs->example, sizeof obs->example, " -> MPI", mio + i * sz, sz);
+                    append_bytes(obs->example, sizeof obs->example, ", reference", want + i * sz, sz);
                 }
             }
         }
@@ -594,6 +602,22 @@ static void check_passes_through(MPI_Datatype t, const char *name, MPI_Op op, co
           class_trl, class_mpi);
     if (rc_mpi == MPI_SUCCESS)
         CHECK(memcmp(a, b, sizeof a) == 0, "%s %s: result differs from the MPI library's", name, op_name);
+}
+
+/* MPICH 4.0.2 takes LAND and LOR on floating types (its check of the pair
+ * lets them through as an extension) and then aborts on an assertion in
+ * its kernel (opland.c, oplor.c): the library gives no answer to compare
+ * with, and a collective on such a pair aborts the same with or without
+ * Trellis, whose kernels leave it to the library. */
+static int library_aborts(enum op o, enum group g)
+{
+#ifdef MPICH_VERSION
+    return (o == LAND || o == LOR) && g == FLOATING;
+#else
+    (void)o;
+    (void)g;
+    return 0;
+#endif
 }
 
 /* ---- the 8-bit SUM case, as an observation ------------------------------ */
@@ -740,6 +764,11 @@ int main(int argc, char **argv)
         }
         for (int o = 0; o < NOPS; o++) {
             if (!allowed((enum op)o, t->group)) {
+                if (library_aborts((enum op)o, t->group)) {
+                    printf("note: %s %s left out: the MPI library aborts on it\n", t->name,
+                           op_names[o]);
+                    continue;
+                }
                 check_passes_through(t->t, t->name, op_handle((enum op)o), op_names[o]);
                 continue;
             }
