@@ -67,6 +67,8 @@ const char trl_builtin_rules_text[] =
     "# leaders and a fan-out: log2(hosts) rounds cross hosts, one message\n"
     "# per host each, instead of every rank's.\n"
     "barrier    hosts=2- ranks_per_host=2-            hier\n"
+    "# One host: recursive doubling, ceil(log2 p) rounds of one empty message\n"
+    "# each way per rank.\n"
     "barrier                              recursive_doubling\n"
     "\n"
     "# Several hosts: gather and scatter through the hosts' leaders, one\n"
