@@ -5,6 +5,7 @@ Errors meant for the user are TrellisError: main prints them and exits with thei
 """
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -13,17 +14,37 @@ from trellis import (
     __version__,
     cmd_algorithms,
     cmd_bench,
-    cmd_calibrate,
     cmd_explain,
     cmd_layout,
     cmd_plan,
     cmd_run,
     cmd_show,
-    cmd_simulate,
     cmd_testbed,
-    cmd_trace,
 )
 from trellis.native import TrellisError
+
+# The analysis commands need numpy (and matplotlib for pictures), which `trellis run` and
+# the rest do not: without them those commands say what is missing, the others work.
+ANALYSIS_COMMANDS = ("calibrate", "simulate", "trace")
+
+
+def _add_analysis_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]",
+                         name: str) -> None:  # fmt: skip
+    try:
+        module = importlib.import_module(f"trellis.cmd_{name}")
+    except ModuleNotFoundError as err:
+        missing = err.name or "a Python package"
+
+        def unavailable(_args: argparse.Namespace) -> int:
+            raise TrellisError(f"trellis {name} needs the Python package {missing!r}, which "
+                               f"is not installed (pip install {missing})")  # fmt: skip
+
+        sub = subparsers.add_parser(name, help=f"(needs {missing}, not installed)",
+                                    add_help=False)  # fmt: skip
+        sub.set_defaults(func=unavailable)
+        sub.add_argument("rest", nargs=argparse.REMAINDER)
+        return
+    module.add_parser(subparsers)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,14 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="command")
     cmd_algorithms.add_parser(subparsers)
     cmd_bench.add_parser(subparsers)
-    cmd_calibrate.add_parser(subparsers)
     cmd_explain.add_parser(subparsers)
     cmd_layout.add_parser(subparsers)
     cmd_plan.add_parser(subparsers)
     cmd_show.add_parser(subparsers)
-    cmd_simulate.add_parser(subparsers)
     cmd_testbed.add_parser(subparsers)
-    cmd_trace.add_parser(subparsers)
+    for name in ANALYSIS_COMMANDS:
+        _add_analysis_parser(subparsers, name)
     # `run` passes mpirun's options through untouched, which argparse cannot do: it is
     # listed here for --help, and its command line is split by cmd_run itself.
     subparsers.add_parser(

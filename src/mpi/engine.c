@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "mpi/mpi_impl.h"
 
 static struct {
     pthread_mutex_t lock;
@@ -513,6 +514,12 @@ void trl_engine_init(int provided)
         return;
     int rank;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (TRL_NO_PROGRESS_THREAD) {
+        if (rank == 0)
+            trl_log("TRELLIS_PROGRESS=thread is not available under %s (%s: docs/install.md); "
+                    "progress stays in MPI calls", TRL_MPI_NAME, TRL_NO_PROGRESS_THREAD);
+        return;
+    }
     if (provided < MPI_THREAD_MULTIPLE) {
         if (rank == 0)
             trl_log("TRELLIS_PROGRESS=thread needs MPI_THREAD_MULTIPLE (the program asked for "

@@ -45,6 +45,8 @@
 #if defined(OPEN_MPI) && OPEN_MPI
 
 #define TRL_MPI_NAME "Open MPI"
+/* Why TRELLIS_PROGRESS=thread cannot run under this MPI; NULL: it can. */
+#define TRL_NO_PROGRESS_THREAD ((const char *)0)
 /* mpirun --mca mpi_yield_when_idle 1 reaches the ranks as this. */
 #define TRL_MPI_YIELD_ENV "OMPI_MCA_mpi_yield_when_idle"
 
@@ -111,6 +113,11 @@ static inline bool trl_fortran_bottom(const void *p)
 #elif defined(MPICH) || defined(MPICH_VERSION)
 
 #define TRL_MPI_NAME "MPICH"
+/* The progress thread would hold Trellis' engine lock while it calls MPICH
+ * (its global lock), and MPICH calls a finished request's free callback
+ * (the engine lock) from inside MPI_Test holding its global lock: a
+ * deadlock (docs/install.md). */
+#define TRL_NO_PROGRESS_THREAD "MPICH 4.0 calls a request's free callback under its global lock"
 
 /* MPICH's MPI_STATUSES_IGNORE is (MPI_Status *)1, which GCC 12 takes for an
  * array of size 0 passed where the prototype declares MPI_Status[]
@@ -180,6 +187,7 @@ static inline void trl_status_c2f08(const MPI_Status *c, MPI_F08_status *f)
 /* Another MPI: C programs are served; whether its Fortran bindings reach
  * the C entry points is unknown (add a section here once checked). */
 #define TRL_MPI_NAME "MPI"
+#define TRL_NO_PROGRESS_THREAD ((const char *)0)
 #define TRL_MPI_YIELD_ENV NULL
 #define TRL_FORTRAN_NAMES_buffers(X, lower, Mixed, UPPER)
 #define TRL_FORTRAN_NAMES_handles(X, lower, Mixed, UPPER)
