@@ -49,9 +49,9 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 def load(directory: Path) -> timeline.Timeline:
-    files = sorted(directory.glob("rank-*.jsonl"))
     if not directory.is_dir():
         raise TrellisError(f"trace: {directory} is not a directory")
+    files = sorted(directory.glob("rank-*.jsonl"))
     if not files:
         raise TrellisError(f"trace: {directory} holds no rank-*.jsonl files: was the run "
                            "traced (TRELLIS_TRACE, trellis run --trace) and did it reach "
