@@ -349,8 +349,11 @@ int trl_hier_run_call(const trl_coll_args *call, trl_sched *s, const trl_hier_gr
         trl_sched_free(&sub);
     }
     trl_params_release(&view);
+    /* A bcast's or barrier's later levels need only the data it received:
+     * they never write what its sends still read (trl_sched_fence_data). */
+    bool data_only = call->coll == TRL_COLL_BCAST || call->coll == TRL_COLL_BARRIER;
     if (rc == TRL_OK)
-        trl_sched_fence(s);
+        data_only ? trl_sched_fence_data(s) : trl_sched_fence(s);
     return rc ? rc : s->status;
 }
 

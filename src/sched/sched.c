@@ -201,6 +201,30 @@ int trl_sched_fence(trl_sched *s)
     return id;
 }
 
+int trl_sched_fence_data(trl_sched *s)
+{
+    if (s->status != TRL_OK)
+        return s->status;
+    size_t from = s->fence_from, to = s->nsteps, n = 0;
+    int *deps = malloc((to - from + 1) * sizeof *deps);
+    if (!deps)
+        return fail(s, TRL_ERR_NOMEM);
+    for (size_t i = from; i < to; i++)
+        if (s->steps[i].kind != TRL_STEP_SEND && s->steps[i].kind != TRL_STEP_NOP)
+            deps[n++] = (int)i;
+    int id = s->fence;
+    if (n > 0) {
+        trl_step st = {.kind = TRL_STEP_NOP, .peer = -1};
+        id = add(s, st, deps, (int)n);
+    }
+    free(deps);
+    if (id >= 0) {
+        s->fence = id;
+        s->fence_from = s->nsteps;
+    }
+    return id;
+}
+
 /* The index of `name` written under phase `outer` ("outer/name"; an
  * empty name is `outer` itself), added to the table if new. */
 static int phase_index(trl_sched *s, uint16_t outer, const char *name)

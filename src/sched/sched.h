@@ -116,6 +116,14 @@ int trl_sched_reduce(trl_sched *s, trl_ref in, trl_ref inout, size_t count,
 /* Make every later step wait for every step added so far: how one builder
  * runs two algorithms one after the other (reduce then bcast). */
 int trl_sched_fence(trl_sched *s);
+/* Make every later step wait only for the steps added since the last fence
+ * that write data (receive, copy, reduce), not for sends to complete: for
+ * builders whose later steps never write a buffer an earlier send reads
+ * (the levels of a bcast, a barrier's empty messages), so a leader starts
+ * its next level as soon as it has the data. Sends it passes over are not
+ * waited for by a later fence either; the schedule still ends only when
+ * every step is done. */
+int trl_sched_fence_data(trl_sched *s);
 
 /* Where a schedule built for a subgroup lands in a larger one: the
  * subgroup's rank i is rank ranks[i] of s, and its SEND and RECV buffers

@@ -4,6 +4,7 @@
  * memo) giving every rank the schedule it gets without one. No MPI.
  *
  * Prints "N passed, M failed" last and exits non-zero on any failure. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +189,40 @@ static void memo_gives_every_rank_the_same_schedule(void)
     trl_topo_free(&topo);
 }
 
+/* Whether step `step` waits directly for step `dep`. */
+static bool waits_for(const trl_sched *s, int step, int dep)
+{
+    const trl_step *st = &s->steps[step];
+    for (uint32_t i = 0; i < st->ndeps; i++)
+        if (s->deps[st->dep_first + i] == dep)
+            return true;
+    return false;
+}
+
+/* A data fence joins what was received, not what was sent: a bcast's next
+ * level starts while the sends of the level above complete. */
+static void data_fence_waits_for_receives_only(void)
+{
+    trl_sched s;
+    CHECK(trl_sched_init(&s, 1, 4) == TRL_OK, "init");
+    trl_ref r = trl_ref_at(TRL_BUF_RECV, 0);
+    int got = trl_sched_recv(&s, 0, r, 1, TRL_NODEPS);
+    int sent = trl_sched_send(&s, 2, r, 1, TRL_DEPS(got));
+    int fence = trl_sched_fence_data(&s);
+    CHECK(fence > sent, "a fence step is added after the receive");
+    CHECK(waits_for(&s, fence, got) && !waits_for(&s, fence, sent),
+          "the fence waits for the receive, not the send");
+    int next = trl_sched_send(&s, 3, r, 1, TRL_NODEPS);
+    CHECK(waits_for(&s, next, fence), "a later step waits for the fence");
+    /* Only sends since: no new fence, and a full fence after it leaves the
+     * passed-over send out too (it is not waited for at all). */
+    CHECK(trl_sched_fence_data(&s) == fence, "nothing received: the same fence");
+    int after = trl_sched_fence(&s);
+    CHECK(after == fence, "the full fence finds nothing new either, got %d", after);
+    CHECK(trl_sched_finish(&s) == TRL_OK, "finish");
+    trl_sched_free(&s);
+}
+
 int main(void)
 {
     RUN(names_phases_that_later_steps_inherit);
@@ -195,6 +230,7 @@ int main(void)
     RUN(appends_with_the_level_as_prefix);
     RUN(tags_count_per_peer_over_many_peers);
     RUN(memo_gives_every_rank_the_same_schedule);
+    RUN(data_fence_waits_for_receives_only);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

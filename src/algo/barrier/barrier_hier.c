@@ -37,7 +37,9 @@ static int level_tree(const trl_coll_args *a, const trl_hier *h, int i, trl_tree
     return trl_tree_init(t, kind, radix, g->n, g->leader);
 }
 
-/* Empty messages up (fan_in) or down a level's tree. */
+/* Empty messages up (fan_in) or down a level's tree. The fences wait for
+ * the messages received only: no buffer to protect, so a rank goes on
+ * while its sends complete. */
 static int fan(const trl_coll_args *a, trl_sched *s, const trl_hier *h, int i, bool fan_in)
 {
     const trl_hier_group *g = &h->group[i];
@@ -52,7 +54,7 @@ static int fan(const trl_coll_args *a, trl_sched *s, const trl_hier *h, int i, b
     trl_sched_phase(s, phase);
     if (!fan_in && parent >= 0)
         trl_sched_recv(s, g->ranks[parent], none, 0, TRL_NODEPS);
-    trl_sched_fence(s);
+    trl_sched_fence_data(s);
     for (int c = 0; c < n; c++) {
         int peer = g->ranks[trl_tree_child(&t, g->me, c)];
         if (fan_in)
@@ -60,10 +62,10 @@ static int fan(const trl_coll_args *a, trl_sched *s, const trl_hier *h, int i, b
         else
             trl_sched_send(s, peer, none, 0, TRL_NODEPS);
     }
-    trl_sched_fence(s);
+    trl_sched_fence_data(s);
     if (fan_in && parent >= 0)
         trl_sched_send(s, g->ranks[parent], none, 0, TRL_NODEPS);
-    trl_sched_fence(s);
+    trl_sched_fence_data(s);
     return s->status;
 }
 
