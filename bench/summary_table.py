@@ -1,8 +1,9 @@
-"""A `trellis bench` summary.csv as a Markdown table: a row per process count, a column
-per configuration, each cell "median us (ratio to the baseline)"; the fastest of a row
-in bold.
+"""A `trellis bench` summary.csv as a Markdown table: a row per process count (or, with
+--rows coll, per collective and size), a column per configuration, each cell "median us
+(ratio to the baseline)"; the fastest of a row in bold.
 
     python3 bench/summary_table.py docs/results/seed000/4x4-block/summary.csv
+    python3 bench/summary_table.py --rows coll docs/results/hosts/4x4-small/summary.csv
 """
 
 import csv
@@ -12,17 +13,19 @@ from pathlib import Path
 TWO_DECIMALS_BELOW = 10.0  # microseconds
 
 
-def table(path: Path) -> str:
+def table(path: Path, *, by_coll: bool = False) -> str:
     with path.open() as f:
         rows = list(csv.DictReader(f))
     configs = list(dict.fromkeys(r["config"] for r in rows))
-    by_ranks: dict[int, dict[str, dict]] = {}
+    by_key: dict[tuple, dict[str, dict]] = {}
     for r in rows:
-        by_ranks.setdefault(int(r["ranks"]), {})[r["config"]] = r
-    out = ["| ranks | hosts | " + " | ".join(configs) + " |",
-           "|---:|---:|" + "---:|" * len(configs)]  # fmt: skip
-    for ranks in sorted(by_ranks):
-        cells = by_ranks[ranks]
+        key = (r["collective"], int(r["bytes"])) if by_coll else (int(r["ranks"]),)
+        by_key.setdefault(key, {})[r["config"]] = r
+    head = "| collective | bytes | " if by_coll else "| ranks | hosts | "
+    out = [head + " | ".join(configs) + " |",
+           ("|---|---:|" if by_coll else "|---:|---:|") + "---:|" * len(configs)]  # fmt: skip
+    for key in sorted(by_key):
+        cells = by_key[key]
         best = min(cells.values(), key=lambda r: float(r["median_us"]))["config"]
         parts = []
         for c in configs:
@@ -34,11 +37,13 @@ def table(path: Path) -> str:
             digits = 2 if us < TWO_DECIMALS_BELOW else 1
             text = f"{us:.{digits}f} ({float(r['ratio_to_baseline']):.2f})"
             parts.append(f"**{text}**" if c == best else text)
-        hosts = next(iter(cells.values()))["hosts"]
-        out.append(f"| {ranks} | {hosts} | " + " | ".join(parts) + " |")
+        first = key if by_coll else (key[0], next(iter(cells.values()))["hosts"])
+        out.append(f"| {first[0]} | {first[1]} | " + " | ".join(parts) + " |")
     return "\n".join(out) + "\n"
 
 
 if __name__ == "__main__":
-    for name in sys.argv[1:]:
-        sys.stdout.write(table(Path(name)))
+    args = sys.argv[1:]
+    by_coll = args[:2] == ["--rows", "coll"]
+    for name in args[2:] if by_coll else args:
+        sys.stdout.write(table(Path(name), by_coll=by_coll))
