@@ -82,6 +82,22 @@ def test_up_run_across_two_hosts_and_down(run_trellis, bed):
     assert re.search(layout, proc.stderr), proc.stderr
     assert "allreduce ranks=4 bytes=4: hier (TRELLIS_RULES:1: allreduce hier)" in proc.stderr
     assert re.search(r"ranks=4 .*errors=0", proc.stdout)
+    # Traced across the hosts (issue 15): every namespace reads this machine's one
+    # clock, so each rank's true offset to rank 0 is 0, and the estimate, made by
+    # ping-pong over TCP between the hosts, must be within the error it states.
+    trace = bed.parent / "trace"
+    proc = run_trellis("run", f"--testbed={bed}", "-np", "4", "--trace", str(trace),
+                       str(BUILD / "bench" / "global_reduction"), "--iters", "20",
+                       "--runs", "1")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for f in sorted(trace.glob("rank-*.jsonl"))
+               for line in f.read_text().splitlines()]  # fmt: skip
+    ranks = [r for r in records if r["type"] == "rank"]
+    assert {r["hostname"] for r in ranks} == {"h0", "h1"}
+    assert sorted(r["rank"] for r in ranks) == [0, 1, 2, 3]
+    for r in ranks:
+        assert abs(r["clock_offset_ns"]) <= r["clock_error_ns"], r
+        assert r["clock_error_ns"] > 0 or r["rank"] == 0
     proc = run_trellis("testbed", "down", "--dir", str(bed))
     assert proc.returncode == 0, proc.stderr
     assert ours() == {"namespaces": [], "links": []}
