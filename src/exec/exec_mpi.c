@@ -122,9 +122,16 @@ int64_t trl_now_ns(void)
 
 /* A traced execution's times (trl_exec_trace): which of ready, posted, done. */
 enum { TRACE_READY, TRACE_POSTED, TRACE_DONE };
+/* Whether this call is traced; constant false without the tracer's hooks
+ * (cmake -DTRELLIS_TRACING=OFF, a build to measure what they cost). */
+#ifdef TRL_NO_TRACE
+#define TRACING(x) ((void)(x), false)
+#else
+#define TRACING(x) __builtin_expect((x)->call.trace != NULL, 0)
+#endif
 static inline void traced(const trl_exec *x, uint32_t i, int which)
 {
-    if (__builtin_expect(x->call.trace != NULL, 0))
+    if (TRACING(x))
         x->call.trace->t[3 * (size_t)i + which] = trl_now_ns();
 }
 
@@ -132,7 +139,7 @@ static inline void traced(const trl_exec *x, uint32_t i, int which)
  * completion did it (-1: none). */
 static inline void make_ready(trl_exec *x, uint32_t i, int32_t after)
 {
-    if (__builtin_expect(x->call.trace != NULL, 0)) {
+    if (TRACING(x)) {
         traced(x, i, TRACE_READY);
         x->call.trace->after[i] = after;
     }

@@ -53,7 +53,7 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
     if (trl_engine_threaded())
         return run_threaded(e, c, comm, sendbuf, recvbuf, dtype, op, hooks, data);
     trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, 0, 0, &c->shm, NULL, NULL};
-    if (!hooks->before && !hooks->after && !hooks->release && !trl_trace_on) {
+    if (!hooks->before && !hooks->after && !hooks->release && !TRL_TRACING) {
         /* The small calls' path: nothing around the run. */
         trl_comm_tags(c, e, &call.tag_base, &call.tag_span);
         if (trl_engine_busy()) /* collectives in flight advance while this one waits */
@@ -61,7 +61,7 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
         int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
         return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
     }
-    trl_trace_call *traced = trl_trace_on ? trl_trace_begin(e, c, &call.trace) : NULL;
+    trl_trace_call *traced = TRL_TRACING ? trl_trace_begin(e, c, &call.trace) : NULL;
     trl_op self = {.c = c, .comm = comm, .data = data};
     int before = hooks->before ? hooks->before(&self) : MPI_SUCCESS;
     self.rc = before;

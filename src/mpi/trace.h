@@ -19,6 +19,13 @@
 
 /* Whether TRELLIS_TRACE is set (read once, at trl_trace_init). */
 extern bool trl_trace_on;
+/* What the call path tests: constant false in a build without the tracer's
+ * hooks (cmake -DTRELLIS_TRACING=OFF), which exists to measure them. */
+#ifdef TRL_NO_TRACE
+#define TRL_TRACING false
+#else
+#define TRL_TRACING trl_trace_on
+#endif
 
 /* After the runtime is up (collective over MPI_COMM_WORLD when tracing):
  * estimates every rank's clock offset to rank 0. world: WORLD's layout. */
