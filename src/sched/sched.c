@@ -178,21 +178,25 @@ int trl_sched_reduce(trl_sched *s, trl_ref in, trl_ref inout, size_t count,
     return add(s, st, deps, ndeps);
 }
 
-int trl_sched_fence(trl_sched *s)
+/* A fence over the steps added since the last one: all of them, or
+ * (data_only) those that write data, leaving sends and joins out. */
+static int fence_over(trl_sched *s, bool data_only)
 {
     if (s->status != TRL_OK)
         return s->status;
-    size_t from = s->fence_from, to = s->nsteps;
+    size_t from = s->fence_from, to = s->nsteps, n = 0;
     if (from == to)
         return s->fence; /* nothing new to wait for */
-    size_t n = to - from;
-    int *deps = malloc(n * sizeof *deps);
+    int *deps = malloc((to - from) * sizeof *deps);
     if (!deps)
         return fail(s, TRL_ERR_NOMEM);
-    for (size_t i = 0; i < n; i++)
-        deps[i] = (int)(from + i);
+    for (size_t i = from; i < to; i++) {
+        trl_step_kind kind = s->steps[i].kind;
+        if (!data_only || (kind != TRL_STEP_SEND && kind != TRL_STEP_NOP))
+            deps[n++] = (int)i;
+    }
     trl_step st = {.kind = TRL_STEP_NOP, .peer = -1};
-    int id = add(s, st, deps, (int)n);
+    int id = n > 0 ? add(s, st, deps, (int)n) : s->fence;
     free(deps);
     if (id >= 0) {
         s->fence = id;
@@ -201,28 +205,14 @@ int trl_sched_fence(trl_sched *s)
     return id;
 }
 
+int trl_sched_fence(trl_sched *s)
+{
+    return fence_over(s, false);
+}
+
 int trl_sched_fence_data(trl_sched *s)
 {
-    if (s->status != TRL_OK)
-        return s->status;
-    size_t from = s->fence_from, to = s->nsteps, n = 0;
-    int *deps = malloc((to - from + 1) * sizeof *deps);
-    if (!deps)
-        return fail(s, TRL_ERR_NOMEM);
-    for (size_t i = from; i < to; i++)
-        if (s->steps[i].kind != TRL_STEP_SEND && s->steps[i].kind != TRL_STEP_NOP)
-            deps[n++] = (int)i;
-    int id = s->fence;
-    if (n > 0) {
-        trl_step st = {.kind = TRL_STEP_NOP, .peer = -1};
-        id = add(s, st, deps, (int)n);
-    }
-    free(deps);
-    if (id >= 0) {
-        s->fence = id;
-        s->fence_from = s->nsteps;
-    }
-    return id;
+    return fence_over(s, true);
 }
 
 /* The index of `name` written under phase `outer` ("outer/name"; an
