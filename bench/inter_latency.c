@@ -31,7 +31,7 @@ enum { BLOCK = 10, MAX_SIZES = 64 };
 
 typedef struct {
     MPI_Comm inter;
-    int world_rank, world_size, group, local_rank, local_size, remote_size;
+    int world_rank, world_size, group, local_rank, remote_size;
     int remote_first; /* world rank of the remote group's rank 0 */
 } setup;
 
@@ -133,7 +133,6 @@ int main(int argc, char **argv)
     PMPI_Comm_split(MPI_COMM_WORLD, s.group, s.world_rank, &local);
     PMPI_Intercomm_create(local, 0, MPI_COMM_WORLD, s.group ? 0 : lower, 99, &s.inter);
     PMPI_Comm_rank(local, &s.local_rank);
-    PMPI_Comm_size(local, &s.local_size);
     PMPI_Comm_remote_size(s.inter, &s.remote_size);
     s.remote_first = s.group ? 0 : lower;
 
@@ -145,9 +144,17 @@ int main(int argc, char **argv)
     double *t[2] = {malloc(total * sizeof(double)), malloc(total * sizeof(double))};
     double *tmax = malloc(total * sizeof(double));
     FILE *csv = NULL;
+    int csv_ok = 1;
+    if (s.world_rank == 0 && csv_path && !(csv = fopen(csv_path, "w"))) {
+        fprintf(stderr, "inter_latency: cannot open %s\n", csv_path);
+        csv_ok = 0;
+    }
+    PMPI_Bcast(&csv_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!csv_ok) {
+        MPI_Finalize();
+        return 2;
+    }
     if (s.world_rank == 0) {
-        if (csv_path && !(csv = fopen(csv_path, "w")))
-            fprintf(stderr, "inter_latency: cannot open %s\n", csv_path);
         printf("# intercommunicator %d + %d ranks (lower and upper half of the world); "
                "times in us, the slowest rank per iteration, median over iterations\n",
                lower, s.world_size - lower);
