@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "exec/shm.h"
 #include "exec/comm_ranks.h"
+#include "exec/pack.h"
 #include "exec/typeinfo.h"
 #include "mpi/mpi_impl.h"
 
@@ -103,7 +104,7 @@ static int pack(const void *buf, int count, MPI_Datatype dtype, void *out, MPI_C
         return MPI_SUCCESS;
     }
     int pos = 0;
-    int rc = PMPI_Pack(buf, count, dtype, out, TRL_SHM_BYTES, &pos, comm);
+    int rc = trl_pack(buf, count, dtype, out, TRL_SHM_BYTES, &pos, comm);
     *bytes = (uint32_t)pos;
     return rc;
 }
@@ -123,7 +124,7 @@ static int unpack(const void *in, uint32_t bytes, void *buf, int count, MPI_Data
         return MPI_SUCCESS;
     }
     int pos = 0;
-    return PMPI_Unpack(in, (int)bytes, &pos, buf, count, dtype, comm);
+    return trl_unpack(in, (int)bytes, &pos, buf, count, dtype, comm);
 }
 
 int trl_shm_send(trl_shm *s, int peer, int tag, const void *buf, int count, MPI_Datatype dtype,

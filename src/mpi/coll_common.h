@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "exec/pack.h"
 #include "mpi/engine.h"
 #include "mpi/runtime.h"
 
@@ -47,15 +48,6 @@ trl_coll_args trl_reduction_args(trl_coll coll, int root, const void *sendbuf, i
  * at the buffer's address: then the buffer is its own bytes. *size and
  * *extent are set either way. */
 bool trl_type_contiguous(MPI_Datatype type, int *size, MPI_Aint *extent);
-
-/* PMPI_Pack and PMPI_Unpack of count elements of type at a user's buffer,
- * which may be MPI_BOTTOM (type holding absolute addresses): MPICH refuses
- * a NULL buffer there, so such a call packs a copy of the type shifted to
- * start at its own first byte. */
-int trl_pack(const void *buf, int count, MPI_Datatype type, void *out, int outsize, int *pos,
-             MPI_Comm comm);
-int trl_unpack(const void *in, int insize, int *pos, void *buf, int count, MPI_Datatype type,
-               MPI_Comm comm);
 
 /* A side (send or receive) of a data-movement call as bytes: block i is
  * counts[i] elements of types[i] at user + disp[i] bytes. When every block

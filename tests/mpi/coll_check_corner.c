@@ -32,13 +32,17 @@
  * Only cases where the MPI library alone lets no rank hang are run (Open
  * MPI 4.1.4: see the table of errors).
  *
- *   coll_check_corner [--quick] [--only <collective>] [--errors symmetric|ranks|all]
+ *   coll_check_corner [--quick] [--only <collective>] [--errors none|symmetric|ranks|all]
+ *
+ * --errors none: the corners only. The table of errors is Open MPI's; MPICH
+ * 4.0.2 stops the program on several of its rows (MPI_LAND on MPI_FLOAT, a
+ * negative count: docs/install.md), so under MPICH the corners run alone.
  */
 #include <stdbool.h>
 
 #include "coll_check_common.h"
 
-static int error_scopes = 3; /* --errors: kinds run, 1 symmetric .. 3 all */
+static int error_scopes = 3; /* --errors: kinds run, 0 none, 1 symmetric .. 3 all */
 
 /* ---- datatypes and an operation for the corners -------------------------- */
 
@@ -117,6 +121,16 @@ static int size_of(MPI_Comm c)
 }
 
 #define OK(rc, ...) CHECK((rc) == MPI_SUCCESS, __VA_ARGS__)
+
+/* MPICH 4.0.2 stops the program on a call whose send and receive buffers
+ * are both NULL with a zero-size datatype ("Buffers must not be aliased"),
+ * which MPI allows: its own control run cannot pass them, so under MPICH
+ * they are left out. */
+#ifdef MPICH_VERSION
+enum { LIB_TAKES_NULL_ALIAS = 0 };
+#else
+enum { LIB_TAKES_NULL_ALIAS = 1 };
+#endif
 
 /* x holds n elements of T_ABS: fill its fields with v(r, .), the gaps -1. */
 static void abs_fill(int *x, int n, int r)
@@ -200,8 +214,9 @@ static void nothing_moves(const char *coll, int root, MPI_Comm comm, const char 
 {
     OK(mover(coll, NULL, 0, MPI_BYTE, NULL, 0, MPI_BYTE, root, comm, 0), "%s %s NULL count 0",
        where, coll);
-    OK(mover(coll, NULL, 3, T_ZERO, NULL, 3, T_ZERO, root, comm, 0), "%s %s zero-size type", where,
-       coll);
+    if (LIB_TAKES_NULL_ALIAS)
+        OK(mover(coll, NULL, 3, T_ZERO, NULL, 3, T_ZERO, root, comm, 0), "%s %s zero-size type",
+           where, coll);
 }
 
 /* ---- corners: the reductions ------------------------------------------------ */
@@ -231,8 +246,9 @@ static void corner_reduce(MPI_Comm comm, const char *where)
                       root, pass, j, recv[j], v_sum(0, p, j));
             free(recv);
         }
-        OK(MPI_Reduce(NULL, is_root ? unused : NULL, 4, T_ZERO, OP_USUM, root, comm),
-           "%s reduce zero-size type", where);
+        if (LIB_TAKES_NULL_ALIAS)
+            OK(MPI_Reduce(NULL, is_root ? unused : NULL, 4, T_ZERO, OP_USUM, root, comm),
+               "%s reduce zero-size type", where);
         /* No MPI_BOTTOM here: Open MPI 4.1.4's own reduce leaves an
          * MPI_BOTTOM receive buffer at the root unwritten (its temporary
          * result is never copied back), so the control run would fail;
@@ -250,7 +266,8 @@ static void corner_prefix(MPI_Comm comm, const char *where, const char *name, re
     OK(fn(NULL, NULL, 0, MPI_INT, MPI_SUM, comm), "%s %s NULL count 0", where, name);
     OK(fn(MPI_IN_PLACE, NULL, 0, MPI_INT, MPI_SUM, comm), "%s %s in place NULL count 0", where,
        name);
-    OK(fn(NULL, NULL, 3, T_ZERO, OP_USUM, comm), "%s %s zero-size type", where, name);
+    if (LIB_TAKES_NULL_ALIAS)
+        OK(fn(NULL, NULL, 3, T_ZERO, OP_USUM, comm), "%s %s zero-size type", where, name);
     int x[2 * ABS_EXT];
     abs_fill(x, 2, me);
     abs_make(x);
@@ -303,8 +320,9 @@ static void corner_reduce_scatter(MPI_Comm comm, const char *where)
     OK(MPI_Reduce_scatter(MPI_IN_PLACE, NULL, counts, MPI_INT, MPI_SUM, comm),
        "%s reduce_scatter all zero in place", where);
     for (int i = 0; i < p; i++) counts[i] = 2;
-    OK(MPI_Reduce_scatter(NULL, NULL, counts, T_ZERO, OP_USUM, comm),
-       "%s reduce_scatter zero-size type", where);
+    if (LIB_TAKES_NULL_ALIAS)
+        OK(MPI_Reduce_scatter(NULL, NULL, counts, T_ZERO, OP_USUM, comm),
+           "%s reduce_scatter zero-size type", where);
     free(counts);
 }
 
@@ -313,8 +331,9 @@ static void corner_reduce_scatter_block(MPI_Comm comm, const char *where)
     int p = size_of(comm), me = rank_of(comm);
     OK(MPI_Reduce_scatter_block(NULL, NULL, 0, MPI_INT, MPI_SUM, comm),
        "%s reduce_scatter_block NULL count 0", where);
-    OK(MPI_Reduce_scatter_block(NULL, NULL, 2, T_ZERO, OP_USUM, comm),
-       "%s reduce_scatter_block zero-size type", where);
+    if (LIB_TAKES_NULL_ALIAS)
+        OK(MPI_Reduce_scatter_block(NULL, NULL, 2, T_ZERO, OP_USUM, comm),
+           "%s reduce_scatter_block zero-size type", where);
     /* MPI_BOTTOM in place: p elements of T_ABS in, this rank's first. */
     int *x = xmalloc((size_t)(p * ABS_EXT) * sizeof(int));
     abs_fill(x, p, me);
@@ -976,7 +995,10 @@ int main(int argc, char **argv)
     for (int a = 1; a < argc; a++) { /* ours; the rest go to parse_args */
         if (strcmp(argv[a], "--errors") == 0 && a + 1 < argc) {
             const char *e = argv[++a];
-            error_scopes = !strcmp(e, "symmetric") ? 1 : !strcmp(e, "ranks") ? 2 : 3;
+            error_scopes = !strcmp(e, "none")        ? 0
+                           : !strcmp(e, "symmetric") ? 1
+                           : !strcmp(e, "ranks")     ? 2
+                                                     : 3;
         } else {
             argv[n++] = argv[a];
         }

@@ -109,6 +109,19 @@ static void free_types(void)
     MPI_Op_free(&OP_MATMUL);
 }
 
+/* MPICH 4.0.2 refuses NULL for buffers MPI calls insignificant (the send
+ * buffer at the MPI_ROOT of an intercommunicator reduce: "Null buffer
+ * pointer"), so its own calls (PMPI_X, the comparison) get two distinct
+ * stand-ins there, never read or written; Trellis' calls keep the NULL. */
+#ifdef MPICH_VERSION
+static int lib_stand_in[2];
+#define LIB_NULL_S ((void *)&lib_stand_in[0])
+#define LIB_NULL_R ((void *)&lib_stand_in[1])
+#else
+#define LIB_NULL_S NULL
+#define LIB_NULL_R NULL
+#endif
+
 /* count elements of L at base, holding ints 0.. of val(g, src, dst). */
 static void lay_fill(const layout *L, int *base, size_t count, int g, int src, int dst)
 {
@@ -206,7 +219,7 @@ static void check_bcast(const ictx *x, int n, int rg, int ri, const layout *L)
         sbuf_done(&s, desc);
     } else if (root == MPI_PROC_NULL) {
         MPI_Bcast(NULL, n, L->type, root, x->c);
-        PMPI_Bcast(NULL, n, L->type, root, x->c);
+        PMPI_Bcast(LIB_NULL_R, n, L->type, root, x->c);
     } else {
         trio r = trio_new(len);
         lay_fill(L, r.e, (size_t)n, rg, ri, 0);
@@ -271,17 +284,17 @@ static void check_reduce(const ictx *x, int n, int rg, int ri, const redop *o)
         trio r = trio_new(ints + 1);
         fold(o, 1 - x->color, x->nr, ints, r.e);
         MPI_Reduce(NULL, r.t, n, o->type, o->op, root, x->c);
-        PMPI_Reduce(NULL, r.m, n, o->type, o->op, root, x->c);
+        PMPI_Reduce(LIB_NULL_S, r.m, n, o->type, o->op, root, x->c);
         trio_check(&r, desc);
     } else if (root == MPI_PROC_NULL) {
         MPI_Reduce(NULL, NULL, n, o->type, o->op, root, x->c);
-        PMPI_Reduce(NULL, NULL, n, o->type, o->op, root, x->c);
+        PMPI_Reduce(LIB_NULL_S, LIB_NULL_R, n, o->type, o->op, root, x->c);
     } else {
         sbuf s = sbuf_new(ints + 1);
         fill_own(x, s.b, ints);
         sbuf_seal(&s);
         MPI_Reduce(s.b, NULL, n, o->type, o->op, root, x->c);
-        PMPI_Reduce(s.b, NULL, n, o->type, o->op, root, x->c);
+        PMPI_Reduce(s.b, LIB_NULL_R, n, o->type, o->op, root, x->c);
         sbuf_done(&s, desc);
     }
 }
@@ -382,17 +395,17 @@ static void check_rooted_move(const ictx *x, bool gather, bool vec, int n, int r
         if (gather) {
             if (vec) {
                 MPI_Gatherv(NULL, 0, MPI_INT, NULL, NULL, NULL, MPI_INT, root, x->c);
-                PMPI_Gatherv(NULL, 0, MPI_INT, NULL, NULL, NULL, MPI_INT, root, x->c);
+                PMPI_Gatherv(LIB_NULL_S, 0, MPI_INT, LIB_NULL_R, NULL, NULL, MPI_INT, root, x->c);
             } else {
                 MPI_Gather(NULL, 0, MPI_INT, NULL, 0, MPI_INT, root, x->c);
-                PMPI_Gather(NULL, 0, MPI_INT, NULL, 0, MPI_INT, root, x->c);
+                PMPI_Gather(LIB_NULL_S, 0, MPI_INT, LIB_NULL_R, 0, MPI_INT, root, x->c);
             }
         } else if (vec) {
             MPI_Scatterv(NULL, NULL, NULL, MPI_INT, NULL, 0, MPI_INT, root, x->c);
-            PMPI_Scatterv(NULL, NULL, NULL, MPI_INT, NULL, 0, MPI_INT, root, x->c);
+            PMPI_Scatterv(LIB_NULL_S, NULL, NULL, MPI_INT, LIB_NULL_R, 0, MPI_INT, root, x->c);
         } else {
             MPI_Scatter(NULL, 0, MPI_INT, NULL, 0, MPI_INT, root, x->c);
-            PMPI_Scatter(NULL, 0, MPI_INT, NULL, 0, MPI_INT, root, x->c);
+            PMPI_Scatter(LIB_NULL_S, 0, MPI_INT, LIB_NULL_R, 0, MPI_INT, root, x->c);
         }
     } else if (root == MPI_ROOT) {
         int n_all = vec ? 0 : n * all_mult;
@@ -403,10 +416,10 @@ static void check_rooted_move(const ictx *x, bool gather, bool vec, int n, int r
                          (size_t)counts[i], 1 - rg, i, 0);
             if (vec) {
                 MPI_Gatherv(NULL, 0, MPI_INT, r.t, counts, displs, all_L->type, root, x->c);
-                PMPI_Gatherv(NULL, 0, MPI_INT, r.m, counts, displs, all_L->type, root, x->c);
+                PMPI_Gatherv(LIB_NULL_S, 0, MPI_INT, r.m, counts, displs, all_L->type, root, x->c);
             } else {
                 MPI_Gather(NULL, 0, MPI_INT, r.t, n_all, all_L->type, root, x->c);
-                PMPI_Gather(NULL, 0, MPI_INT, r.m, n_all, all_L->type, root, x->c);
+                PMPI_Gather(LIB_NULL_S, 0, MPI_INT, r.m, n_all, all_L->type, root, x->c);
             }
             trio_check(&r, desc);
         } else {
@@ -418,10 +431,10 @@ static void check_rooted_move(const ictx *x, bool gather, bool vec, int n, int r
             if (vec) {
                 MPI_Scatterv(s.b, counts, displs, all_L->type, NULL, 0, MPI_INT, root, x->c);
                 if (library_scatterv_ok(cb))
-                    PMPI_Scatterv(s.b, counts, displs, all_L->type, NULL, 0, MPI_INT, root, x->c);
+                    PMPI_Scatterv(s.b, counts, displs, all_L->type, LIB_NULL_R, 0, MPI_INT, root, x->c);
             } else {
                 MPI_Scatter(s.b, n_all, all_L->type, NULL, 0, MPI_INT, root, x->c);
-                PMPI_Scatter(s.b, n_all, all_L->type, NULL, 0, MPI_INT, root, x->c);
+                PMPI_Scatter(s.b, n_all, all_L->type, LIB_NULL_R, 0, MPI_INT, root, x->c);
             }
             sbuf_done(&s, desc);
         }
@@ -435,10 +448,10 @@ static void check_rooted_move(const ictx *x, bool gather, bool vec, int n, int r
             sbuf_seal(&s);
             if (vec) {
                 MPI_Gatherv(s.b, mine, one_L->type, NULL, NULL, NULL, MPI_INT, root, x->c);
-                PMPI_Gatherv(s.b, mine, one_L->type, NULL, NULL, NULL, MPI_INT, root, x->c);
+                PMPI_Gatherv(s.b, mine, one_L->type, LIB_NULL_R, NULL, NULL, MPI_INT, root, x->c);
             } else {
                 MPI_Gather(s.b, mine, one_L->type, NULL, 0, MPI_INT, root, x->c);
-                PMPI_Gather(s.b, mine, one_L->type, NULL, 0, MPI_INT, root, x->c);
+                PMPI_Gather(s.b, mine, one_L->type, LIB_NULL_R, 0, MPI_INT, root, x->c);
             }
             sbuf_done(&s, desc);
         } else {
@@ -447,12 +460,12 @@ static void check_rooted_move(const ictx *x, bool gather, bool vec, int n, int r
             if (vec) {
                 MPI_Scatterv(NULL, NULL, NULL, MPI_INT, r.t, mine, one_L->type, root, x->c);
                 if (library_scatterv_ok(cb))
-                    PMPI_Scatterv(NULL, NULL, NULL, MPI_INT, r.m, mine, one_L->type, root, x->c);
+                    PMPI_Scatterv(LIB_NULL_S, NULL, NULL, MPI_INT, r.m, mine, one_L->type, root, x->c);
                 else
                     memcpy(r.m, r.e, len * sizeof(int));
             } else {
                 MPI_Scatter(NULL, 0, MPI_INT, r.t, mine, one_L->type, root, x->c);
-                PMPI_Scatter(NULL, 0, MPI_INT, r.m, mine, one_L->type, root, x->c);
+                PMPI_Scatter(LIB_NULL_S, 0, MPI_INT, r.m, mine, one_L->type, root, x->c);
             }
             trio_check(&r, desc);
         }
@@ -645,16 +658,27 @@ static void check_errors(const ictx *x)
     same_error(MPI_Reduce(a, b, 4, MPI_INT, MPI_SUM, x->nr + 3, x->c),
                PMPI_Reduce(a, b, 4, MPI_INT, MPI_SUM, x->nr + 3, x->c), "reduce root out of range",
                x);
+    /* MPICH 4.0.2's persistent scan on an intercommunicator stops on an
+     * assertion instead of returning an error (the mixed form makes one). */
+#ifndef MPICH_VERSION
     same_error(MPI_Scan(a, b, 4, MPI_INT, MPI_SUM, x->c),
                PMPI_Scan(a, b, 4, MPI_INT, MPI_SUM, x->c), "scan", x);
+#endif
+    /* MPICH 4.0.2's allreduce crashes on a negative count (docs/install.md). */
+#ifndef MPICH_VERSION
     same_error(MPI_Allreduce(a, b, -1, MPI_INT, MPI_SUM, x->c),
                PMPI_Allreduce(a, b, -1, MPI_INT, MPI_SUM, x->c), "allreduce count -1", x);
+#endif
+    /* MPICH 4.0.2 takes MPI_IN_PLACE on an intercommunicator's allgather
+     * and alltoall without an error (and its alltoall then crashes). */
+#ifndef MPICH_VERSION
     same_error(MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, x->c),
                PMPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, x->c),
                "allgather in place", x);
     same_error(MPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, x->c),
                PMPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, x->c), "alltoall in place",
                x);
+#endif
     MPI_Comm_set_errhandler(x->c, MPI_ERRORS_ARE_FATAL);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
