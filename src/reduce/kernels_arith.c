@@ -61,23 +61,38 @@ INTEGER_KERNELS(32)
 INTEGER_KERNELS(64)
 
 /* 1u * x * y: the product in unsigned arithmetic even where the operands
- * would promote to int (16 bits), so it wraps instead of overflowing. */
+ * would promote to int (8 and 16 bits), so it wraps instead of overflowing. */
 #define INTEGER_PROD(bits) \
     TRL_ELEMENTWISE(prod_u##bits, u##bits##u, (uint##bits##_t)(1u * x * y))
+INTEGER_PROD(8)
 INTEGER_PROD(16)
 INTEGER_PROD(32)
 INTEGER_PROD(64)
 
-/* 8-bit PROD two bytes to a 16-bit lane. No vector unit multiplies bytes,
- * and the compiler's plain loop widens every byte to 16 bits and packs the
- * products back (0.95-0.99 of Open MPI's AVX-512 kernel at 1 MiB). Here the
- * even byte's product is the low byte of x * y, and the odd byte's the high
- * byte of (x >> 8) * (y & 0xff00), whose low byte is 0: two 16-bit multiplies
- * a lane, no widening. Each byte keeps its own position, so the byte order
- * does not matter. */
+/* 8-bit PROD from 64 KiB: two bytes to a 16-bit lane. No vector unit
+ * multiplies bytes, and the compiler's plain loop widens every byte to 16
+ * bits and packs the products back (0.79-0.94 of Open MPI's AVX-512 kernel
+ * at 64 KiB-1 MiB, three runs). Here the even byte's product is the low byte
+ * of x * y, and the odd byte's the high byte of (x >> 8) * (y & 0xff00),
+ * whose low byte is 0: two 16-bit multiplies a lane, no widening (1.04-1.16
+ * there). Each byte keeps its own position, so the byte order does not
+ * matter. Below 64 KiB the plain loop stays: the pairs measured 0.75-0.91
+ * of Open MPI's at 1-16 KiB, the plain loop 0.93-0.98
+ * (docs/results.md, "Reduction kernels"). */
 typedef uint16_t u16a __attribute__((aligned(1), may_alias));
 #define PROD_BYTE_PAIR(x, y) ((uint16_t)(((1u * (x) * (y)) & 0xffu) | (((x) >> 8) * ((y)&0xff00u))))
-static TRL_KERNEL void prod_u8_pairs(const void *in, void *inout, size_t n)
+static TRL_KERNEL void prod_u8_pair_lanes(const void *in, void *inout, size_t pairs)
+{
+    const u16a *restrict a = in;
+    u16a *restrict b = inout;
+    TRL_LOOP(pairs, sizeof(uint16_t), a, b, {
+        uint16_t x = a[i]; /* no comma: this is a macro argument */
+        uint16_t y = b[i];
+        b[i] = PROD_BYTE_PAIR(x, y);
+    });
+}
+
+static void prod_u8_pairs(const void *in, void *inout, size_t n)
 {
     const uint8_t *a8 = in;
     uint8_t *b8 = inout;
@@ -86,16 +101,14 @@ static TRL_KERNEL void prod_u8_pairs(const void *in, void *inout, size_t n)
     size_t head = n && (uintptr_t)b8 % 2;
     if (head)
         b8[0] = (uint8_t)(1u * a8[0] * b8[0]);
-    const u16a *restrict a = (const void *)(a8 + head);
-    u16a *restrict b = (void *)(b8 + head);
-    size_t pairs = (n - head) / 2;
-    TRL_LOOP(pairs, sizeof(uint16_t), a, b, {
-        uint16_t x = a[i]; /* no comma: this is a macro argument */
-        uint16_t y = b[i];
-        b[i] = PROD_BYTE_PAIR(x, y);
-    });
+    prod_u8_pair_lanes(a8 + head, b8 + head, (n - head) / 2);
     if ((n - head) % 2)
         b8[n - 1] = (uint8_t)(1u * a8[n - 1] * b8[n - 1]);
+}
+
+static void prod_u8_by_size(const void *in, void *inout, size_t n)
+{
+    (n < TRL_ALIGN_FROM_BYTES ? prod_u8 : prod_u8_pairs)(in, inout, n);
 }
 
 #define REAL_KERNELS(KERNEL, suffix, T)  \
@@ -165,8 +178,8 @@ COMPLEX_PROD(prod_double_complex, double, double complex)
 
 /* Per representation: {MAX, MIN, SUM, PROD}. */
 static const trl_reduce_fn kernels[TRL_KIND_COUNT][4] = {
-    [TRL_KIND_I8] = {max_i8, min_i8, sum_u8, prod_u8_pairs},
-    [TRL_KIND_U8] = {max_u8, min_u8, sum_u8, prod_u8_pairs},
+    [TRL_KIND_I8] = {max_i8, min_i8, sum_u8, prod_u8_by_size},
+    [TRL_KIND_U8] = {max_u8, min_u8, sum_u8, prod_u8_by_size},
     [TRL_KIND_I16] = {max_i16, min_i16, sum_u16, prod_u16},
     [TRL_KIND_U16] = {max_u16, min_u16, sum_u16, prod_u16},
     [TRL_KIND_I32] = {max_i32, min_i32, sum_u32, prod_u32},
