@@ -210,7 +210,10 @@ static inline bool held_back(const trl_exec *x, const trl_step *st)
 }
 
 /* A synchronous send finished: its receiver has matched it, so the next
- * `credit` messages to that peer may go. */
+ * `credit` messages to that peer may go. A message with a synchronous tag
+ * that went through shared memory (small, never held back) opens the way
+ * the same: otherwise the larger messages after it would wait for a
+ * synchronous send that never comes. */
 static inline void opened(trl_exec *x, const trl_step *st)
 {
     if (st->kind != TRL_STEP_SEND || !is_sync(x, st))
@@ -237,6 +240,7 @@ static int post(trl_exec *x, uint32_t i)
         int rc = shm_step(x, st, &finished);
         if (rc == MPI_SUCCESS) {
             if (finished) {
+                opened(x, st);
                 complete(x, i);
             } else {
                 m->shm_step[x->nshm++] = i;
@@ -315,6 +319,20 @@ static inline bool queued(const trl_exec *x)
     return x->recv_head < x->recv_tail || x->other_head < x->other_tail;
 }
 
+/* Nothing in flight and the next send held back by flow control: no
+ * synchronous send is left to open the way (the sends to that peer may
+ * skip every synchronous tag), so open it now rather than stop. */
+static bool release_held(trl_exec *x)
+{
+    if (x->nreqs || x->nshm || x->other_head == x->other_tail)
+        return false;
+    const trl_step *st = &x->s->steps[x->m->other_q[x->other_head]];
+    if (st->kind != TRL_STEP_SEND || !held_back(x, st))
+        return false;
+    x->m->open_until[st->peer] = st->tag + 1 + x->credit;
+    return true;
+}
+
 /* Finish the shared-memory steps that can finish now. Only when the
  * doorbell moved since the last look: every message to this rank and every
  * slot freed by a receiver of its messages rings it, so otherwise nothing
@@ -339,6 +357,7 @@ static int reap_shm(trl_exec *x)
         }
         m->shm_step[k] = m->shm_step[--x->nshm];
         --*in_flight(x, &x->s->steps[i]);
+        opened(x, &x->s->steps[i]);
         complete(x, i);
     }
     return MPI_SUCCESS;
@@ -477,6 +496,8 @@ int trl_exec_progress(trl_exec *x, bool *finished)
         if (rc == MPI_SUCCESS)
             rc = maybe_widen(x);
     }
+    if (rc == MPI_SUCCESS && release_held(x))
+        rc = pump(x);
     if (rc == MPI_SUCCESS && x->done < x->s->nsteps && x->nreqs == 0 && x->nshm == 0 &&
         !queued(x))
         rc = MPI_ERR_INTERN; /* steps left, none startable: a broken schedule */
@@ -542,6 +563,8 @@ int trl_exec_finish(trl_exec *x)
         rc = pump(x);
         if (rc != MPI_SUCCESS || x->done == n)
             break;
+        if (release_held(x))
+            continue;
         if (x->nreqs == 0 && x->nshm == 0) {
             rc = MPI_ERR_INTERN; /* steps left, none started: a broken schedule */
             break;

@@ -33,7 +33,7 @@ fi
 # A described layout (the hierarchy tests) reaches every rank; so do the shared-memory
 # transport's settings (the tests that vary them), the progress mode, and the form of
 # the checkers' calls (call_mode.h).
-for v in TRELLIS_TOPOLOGY TRELLIS_SHM TRELLIS_SHM_SPIN TRELLIS_PROGRESS TRELLIS_TEST_MODE; do
+for v in TRELLIS_TOPOLOGY TRELLIS_SHM TRELLIS_SHM_SPIN TRELLIS_PROGRESS TRELLIS_TEST_MODE TRELLIS_EXEC_WINDOW; do
   if [ -n "${!v:-}" ]; then opts+=(--env "$v=${!v}"); fi
 done
 mapfile -d '' -t launcher < <(mpi_impl launch "${opts[@]}")
