@@ -236,14 +236,18 @@ static int post(trl_exec *x, uint32_t i)
     trl_exec_mem *m = x->m;
     traced(x, i, TRACE_POSTED);
     if (trl_shm_carries(x->call.shm, st->peer, st->count * (size_t)x->type_size)) {
-        bool finished;
-        int rc = shm_step(x, st, &finished);
+        /* A receive waits to be looked at (reap_shm) until the sends ready
+         * now are out: its peer may be waiting for one of them, and looking
+         * first can cost a cache miss on the way. */
+        bool finished = false;
+        int rc = st->kind == TRL_STEP_RECV ? MPI_SUCCESS : shm_step(x, st, &finished);
         if (rc == MPI_SUCCESS) {
             if (finished) {
                 opened(x, st);
                 complete(x, i);
             } else {
                 m->shm_step[x->nshm++] = i;
+                x->nshm_send += st->kind == TRL_STEP_SEND;
                 ++*in_flight(x, st);
             }
         }
@@ -333,22 +337,29 @@ static bool release_held(trl_exec *x)
     return true;
 }
 
-/* Finish the shared-memory steps that can finish now. Only when the
- * doorbell moved since the last look: every message to this rank and every
- * slot freed by a receiver of its messages rings it, so otherwise nothing
- * can have changed (a drain that stashed messages forgets the last look). */
+/* Finish the shared-memory steps that can finish now. With few in flight,
+ * look at each (a slot's cache line stays local until its sender writes
+ * it); with many, watch the door (trl_shm_watch) and look only when it
+ * moved since the last look, or when a send waits for a slot (no door
+ * announces a freed slot). A drain that stashed messages forgets the last
+ * look. */
+enum { SHM_DIRECT_MAX = 8 };
 static int reap_shm(trl_exec *x)
 {
     trl_exec_mem *m = x->m;
-    uint32_t bell = trl_shm_doorbell(x->call.shm);
-    if (x->bell_seen && bell == x->bell)
-        return MPI_SUCCESS;
-    x->bell = bell;
-    x->bell_seen = true;
+    if (x->nshm > SHM_DIRECT_MAX) {
+        trl_shm_watch(x->call.shm);
+        uint32_t bell = trl_shm_doorbell(x->call.shm);
+        if (x->bell_seen && bell == x->bell && x->nshm_send == 0)
+            return MPI_SUCCESS;
+        x->bell = bell;
+        x->bell_seen = true;
+    }
     for (size_t k = 0; k < x->nshm;) {
         uint32_t i = m->shm_step[k];
+        const trl_step *st = &x->s->steps[i];
         bool finished;
-        int rc = shm_step(x, &x->s->steps[i], &finished);
+        int rc = shm_step(x, st, &finished);
         if (rc != MPI_SUCCESS)
             return rc;
         if (!finished) {
@@ -356,8 +367,9 @@ static int reap_shm(trl_exec *x)
             continue;
         }
         m->shm_step[k] = m->shm_step[--x->nshm];
-        --*in_flight(x, &x->s->steps[i]);
-        opened(x, &x->s->steps[i]);
+        x->nshm_send -= st->kind == TRL_STEP_SEND;
+        --*in_flight(x, st);
+        opened(x, st);
         complete(x, i);
     }
     return MPI_SUCCESS;
@@ -506,21 +518,40 @@ int trl_exec_progress(trl_exec *x, bool *finished)
     return rc;
 }
 
+/* Sleep until a message to this rank rings, at most a millisecond: say so
+ * first, then look once more, since a message published before the saying
+ * rang nobody (the pairing of trl_shm_sleep_begin and the sender's notify). */
+static int sleep_shm(trl_exec *x)
+{
+    trl_shm *shm = x->call.shm;
+    uint32_t seen = trl_shm_sleep_begin(shm);
+    size_t before = x->done;
+    bool drained = false;
+    x->bell_seen = false;
+    int rc = reap_shm(x);
+    if (rc == MPI_SUCCESS && x->done == before)
+        rc = trl_shm_drain(shm, &drained);
+    if (rc != MPI_SUCCESS || x->done != before || drained) {
+        trl_shm_sleep_end(shm);
+        return rc;
+    }
+    trl_shm_sleep(shm, seen);
+    return MPI_SUCCESS;
+}
+
 /* Waiting with shared memory in use: look at the rings, and when nothing
  * moved, drain them now and then, let MPI progress, and yield or sleep as
  * docs/design.md ("Shared memory within a node") explains. */
 static int wait_shm(trl_exec *x)
 {
     trl_shm *shm = x->call.shm;
-    /* Read the doorbell before looking, so a message that lands after the
-     * look still ends the sleep below. */
-    uint32_t bell = trl_shm_doorbell(shm);
     size_t before = x->done;
     int rc = reap_shm(x);
     if (rc != MPI_SUCCESS || x->done != before)
         return rc;
     x->idle++;
-    bool sleepy = x->nreqs == 0 && x->idle > (unsigned long)shm->spin;
+    /* Never asleep while a send waits for a slot: no door announces one. */
+    bool sleepy = x->nreqs == 0 && x->nshm_send == 0 && x->idle > (unsigned long)shm->spin;
     if (x->idle % SHM_DRAIN_EVERY == 0 || sleepy) {
         /* A sender may be stuck on a full ring to this rank (see
          * trl_shm_drain); and messages drained may be awaited. */
@@ -549,10 +580,10 @@ static int wait_shm(trl_exec *x)
     if (x->call.idle)
         x->call.idle();
     else if (sleepy)
-        trl_shm_sleep(shm, bell);
+        rc = sleep_shm(x);
     else if (shm->yield)
         sched_yield();
-    return maybe_widen(x);
+    return rc == MPI_SUCCESS ? maybe_widen(x) : rc;
 }
 
 int trl_exec_finish(trl_exec *x)
@@ -601,6 +632,7 @@ void trl_exec_cancel(trl_exec *x)
     }
     x->nreqs = 0;
     x->nshm = 0;
+    x->nshm_send = 0;
 }
 
 int trl_exec_mpi(const trl_sched *s, const trl_exec_call *call, trl_exec_mem *m)

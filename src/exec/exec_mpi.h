@@ -81,6 +81,7 @@ typedef struct {
     size_t recv_head, recv_tail; /* recv_q[head..tail) */
     size_t other_head, other_tail;
     size_t nreqs, nshm;          /* in flight: MPI requests, shared-memory steps */
+    size_t nshm_send;            /* ... of which sends waiting for a slot */
     size_t in_recv, in_send;     /* in flight, by kind */
     size_t window;               /* bound on each of in_recv and in_send (grows
                                     on a stall) */

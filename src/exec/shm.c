@@ -19,11 +19,21 @@
 
 /* The segment: a header per node rank, then a channel per ordered pair
  * (src * n + dst). Every field another process writes is atomic; a slot's
- * seq is written last by the sender and acked last by the receiver. */
+ * seq is written last by the sender and acked last by the receiver.
+ *
+ * A message costs one cache line crossing when nobody sleeps: the receiver
+ * polls the slot itself, the sender rings the receiver's door only when the
+ * receiver asked for it (sleeping, or watching the door because it waits on
+ * many messages at once), and a sender reads `acked` only when its ring
+ * looks full. Asking and ringing pair as in Dekker's algorithm: each side
+ * stores its flag or message, then a full fence, then loads the other's, so
+ * at least one of them sees the other (notify, trl_shm_watch,
+ * trl_shm_sleep_begin). */
 typedef struct {
-    _Atomic uint32_t door;     /* bumped for every event this rank may wait for */
+    _Atomic uint32_t door;     /* bumped by senders that see a flag below */
     _Atomic uint32_t sleeping; /* set while it sleeps on door */
-    char pad[56];
+    _Atomic uint32_t watching; /* set once it relies on door to see messages */
+    char pad[52];
 } header;
 
 typedef struct {
@@ -56,15 +66,20 @@ static channel *chan(const trl_shm *s, int src, int dst)
     return (channel *)(first + ((size_t)src * (size_t)s->n + (size_t)dst) * sizeof(channel));
 }
 
-static void ring(trl_shm *s, int node)
+/* A message to `node` was just published: ring its door if it sleeps or
+ * watches. The fence orders the message before the look at the flags. */
+static void notify(trl_shm *s, int node)
 {
     header *h = head_of(s, node);
+    atomic_thread_fence(memory_order_seq_cst);
+    bool sleeping = atomic_load_explicit(&h->sleeping, memory_order_relaxed);
+    if (!sleeping && !atomic_load_explicit(&h->watching, memory_order_relaxed))
+        return;
     atomic_fetch_add(&h->door, 1);
-    if (atomic_load(&h->sleeping)) {
 #ifdef __linux__
+    if (sleeping)
         syscall(SYS_futex, &h->door, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 #endif
-    }
 }
 
 uint32_t trl_shm_doorbell(const trl_shm *s)
@@ -72,22 +87,41 @@ uint32_t trl_shm_doorbell(const trl_shm *s)
     return atomic_load(&head_of(s, s->me)->door);
 }
 
-void trl_shm_sleep(trl_shm *s, uint32_t seen)
+void trl_shm_watch(trl_shm *s)
+{
+    if (s->watching)
+        return;
+    atomic_store_explicit(&head_of(s, s->me)->watching, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    s->watching = true;
+}
+
+uint32_t trl_shm_sleep_begin(trl_shm *s)
 {
     header *h = head_of(s, s->me);
+    atomic_store_explicit(&h->sleeping, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    return atomic_load(&h->door);
+}
+
+void trl_shm_sleep_end(trl_shm *s)
+{
+    atomic_store(&head_of(s, s->me)->sleeping, 0);
+}
+
+void trl_shm_sleep(trl_shm *s, uint32_t seen)
+{
 #ifdef __linux__
     /* At most a millisecond: the caller then lets MPI progress, which it
-     * owes the program's own pending operations. */
+     * owes the program's own pending operations. Returns at once if the
+     * door moved since `seen`: no lost wake-up. */
     struct timespec limit = {0, 1000000};
-    atomic_store(&h->sleeping, 1);
-    /* Returns at once if the doorbell moved since `seen`: no lost wake-up. */
-    syscall(SYS_futex, &h->door, FUTEX_WAIT, seen, &limit, NULL, 0);
-    atomic_store(&h->sleeping, 0);
+    syscall(SYS_futex, &head_of(s, s->me)->door, FUTEX_WAIT, seen, &limit, NULL, 0);
 #else
-    (void)h;
     (void)seen;
     sched_yield();
 #endif
+    trl_shm_sleep_end(s);
 }
 
 /* Contiguous data (the usual case, and every data mover's bytes) is
@@ -134,8 +168,13 @@ int trl_shm_send(trl_shm *s, int peer, int tag, const void *buf, int count, MPI_
     channel *c = chan(s, s->me, to);
     uint32_t k = s->sent[to];
     *done = false;
-    if (k - atomic_load_explicit(&c->acked, memory_order_acquire) >= TRL_SHM_SLOTS)
-        return MPI_SUCCESS;
+    /* acked only grows, so an old reading is safe; read it anew only when
+     * the ring looks full. */
+    if (k - s->acked_seen[to] >= TRL_SHM_SLOTS) {
+        s->acked_seen[to] = atomic_load_explicit(&c->acked, memory_order_acquire);
+        if (k - s->acked_seen[to] >= TRL_SHM_SLOTS)
+            return MPI_SUCCESS;
+    }
     slot *sl = &c->slots[k % TRL_SHM_SLOTS];
     int rc = pack(buf, count, dtype, sl->data, comm, &sl->bytes);
     if (rc != MPI_SUCCESS)
@@ -143,7 +182,7 @@ int trl_shm_send(trl_shm *s, int peer, int tag, const void *buf, int count, MPI_
     sl->tag = (uint32_t)tag;
     atomic_store_explicit(&sl->seq, k + 1, memory_order_release);
     s->sent[to] = k + 1;
-    ring(s, to);
+    notify(s, to);
     *done = true;
     return MPI_SUCCESS;
 }
@@ -214,13 +253,12 @@ static slot *head(trl_shm *s, int from)
     return atomic_load_explicit(&sl->seq, memory_order_acquire) == k + 1 ? sl : NULL;
 }
 
-/* Done with from's head slot: free it, and wake its sender, which may be
- * waiting for the slot. */
+/* Done with from's head slot: free it. Its sender, if its ring was full,
+ * looks at acked itself (it neither sleeps nor trusts its door then). */
 static void pop(trl_shm *s, int from)
 {
     s->taken[from]++;
     atomic_store_explicit(&chan(s, from, s->me)->acked, s->taken[from], memory_order_release);
-    ring(s, from);
 }
 
 /* Keep from's head message for a later receive (maybe of a later call). */
@@ -323,7 +361,8 @@ void trl_shm_attach(trl_shm *s, MPI_Comm comm)
     s->node_of = malloc((size_t)size * sizeof *s->node_of);
     s->sent = calloc((size_t)n, sizeof *s->sent);
     s->taken = calloc((size_t)n, sizeof *s->taken);
-    want = want && s->node_of && s->sent && s->taken &&
+    s->acked_seen = calloc((size_t)n, sizeof *s->acked_seen);
+    want = want && s->node_of && s->sent && s->taken && s->acked_seen &&
            trl_comm_ranks_in(comm, node, s->node_of);
     int agreed = 0;
     PMPI_Allreduce(&want, &agreed, 1, MPI_INT, MPI_MIN, node);
@@ -372,5 +411,6 @@ void trl_shm_detach(trl_shm *s)
     free(s->node_of);
     free(s->sent);
     free(s->taken);
+    free(s->acked_seen);
     memset(s, 0, sizeof *s);
 }

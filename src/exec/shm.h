@@ -42,6 +42,8 @@ typedef struct {
     MPI_Win win;
     bool has_win;   /* win must be freed (collective over the node) */
     uint32_t *sent, *taken; /* per node index: messages sent to, taken from */
+    uint32_t *acked_seen;   /* per node index: its `acked` when last read */
+    bool watching;          /* this rank relies on its door (trl_shm_watch) */
     int spin;       /* polls before sleeping (TRELLIS_SHM_SPIN) */
     bool yield;     /* more ranks than cores: yield the core between polls */
     /* Messages that arrived before their receive: a hash table keyed by
@@ -80,10 +82,19 @@ int trl_shm_recv(trl_shm *s, int peer, int tag, void *buf, int count, MPI_Dataty
  * free the ring (MPI's eager sends never block; these could). */
 int trl_shm_drain(trl_shm *s, bool *moved);
 
-/* Sleeping: read the doorbell, look for work, and if there was none, sleep
- * until the doorbell moves (any message to this rank, or a slot freed), or
- * at most a millisecond. */
+/* The door: senders ring it only for a rank that asked. A rank waiting on
+ * many messages calls trl_shm_watch once (from then on every message to it
+ * rings it), then may skip its look at the rings while trl_shm_doorbell
+ * has not moved. A full ring never rings its sender: a sender waiting for a
+ * slot must look at it itself. */
+void trl_shm_watch(trl_shm *s);
 uint32_t trl_shm_doorbell(const trl_shm *s);
+
+/* Sleeping: seen = trl_shm_sleep_begin, look for work once more, then
+ * either trl_shm_sleep_end (work found) or trl_shm_sleep(seen), which
+ * sleeps until a message to this rank rings, or at most a millisecond. */
+uint32_t trl_shm_sleep_begin(trl_shm *s);
+void trl_shm_sleep_end(trl_shm *s);
 void trl_shm_sleep(trl_shm *s, uint32_t seen);
 
 #endif

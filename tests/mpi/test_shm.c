@@ -179,12 +179,14 @@ static void sleeper_woken(trl_shm *s, MPI_Comm comm, int me, int peer)
     if (me == 1) {
         int v = -1, rc = MPI_SUCCESS, sleeps = 0;
         for (;;) {
-            uint32_t bell = trl_shm_doorbell(s);
+            uint32_t seen = trl_shm_sleep_begin(s);
             bool done;
             rc = trl_shm_recv(s, peer, 0, &v, 1, MPI_INT, comm, &done);
-            if (rc != MPI_SUCCESS || done)
+            if (rc != MPI_SUCCESS || done) {
+                trl_shm_sleep_end(s);
                 break;
-            trl_shm_sleep(s, bell);
+            }
+            trl_shm_sleep(s, seen);
             sleeps++;
         }
         CHECK(rc == MPI_SUCCESS && v == 7, "woken with %d (rc %d)", v, rc);
