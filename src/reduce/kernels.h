@@ -132,35 +132,19 @@ static inline size_t trl_align_head(const void *inout, size_t size, size_t n)
     return n * size < TRL_ALIGN_FROM_BYTES ? 0 : trl_head_to_line(inout, size, n);
 }
 
-/* Prefetch the lines 4 KiB ahead of a 1 KiB chunk of both buffers. Beyond
- * L3 (16 MiB) the loops with many instructions per line (MINLOC pairs,
- * 8-bit PROD) kept too few misses in flight: 0.94-1.02 of Open MPI's
- * speed without, 1.05-1.11 with, on AMD Zen 5. Past the end is harmless:
- * a prefetch never faults. */
-enum { TRL_CHUNK_BYTES = 1024, TRL_PREFETCH_AHEAD = 4096 };
-static inline void trl_prefetch_ahead(const void *in, const void *inout)
-{
-    for (size_t line = 0; line < TRL_CHUNK_BYTES; line += 64) {
-        __builtin_prefetch((const char *)in + TRL_PREFETCH_AHEAD + line, 0);
-        __builtin_prefetch((const char *)inout + TRL_PREFETCH_AHEAD + line, 1);
-    }
-}
-
-/* The loop every kernel runs, STEP on element i: as it is below
- * TRL_ALIGN_FROM_BYTES; above, an alignment head, then 1 KiB chunks each
- * prefetching ahead, then the rest. */
+/* The loop every kernel runs, STEP on element i: from TRL_ALIGN_FROM_BYTES
+ * an alignment head first. No software prefetch: prefetching 4 KiB ahead
+ * of each 1 KiB chunk measured slower on this machine's AMD Zen 4 at every
+ * size from 1 MiB (all pairs' median 1.03 against 1.21 at 1 MiB, 0.88
+ * against 0.97 at 16 MiB, MINLOC at 16 MiB 0.82 against 1.11; it had
+ * helped MINLOC beyond L3 on the machine of an earlier session:
+ * docs/results.md, "Reduction kernels"). */
 #define TRL_LOOP(n, size, a, b, STEP)                                         \
     do {                                                                      \
         size_t i = 0;                                                         \
-        if ((n) * (size) >= TRL_ALIGN_FROM_BYTES) {                           \
+        if ((n) * (size) >= TRL_ALIGN_FROM_BYTES)                             \
             for (size_t head = trl_align_head(b, size, n); i < head; i++)     \
                 STEP                                                          \
-            for (size_t end; (end = i + TRL_CHUNK_BYTES / (size)) <= (n);) {  \
-                trl_prefetch_ahead(&(a)[i], &(b)[i]);                         \
-                for (; i < end; i++)                                          \
-                    STEP                                                      \
-            }                                                                 \
-        }                                                                     \
         for (; i < (n); i++)                                                  \
             STEP                                                              \
     } while (0)
