@@ -132,19 +132,18 @@ static inline size_t trl_align_head(const void *inout, size_t size, size_t n)
     return n * size < TRL_ALIGN_FROM_BYTES ? 0 : trl_head_to_line(inout, size, n);
 }
 
-/* The loop every kernel runs, STEP on element i: from TRL_ALIGN_FROM_BYTES
- * an alignment head first. No software prefetch: prefetching 4 KiB ahead
+/* The loop every kernel runs, STEP on element i of inout b: from
+ * TRL_ALIGN_FROM_BYTES an alignment head first (trl_align_head). No software prefetch: prefetching 4 KiB ahead
  * of each 1 KiB chunk measured slower on this machine's AMD Zen 4 at every
  * size from 1 MiB (all pairs' median 1.03 against 1.21 at 1 MiB, 0.88
  * against 0.97 at 16 MiB, MINLOC at 16 MiB 0.82 against 1.11; it had
  * helped MINLOC beyond L3 on the machine of an earlier session:
  * docs/results.md, "Reduction kernels"). */
-#define TRL_LOOP(n, size, a, b, STEP)                                         \
+#define TRL_LOOP(n, size, b, STEP)                                            \
     do {                                                                      \
         size_t i = 0;                                                         \
-        if ((n) * (size) >= TRL_ALIGN_FROM_BYTES)                             \
-            for (size_t head = trl_align_head(b, size, n); i < head; i++)     \
-                STEP                                                          \
+        for (size_t head = trl_align_head(b, size, n); i < head; i++)         \
+            STEP                                                              \
         for (; i < (n); i++)                                                  \
             STEP                                                              \
     } while (0)
@@ -156,7 +155,7 @@ static inline size_t trl_align_head(const void *inout, size_t size, size_t n)
     {                                                                   \
         const T *restrict a = in;                                       \
         T *restrict b = inout;                                          \
-        TRL_LOOP(n, sizeof(T), a, b, {                                  \
+        TRL_LOOP(n, sizeof(T), b, {                                  \
             T x = a[i]; /* no comma: this is a macro argument */        \
             T y = b[i];                                                 \
             b[i] = (EXPR);                                              \

@@ -85,7 +85,7 @@ static TRL_KERNEL void prod_u8_pair_lanes(const void *in, void *inout, size_t pa
 {
     const u16a *restrict a = in;
     u16a *restrict b = inout;
-    TRL_LOOP(pairs, sizeof(uint16_t), a, b, {
+    TRL_LOOP(pairs, sizeof(uint16_t), b, {
         uint16_t x = a[i]; /* no comma: this is a macro argument */
         uint16_t y = b[i];
         b[i] = PROD_BYTE_PAIR(x, y);
@@ -124,8 +124,7 @@ __attribute__((target("avx512f,avx512bw"))) static void prod_u8_widen32(const vo
         __m512i y = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(b + i)));
         _mm256_storeu_si256((__m256i *)(b + i), _mm512_cvtepi16_epi8(_mm512_mullo_epi16(x, y)));
     }
-    for (; i < n; i++)
-        b[i] = (uint8_t)(1u * a[i] * b[i]);
+    prod_u8(a + i, b + i, n - i); /* the last 0..31 bytes */
 }
 static trl_reduce_fn prod_u8_small(void)
 {

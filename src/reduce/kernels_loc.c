@@ -22,7 +22,7 @@
         typedef P pu __attribute__((aligned(1)));                           \
         const pu *restrict a = in;                                          \
         pu *restrict b = inout;                                             \
-        TRL_LOOP(n, sizeof(P), a, b, LOC_STEP(BETTER));                     \
+        TRL_LOOP(n, sizeof(P), b, LOC_STEP(BETTER));                        \
     }
 #define LOC_STEP(BETTER)                                                    \
     {                                                                       \
@@ -76,7 +76,7 @@ typedef uint64_t word __attribute__((aligned(1)));
         const word *restrict a = in;                                              \
         word *restrict b = inout;                                                 \
         const uint64_t data = ~(uint64_t)0 << 32 | (~(uint64_t)0 >> (64 - 8 * sizeof(VT))); \
-        TRL_LOOP(n, 8, a, b, {                                                    \
+        TRL_LOOP(n, 8, b, {                                                       \
             uint64_t x = a[i];                                                    \
             uint64_t y = b[i];                                                    \
             VT xv = (VT)x;                                                        \
@@ -123,7 +123,7 @@ typedef struct { four_pairs w; } four_pairs_u __attribute__((aligned(1)));
         const four_pairs_u *restrict ga = (const void *)&a[e];                    \
         four_pairs_u *restrict gb = (void *)&b[e];                                \
         size_t groups = (n - e) / 4;                                              \
-        TRL_LOOP(groups, sizeof(four_pairs), ga, gb, {                            \
+        TRL_LOOP(groups, sizeof(four_pairs), gb, {                                \
             four_pairs x = ga[i].w;                                               \
             four_pairs y = gb[i].w;                                               \
             four_pairs lower_index = /* odd words: the int index, signed */        \
