@@ -112,23 +112,24 @@ def test_up_run_across_two_hosts_and_down(run_trellis, bed):
                     reason="no build-mpich/ (scripts/setup.sh builds it)")
 def test_mpich_across_two_hosts(run_trellis, bed):
     """MPICH's mpiexec through the same agent: Hydra's proxies in the hosts' namespaces
-    reach it at the bridge, UCX talks TCP between hosts."""
-    assert up(run_trellis, bed, "--slots", "2").returncode == 0
+    reach it at the bridge, UCX talks TCP between hosts. One rank a host: with two, MPICH
+    4.0.2 on UCX 1.13's TCP hung in MPI_Finalize in 14 of 24 runs of a plain
+    alltoall program without Trellis, in 0 of 34 with one rank a host (like UCX's issue
+    8738; docs/install.md)."""
+    assert up(run_trellis, bed, "--slots", "1").returncode == 0
     mpich = REPO / "build-mpich"
     env = {"TRELLIS_BUILD": str(mpich)}
-    proc = run_trellis("run", "--mpi", "mpich", f"--testbed={bed}", "-n", "4", "hostname",
+    proc = run_trellis("run", "--mpi", "mpich", f"--testbed={bed}", "-n", "2", "hostname",
                        env=env)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    assert sorted(proc.stdout.split()) == ["h0", "h0", "h1", "h1"]
-    # Seed 000's program (coll_check passes there too, but its job did not exit within
-    # minutes after it: docs/install.md).
-    proc = run_trellis("run", "--mpi", "mpich", f"--testbed={bed}", "-n", "4", "--verbose",
+    assert sorted(proc.stdout.split()) == ["h0", "h1"]
+    proc = run_trellis("run", "--mpi", "mpich", f"--testbed={bed}", "-n", "2", "--verbose",
                        "--rules", "allreduce hier", str(mpich / "bench" / "global_reduction"),
                        env=env)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    assert re.search(r"layout: 4 ranks on 2 hosts \(discovered\)", proc.stderr), proc.stderr
-    assert re.search(r"allreduce ranks=4 bytes=4: hier \(TRELLIS_RULES:1", proc.stderr)
-    assert re.search(r"global_reduction ranks=4 .* errors=0 trellis=trellis_", proc.stdout)
+    assert re.search(r"layout: 2 ranks on 2 hosts \(discovered\)", proc.stderr), proc.stderr
+    assert re.search(r"allreduce ranks=2 bytes=4: hier \(TRELLIS_RULES:1", proc.stderr)
+    assert re.search(r"global_reduction ranks=2 .* errors=0 trellis=trellis_", proc.stdout)
 
 
 def test_up_is_idempotent_and_refuses_another_shape(run_trellis, bed):
