@@ -36,24 +36,46 @@ typedef struct {
     char pad[52];
 } header;
 
+/* A slot starts on a cache line, so a message of up to 48 bytes and its
+ * sequence number share one. */
 typedef struct {
     _Atomic uint32_t seq; /* message number + 1 once written */
     uint32_t tag, bytes, pad;
-    char data[TRL_SHM_BYTES];
+    char data[]; /* max_bytes */
 } slot;
 
+/* A pair's ring: this line, then TRL_SHM_SLOTS slots of slot_stride. */
 typedef struct {
     _Atomic uint32_t acked; /* messages the receiver has taken */
     char pad[60];
-    slot slots[TRL_SHM_SLOTS];
 } channel;
 
 struct trl_shm_stashed {
     trl_shm_stashed *next;
     int from, tag; /* the sender's node rank, the schedule tag */
     uint32_t bytes;
-    char data[TRL_SHM_BYTES];
+    char data[];
 };
+
+static size_t slot_stride_for(uint32_t max_bytes)
+{
+    return (sizeof(slot) + max_bytes + 63) / 64 * 64;
+}
+
+static size_t chan_stride_for(uint32_t max_bytes)
+{
+    return sizeof(channel) + TRL_SHM_SLOTS * slot_stride_for(max_bytes);
+}
+
+/* The largest slot, by halves from TRL_SHM_BYTES_MAX, whose rings for all
+ * n x n pairs fit TRL_SHM_SEGMENT; never below TRL_SHM_BYTES_MIN. */
+static uint32_t max_bytes_for(int n)
+{
+    uint32_t b = TRL_SHM_BYTES_MAX;
+    while (b > TRL_SHM_BYTES_MIN && (size_t)n * (size_t)n * chan_stride_for(b) > TRL_SHM_SEGMENT)
+        b /= 2;
+    return b;
+}
 
 static header *head_of(const trl_shm *s, int node)
 {
@@ -63,7 +85,12 @@ static header *head_of(const trl_shm *s, int node)
 static channel *chan(const trl_shm *s, int src, int dst)
 {
     char *first = s->base + (size_t)s->n * sizeof(header);
-    return (channel *)(first + ((size_t)src * (size_t)s->n + (size_t)dst) * sizeof(channel));
+    return (channel *)(first + ((size_t)src * (size_t)s->n + (size_t)dst) * s->chan_stride);
+}
+
+static slot *slot_of(const trl_shm *s, channel *c, uint32_t k)
+{
+    return (slot *)((char *)c + sizeof(channel) + (size_t)(k % TRL_SHM_SLOTS) * s->slot_stride);
 }
 
 /* A message to `node` was just published: ring its door if it sleeps or
@@ -126,19 +153,19 @@ void trl_shm_sleep(trl_shm *s, uint32_t seen)
 
 /* Contiguous data (the usual case, and every data mover's bytes) is
  * copied as it is; any other goes through the MPI library's packing. */
-static int pack(const void *buf, int count, MPI_Datatype dtype, void *out, MPI_Comm comm,
-                uint32_t *bytes)
+static int pack(const void *buf, int count, MPI_Datatype dtype, void *out, uint32_t room,
+                MPI_Comm comm, uint32_t *bytes)
 {
     trl_type_info tmp;
     const trl_type_info *t = trl_type_info_of(dtype, &tmp);
     size_t n = (size_t)t->size * (size_t)count;
-    if (t->contiguous && n <= TRL_SHM_BYTES) {
+    if (t->contiguous && n <= room) {
         memcpy(out, buf, n);
         *bytes = (uint32_t)n;
         return MPI_SUCCESS;
     }
     int pos = 0;
-    int rc = trl_pack(buf, count, dtype, out, TRL_SHM_BYTES, &pos, comm);
+    int rc = trl_pack(buf, count, dtype, out, (int)room, &pos, comm);
     *bytes = (uint32_t)pos;
     return rc;
 }
@@ -175,8 +202,8 @@ int trl_shm_send(trl_shm *s, int peer, int tag, const void *buf, int count, MPI_
         if (k - s->acked_seen[to] >= TRL_SHM_SLOTS)
             return MPI_SUCCESS;
     }
-    slot *sl = &c->slots[k % TRL_SHM_SLOTS];
-    int rc = pack(buf, count, dtype, sl->data, comm, &sl->bytes);
+    slot *sl = slot_of(s, c, k);
+    int rc = pack(buf, count, dtype, sl->data, s->max_bytes, comm, &sl->bytes);
     if (rc != MPI_SUCCESS)
         return rc;
     sl->tag = (uint32_t)tag;
@@ -249,7 +276,7 @@ static int stash_grow(trl_shm *s)
 static slot *head(trl_shm *s, int from)
 {
     uint32_t k = s->taken[from];
-    slot *sl = &chan(s, from, s->me)->slots[k % TRL_SHM_SLOTS];
+    slot *sl = slot_of(s, chan(s, from, s->me), k);
     return atomic_load_explicit(&sl->seq, memory_order_acquire) == k + 1 ? sl : NULL;
 }
 
@@ -265,10 +292,10 @@ static void pop(trl_shm *s, int from)
 static int stash_head(trl_shm *s, int from, const slot *sl)
 {
     int rc = stash_grow(s);
-    trl_shm_stashed *m = rc == MPI_SUCCESS ? malloc(sizeof *m) : NULL;
+    trl_shm_stashed *m = rc == MPI_SUCCESS ? malloc(sizeof *m + sl->bytes) : NULL;
     if (!m)
         return MPI_ERR_NO_MEM;
-    *m = (trl_shm_stashed){NULL, from, (int)sl->tag, sl->bytes, {0}};
+    *m = (trl_shm_stashed){NULL, from, (int)sl->tag, sl->bytes};
     memcpy(m->data, sl->data, sl->bytes);
     stash_link(s, m);
     pop(s, from);
@@ -366,7 +393,10 @@ void trl_shm_attach(trl_shm *s, MPI_Comm comm)
            trl_comm_ranks_in(comm, node, s->node_of);
     int agreed = 0;
     PMPI_Allreduce(&want, &agreed, 1, MPI_INT, MPI_MIN, node);
-    size_t bytes = (size_t)n * sizeof(header) + (size_t)n * (size_t)n * sizeof(channel);
+    s->max_bytes = max_bytes_for(n);
+    s->slot_stride = slot_stride_for(s->max_bytes);
+    s->chan_stride = chan_stride_for(s->max_bytes);
+    size_t bytes = (size_t)n * sizeof(header) + (size_t)n * (size_t)n * s->chan_stride;
     void *mine = NULL;
     int ok = agreed && PMPI_Win_allocate_shared(me == 0 ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL,
                                                 node, &mine, &s->win) == MPI_SUCCESS;

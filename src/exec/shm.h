@@ -9,7 +9,11 @@
  * One segment per communicator, among the ranks of one node (found with
  * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), allocated with
  * MPI_Win_allocate_shared). Every ordered pair of those ranks has a FIFO
- * ring of TRL_SHM_SLOTS slots of at most TRL_SHM_BYTES bytes. A message
+ * ring of TRL_SHM_SLOTS slots of at most max_bytes bytes: as large as a
+ * segment of TRL_SHM_SEGMENT allows for the node's ranks, from
+ * TRL_SHM_BYTES_MAX (up to 11 ranks: 2048; 12-15: 1024; 16-21: 512) down
+ * to TRL_SHM_BYTES_MIN (22-32 ranks, whose segment is then up to 1.4 MB,
+ * as before slots grew). A message
  * carries its schedule tag; the receiver matches by (sender, tag), keeping
  * messages that arrive before their receive is ready in a stash, in arrival
  * order (a later call's message from a fast sender may wait there too: the
@@ -27,7 +31,13 @@
 #include <stdint.h>
 
 enum {
-    TRL_SHM_BYTES = 256, /* largest message sent this way */
+    TRL_SHM_BYTES_MIN = 256,  /* largest message sent this way, at least */
+    TRL_SHM_BYTES_MAX = 2048, /* ... and at most: 512 B-2 KiB measured faster
+                                 this way than through the library
+                                 (docs/results.md); larger, not measured */
+    TRL_SHM_SEGMENT = 1 << 20, /* the rings of a node's pairs, about: a
+                                  segment per communicator, all of it
+                                  touched at attach */
     TRL_SHM_SLOTS = 4,   /* messages in flight per ordered pair */
     TRL_SHM_MAX_RANKS = 32, /* per node: the segment grows with the square */
 };
@@ -37,6 +47,9 @@ typedef struct trl_shm_stashed trl_shm_stashed;
 typedef struct {
     int n;          /* ranks of this node in the communicator; 0: off */
     int me;         /* this rank's index among them */
+    uint32_t max_bytes;   /* largest message sent this way */
+    size_t slot_stride;   /* bytes from one slot to the next */
+    size_t chan_stride;   /* bytes from one pair's ring to the next */
     int *node_of;   /* communicator rank -> index on this node, or -1 */
     char *base;     /* the segment */
     MPI_Win win;
@@ -61,7 +74,7 @@ void trl_shm_detach(trl_shm *s);
 
 static inline bool trl_shm_carries(const trl_shm *s, int peer, size_t bytes)
 {
-    return s && s->n > 0 && bytes <= TRL_SHM_BYTES && s->node_of[peer] >= 0;
+    return s && s->n > 0 && bytes <= s->max_bytes && s->node_of[peer] >= 0;
 }
 
 /* Send count elements of dtype at buf (packed) to peer. *done is false

@@ -387,7 +387,7 @@ trl_comm *trl_comm_get(MPI_Comm comm)
         char shm[96] = "; shared memory: off";
         if (c->shm.n > 0)
             snprintf(shm, sizeof shm, "; shared memory: %d ranks on rank 0's node, up to %d bytes",
-                     c->shm.n, TRL_SHM_BYTES);
+                     c->shm.n, (int)c->shm.max_bytes);
         trl_log("communicator of %d ranks: %s%s", c->size, line, shm);
     }
     return c;

@@ -104,15 +104,17 @@ def test_figure4_program_with_each_algorithm_forced(algorithm, params, ranks):
 
 
 @pytest.mark.parametrize(
-    ("env", "said"),
-    [({}, "shared memory: 3 ranks on rank 0's node, up to 256 bytes"),
-     ({"TRELLIS_SHM": "0"}, "shared memory: off")],
+    ("ranks", "env", "said"),
+    [(3, {}, "shared memory: 3 ranks on rank 0's node, up to 2048 bytes"),
+     (16, {}, "shared memory: 16 ranks on rank 0's node, up to 512 bytes"),
+     (3, {"TRELLIS_SHM": "0"}, "shared memory: off")],
 )  # fmt: skip
-def test_verbose_says_whether_small_messages_go_through_shared_memory(env, said):
-    proc = trellis_run("-np", "3", "--rules", "allreduce ring", "--verbose", str(PROGRAM),
-                       env=env)  # fmt: skip
-    global_reduction_ok(proc, 3)
-    line = re.search(r"^trellis: communicator of 3 ranks: .*$", proc.stderr, re.M)
+def test_verbose_says_whether_small_messages_go_through_shared_memory(ranks, env, said):
+    """The slots are as large as a 1 MiB segment allows for the node's ranks."""
+    proc = trellis_run("-np", str(ranks), "--rules", "allreduce ring", "--verbose",
+                       str(PROGRAM), env=env)  # fmt: skip
+    global_reduction_ok(proc, ranks)
+    line = re.search(rf"^trellis: communicator of {ranks} ranks: .*$", proc.stderr, re.M)
     assert line, proc.stderr
     assert line.group(0).endswith(said), proc.stderr
 
