@@ -44,7 +44,7 @@ typedef struct {
     char data[]; /* max_bytes */
 } slot;
 
-/* A pair's ring: this line, then TRL_SHM_SLOTS slots of slot_stride. */
+/* A pair's ring: this line, then TRL_SHM_SLOTS slots (slot_stride_for). */
 typedef struct {
     _Atomic uint32_t acked; /* messages the receiver has taken */
     char pad[60];
@@ -85,12 +85,14 @@ static header *head_of(const trl_shm *s, int node)
 static channel *chan(const trl_shm *s, int src, int dst)
 {
     char *first = s->base + (size_t)s->n * sizeof(header);
-    return (channel *)(first + ((size_t)src * (size_t)s->n + (size_t)dst) * s->chan_stride);
+    size_t pair = (size_t)src * (size_t)s->n + (size_t)dst;
+    return (channel *)(first + pair * chan_stride_for(s->max_bytes));
 }
 
 static slot *slot_of(const trl_shm *s, channel *c, uint32_t k)
 {
-    return (slot *)((char *)c + sizeof(channel) + (size_t)(k % TRL_SHM_SLOTS) * s->slot_stride);
+    size_t at = sizeof(channel) + (size_t)(k % TRL_SHM_SLOTS) * slot_stride_for(s->max_bytes);
+    return (slot *)((char *)c + at);
 }
 
 /* A message to `node` was just published: ring its door if it sleeps or
@@ -394,9 +396,8 @@ void trl_shm_attach(trl_shm *s, MPI_Comm comm)
     int agreed = 0;
     PMPI_Allreduce(&want, &agreed, 1, MPI_INT, MPI_MIN, node);
     s->max_bytes = max_bytes_for(n);
-    s->slot_stride = slot_stride_for(s->max_bytes);
-    s->chan_stride = chan_stride_for(s->max_bytes);
-    size_t bytes = (size_t)n * sizeof(header) + (size_t)n * (size_t)n * s->chan_stride;
+    size_t bytes =
+        (size_t)n * sizeof(header) + (size_t)n * (size_t)n * chan_stride_for(s->max_bytes);
     void *mine = NULL;
     int ok = agreed && PMPI_Win_allocate_shared(me == 0 ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL,
                                                 node, &mine, &s->win) == MPI_SUCCESS;

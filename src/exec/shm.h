@@ -12,8 +12,8 @@
  * ring of TRL_SHM_SLOTS slots of at most max_bytes bytes: as large as a
  * segment of TRL_SHM_SEGMENT allows for the node's ranks, from
  * TRL_SHM_BYTES_MAX (up to 11 ranks: 2048; 12-15: 1024; 16-21: 512) down
- * to TRL_SHM_BYTES_MIN (22-32 ranks, whose segment is then up to 1.4 MB,
- * as before slots grew). A message
+ * to TRL_SHM_BYTES_MIN (22-32 ranks, whose segment is then up to 1.4 MB;
+ * 1.2 MB when slots were 256 bytes and not line-aligned). A message
  * carries its schedule tag; the receiver matches by (sender, tag), keeping
  * messages that arrive before their receive is ready in a stash, in arrival
  * order (a later call's message from a fast sender may wait there too: the
@@ -47,9 +47,7 @@ typedef struct trl_shm_stashed trl_shm_stashed;
 typedef struct {
     int n;          /* ranks of this node in the communicator; 0: off */
     int me;         /* this rank's index among them */
-    uint32_t max_bytes;   /* largest message sent this way */
-    size_t slot_stride;   /* bytes from one slot to the next */
-    size_t chan_stride;   /* bytes from one pair's ring to the next */
+    uint32_t max_bytes;   /* largest message sent this way (the slots' size) */
     int *node_of;   /* communicator rank -> index on this node, or -1 */
     char *base;     /* the segment */
     MPI_Win win;
