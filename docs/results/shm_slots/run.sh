@@ -10,21 +10,25 @@ for r in 1 2 3 4; do
     lib=$([ $v = head ] && echo "$OLD" || echo "$NEW")/libtrellis.so
     mpirun -np 2 -x LD_PRELOAD="$lib" build/bench/latency \
       --colls bcast,reduce,allreduce,barrier,gather,scatter,allgather,alltoall,scan,reduce_scatter_block \
-      --min 8 --max 4K --step 2 --iters 2000 --row-seconds 2 --csv "$out/two/r${r}_$v.csv" > /dev/null
+      --min 8 --max 4K --step 2 --iters 2000 --row-seconds 2 --csv "$out/two/x_${v}_$r.csv" > /dev/null
   done
 done
 for r in 1 2 3 4 5 6 7 8; do
   for v in head new; do
     lib=$([ $v = head ] && echo "$OLD" || echo "$NEW")/libtrellis.so
     mpirun -np 2 -x LD_PRELOAD="$lib" build/bench/latency --colls allgather,alltoall,gather,barrier,allreduce,bcast \
-      --min 8 --max 8 --iters 20000 --row-seconds 3 --csv "$out/eight/r${r}_$v.csv" > /dev/null
+      --min 8 --max 8 --iters 20000 --row-seconds 3 --csv "$out/eight/x_${v}_$r.csv" > /dev/null
   done
 done
 for r in 1 2 3 4; do
   for v in head new; do
     lib=$([ $v = head ] && echo "$OLD" || echo "$NEW")/libtrellis.so
     mpirun --oversubscribe --mca mpi_yield_when_idle 1 -np 4 -x LD_PRELOAD="$lib" build/bench/inter_latency \
-      --min 4 --max 4K --step 4 --iters 1000 --min-iters 20 --scale 256K --csv "$out/inter/r${r}_$v.csv" > /dev/null
+      --min 4 --max 4K --step 4 --iters 1000 --min-iters 20 --scale 256K --csv "$out/inter/x_${v}_$r.csv" > /dev/null
   done
 done
-for part in two eight inter; do python3 "$out/summarize.py" "$out/$part"; done
+# Medians over launches per build (head, new); the tables in docs/results.md
+# give trellis minus mpi of these.
+for part in two eight inter; do
+  python3 docs/results/inter/summarize.py "$out/$part/x" head new
+done
