@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "core/log.h"
+#include "mpi/coll_entry.h"
 #include "mpi/runtime.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
@@ -184,8 +185,38 @@ trl_intercomm *trl_inter_for(MPI_Comm comm, const trl_mode *mode)
     return setup(comm);
 }
 
-int trl_inter_root(const trl_intercomm *ic, int root)
+/* Said once per collective when rules that differ by size send such calls
+ * to the MPI library. */
+static void mixed_rules(trl_coll coll)
 {
+    static bool said[TRL_COLL_COUNT];
+    if (said[coll] || trl_verbose_level() == 0)
+        return;
+    said[coll] = true;
+    trl_log("non-blocking and persistent %s calls on intercommunicators go to the MPI library: "
+            "the rules give them Trellis at some sizes only, and the ranks passing MPI_PROC_NULL "
+            "cannot know the size (said once)",
+            trl_coll_name(coll));
+}
+
+static bool trellis_at_every_size(trl_intercomm *ic, trl_coll coll, const trl_mode *mode)
+{
+    trl_coll_args a = {.coll = coll, .elem_size = 1, .commutative = true,
+                       .call = trl_call_of(mode), .inter = &ic->shape};
+    trl_sizeless v = trl_comm_sizeless(ic->c, &a);
+    if (v == TRL_SIZELESS_TRELLIS && coll == TRL_COLL_REDUCE) {
+        a.commutative = false;
+        v = trl_comm_sizeless(ic->c, &a);
+    }
+    if (v == TRL_SIZELESS_MIXED)
+        mixed_rules(coll);
+    return v == TRL_SIZELESS_TRELLIS;
+}
+
+int trl_inter_root(trl_intercomm *ic, int root, trl_coll coll, const trl_mode *mode)
+{
+    if (mode->kind != TRL_MODE_BLOCKING && !trellis_at_every_size(ic, coll, mode))
+        return -2;
     if (root == MPI_PROC_NULL)
         return -1;
     if (root == MPI_ROOT)

@@ -46,8 +46,14 @@ trl_intercomm *trl_inter_for(MPI_Comm comm, const trl_mode *mode);
 
 /* The merged rank of a rooted call's root as this rank names it (root,
  * MPI_ROOT or MPI_PROC_NULL): -1 for MPI_PROC_NULL (this rank takes no
- * part), -2 for a root MPI rejects. */
-int trl_inter_root(const trl_intercomm *ic, int root);
+ * part), -2 for a root MPI rejects, or for a non-blocking or persistent
+ * call the MPI library must serve on every rank: its own such calls take a
+ * tag from a sequence per communicator on every rank, those passing
+ * MPI_PROC_NULL included, which cannot know the call's size. So Trellis
+ * serves such a call only when its rules give it Trellis at every size
+ * (and, for a reduce, with either kind of operation), and all ranks agree
+ * without a word. */
+int trl_inter_root(trl_intercomm *ic, int root, trl_coll coll, const trl_mode *mode);
 
 /* Called from MPI_Finalize. */
 void trl_inter_finalize(void);

@@ -57,7 +57,7 @@ int trl_inter_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MP
 {
     *served = false;
     trl_intercomm *ic = trl_inter_for(comm, mode);
-    int at = ic ? trl_inter_root(ic, root) : -2;
+    int at = ic ? trl_inter_root(ic, root, TRL_COLL_BCAST, mode) : -2;
     if (at == -1) {
         *served = true;
         return trl_nothing(comm, mode);
@@ -94,7 +94,7 @@ int trl_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 {
     *served = false;
     trl_intercomm *ic = trl_inter_for(comm, mode);
-    int at = ic ? trl_inter_root(ic, root) : -2;
+    int at = ic ? trl_inter_root(ic, root, TRL_COLL_REDUCE, mode) : -2;
     if (at == -1) {
         *served = true;
         return trl_nothing(comm, mode);

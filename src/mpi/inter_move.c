@@ -138,7 +138,7 @@ static int rooted_move(trl_intercomm *ic, rooted *r, MPI_Comm comm, const trl_mo
                        bool *served)
 {
     *served = false;
-    r->root = trl_inter_root(ic, r->root);
+    r->root = trl_inter_root(ic, r->root, r->coll, mode);
     if (r->root == -2)
         return MPI_SUCCESS;
     trl_comm *c = ic->c;

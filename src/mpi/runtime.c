@@ -605,6 +605,18 @@ const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a)
     return ch.algo;
 }
 
+trl_sizeless trl_comm_sizeless(trl_comm *c, trl_coll_args *a)
+{
+    signed char *known = &c->sizeless[a->coll][a->call][a->commutative];
+    if (!*known) {
+        a->rank = c->rank;
+        a->size = c->size;
+        a->topo = c->topo.host ? &c->topo : NULL;
+        *known = (signed char)(1 + trl_select_sizeless(&rt.user, &rt.builtin, a));
+    }
+    return (trl_sizeless)(*known - 1);
+}
+
 const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)
 {
     /* Programs repeat the same call: try the last hit first. */

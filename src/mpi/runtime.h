@@ -68,6 +68,9 @@ typedef struct {
     /* trl_comm_choose's answers for collectives without a size, per form
      * of call (trl_call_kind). */
     const trl_algo *choice[TRL_COLL_COUNT][TRL_CALL_PERSISTENT + 1];
+    /* trl_comm_sizeless's answers + 1 (0: not asked yet), per form of call
+     * and commutativity. */
+    signed char sizeless[TRL_COLL_COUNT][TRL_CALL_PERSISTENT + 1][2];
     trl_topo topo; /* where each rank sits: from WORLD's, no communication */
     /* The same on every rank of the communicator, different for every
      * communicator: rank 0's world rank and its count of communicators
@@ -106,6 +109,11 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a);
  * first when the algorithm needs every rank's. NULL when nothing can be
  * chosen. */
 const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a);
+
+/* Whether the rules give the call one of Trellis' algorithms whatever its
+ * size (select/rules.h), for this communicator; asked once per collective,
+ * form of call and commutativity. */
+trl_sizeless trl_comm_sizeless(trl_comm *c, trl_coll_args *a);
 
 /* Hold c for an op; let go of it (freed at the last). */
 void trl_comm_hold(trl_comm *c);

@@ -114,6 +114,17 @@ typedef struct {
 int trl_select(const trl_ruleset *user, const trl_ruleset *builtin, const trl_coll_args *a,
                size_t bytes, trl_choice *out);
 
+/* Whether a call gets one of Trellis' algorithms whatever its size: for
+ * the ranks that pass MPI_PROC_NULL to a rooted intercommunicator call,
+ * which do not know its size but must still go where the others go. */
+typedef enum {
+    TRL_SIZELESS_TRELLIS, /* every size: one of Trellis' algorithms */
+    TRL_SIZELESS_LIBRARY, /* every size: the MPI library */
+    TRL_SIZELESS_MIXED,   /* some sizes one, some the other */
+} trl_sizeless;
+trl_sizeless trl_select_sizeless(const trl_ruleset *user, const trl_ruleset *builtin,
+                                 const trl_coll_args *a);
+
 /* Every rule trl_select passes over for this call (it matches, but its
  * algorithm cannot serve the call), in the order tried: `each` gets the
  * rule and why, which is valid only until `each` returns. For reports

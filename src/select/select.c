@@ -102,3 +102,37 @@ void trl_select_passed_over(const trl_ruleset *user, const trl_ruleset *builtin,
     trl_choice ignored;
     select_all(user, builtin, a, bytes, &ignored, each, ctx);
 }
+
+/* Sizes to try: the choice can change only where a rule's bytes= range
+ * starts or ends, so one size from each piece between those ends covers
+ * every size. */
+static trl_sizeless sizeless_in(const trl_ruleset *user, const trl_ruleset *builtin,
+                                const trl_coll_args *a, const trl_ruleset *rs, int *seen)
+{
+    for (size_t i = 0; rs && i < rs->n; i++) {
+        const trl_rule *r = &rs->rules[i];
+        if (r->coll != a->coll)
+            continue;
+        unsigned long long at[3] = {r->bytes.lo, r->bytes.hi, r->bytes.hi + 1};
+        for (int k = 0; k < (r->bytes.hi == TRL_RANGE_MAX ? 2 : 3); k++) {
+            trl_choice ch;
+            bool trellis = select_all(user, builtin, a, (size_t)at[k], &ch, NULL, NULL) == TRL_OK &&
+                           ch.algo->build;
+            *seen |= trellis ? 1 : 2;
+            if (*seen == 3)
+                return TRL_SIZELESS_MIXED;
+        }
+    }
+    return *seen == 1 ? TRL_SIZELESS_TRELLIS : TRL_SIZELESS_LIBRARY;
+}
+
+trl_sizeless trl_select_sizeless(const trl_ruleset *user, const trl_ruleset *builtin,
+                                 const trl_coll_args *a)
+{
+    int seen = 0; /* bit 0: a size gets Trellis; bit 1: a size gets the library */
+    trl_choice ch;
+    seen |= select_all(user, builtin, a, 0, &ch, NULL, NULL) == TRL_OK && ch.algo->build ? 1 : 2;
+    if (sizeless_in(user, builtin, a, user, &seen) == TRL_SIZELESS_MIXED)
+        return TRL_SIZELESS_MIXED;
+    return sizeless_in(user, builtin, a, builtin, &seen);
+}
