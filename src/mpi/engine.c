@@ -21,6 +21,7 @@ static struct {
     atomic_int alive;         /* ops alive (in the handle table) */
     bool threaded;            /* the lock is needed: a progress thread runs */
     bool thread_naps;         /* ... sharing cores with the program: it naps */
+    bool share_cores;         /* a running op's ranks share cores (shm.yield) */
     pthread_t thread;
     pthread_cond_t wake;      /* an op started, or stop: for the idle thread */
     atomic_bool stop;
@@ -254,10 +255,11 @@ static int begin(trl_op *op)
  * whether any step finished. */
 static bool turn(void)
 {
-    bool moved = false;
+    bool moved = false, share = false;
     inside = true;
     for (trl_op *op = eng.head, *next; op; op = next) {
         next = op->next;
+        share = share || (op->c && op->c->shm.yield);
         bool done;
         size_t before = op->x.done;
         int rc = trl_exec_progress(&op->x, &done);
@@ -268,18 +270,32 @@ static bool turn(void)
             finish(op, rc);
     }
     inside = false;
+    eng.share_cores = share;
+    return moved;
+}
+
+/* A turn if no other thread takes one; whether it moved a step. */
+static bool progress(void)
+{
+    if (inside || !trl_engine_busy())
+        return true;
+    if (eng.threaded && pthread_mutex_trylock(&eng.lock) != 0)
+        return false; /* the progress thread is at it */
+    bool moved = turn();
+    if (eng.threaded)
+        pthread_mutex_unlock(&eng.lock);
     return moved;
 }
 
 void trl_engine_progress(void)
 {
-    if (inside || !trl_engine_busy())
-        return;
-    if (eng.threaded && pthread_mutex_trylock(&eng.lock) != 0)
-        return; /* the progress thread is at it */
-    turn();
-    if (eng.threaded)
-        pthread_mutex_unlock(&eng.lock);
+    progress();
+}
+
+void trl_engine_poll(void)
+{
+    if (!progress() && eng.share_cores)
+        sched_yield(); /* ranks share cores: let the peer run */
 }
 
 /* Idle polls of trl_op_wait between two turns of the MPI library's own
@@ -292,10 +308,9 @@ void trl_op_wait(trl_op *op)
      * and polls the library where an op has MPI requests out; between two
      * looks at shared memory the cost is a doorbell read, so a message is
      * seen as soon as a blocking collective would see it. */
-    bool yield = op->c && op->c->shm.yield;
     for (unsigned long idle = 0; op->running;) {
         size_t before = op->x.done;
-        trl_engine_progress();
+        trl_engine_poll();
         if (!op->running || op->x.done != before) {
             idle = 0;
             continue;
@@ -306,8 +321,6 @@ void trl_op_wait(trl_op *op)
             int any;
             PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, op->c->dup, &any, MPI_STATUS_IGNORE);
         }
-        if (yield)
-            sched_yield(); /* ranks share cores: let the peer run */
     }
 }
 

@@ -82,6 +82,12 @@ void trl_engine_finalize(void);
  * of times: it does nothing while already running on this thread. */
 void trl_engine_progress(void);
 
+/* trl_engine_progress for the completion calls, which programs (and
+ * Trellis) call in loops: when no step moved and the ranks share cores, it
+ * yields the core as Open MPI's own progress does (mpi_yield_when_idle),
+ * so a rank polling for a message does not hold off the rank that sends it. */
+void trl_engine_poll(void);
+
 /* Whether any op is in flight (cheap: a counter). */
 bool trl_engine_busy(void);
 

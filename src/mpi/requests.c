@@ -122,13 +122,13 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
             return MPI_SUCCESS;
         }
         while (!op->finished)
-            trl_engine_progress();
+            trl_engine_poll();
         return take(op, status);
     }
     for (;;) {
         if (!trl_engine_busy())
             return PMPI_Wait(req, status);
-        trl_engine_progress();
+        trl_engine_poll();
         int flag, rc = PMPI_Test(req, &flag, status);
         if (rc != MPI_SUCCESS || flag)
             return rc;
@@ -139,7 +139,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 {
     if (fast())
         return PMPI_Test(req, flag, status);
-    trl_engine_progress();
+    trl_engine_poll();
     trl_op *op = persistent_op(*req);
     if (op) {
         *flag = !op->running;
@@ -183,7 +183,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
     if (fast())
         return trl_testall(n, reqs, flag, statuses);
-    trl_engine_progress();
+    trl_engine_poll();
     split sp;
     if (split_open(&sp, n, reqs) < 0) {
         split_close(&sp, reqs);
@@ -209,7 +209,7 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
             rc = PMPI_Waitall(n, reqs, statuses);
             break;
         }
-        trl_engine_progress();
+        trl_engine_poll();
         rc = testall_once(n, reqs, &flag, statuses, &sp);
         if (rc != MPI_SUCCESS || flag)
             break;
@@ -242,7 +242,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
 {
     if (fast())
         return PMPI_Testany(n, reqs, index, flag, status);
-    trl_engine_progress();
+    trl_engine_poll();
     split sp;
     if (split_open(&sp, n, reqs) < 0) {
         split_close(&sp, reqs);
@@ -268,7 +268,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
             rc = PMPI_Waitany(n, reqs, index, status);
             break;
         }
-        trl_engine_progress();
+        trl_engine_poll();
         rc = testany_once(n, reqs, index, &flag, status, &sp);
         if (rc != MPI_SUCCESS || flag)
             break;
@@ -312,7 +312,7 @@ int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
 {
     if (fast())
         return PMPI_Testsome(n, reqs, outcount, indices, statuses);
-    trl_engine_progress();
+    trl_engine_poll();
     split sp;
     if (split_open(&sp, n, reqs) < 0) {
         split_close(&sp, reqs);
@@ -338,7 +338,7 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
             rc = PMPI_Waitsome(n, reqs, outcount, indices, statuses);
             break;
         }
-        trl_engine_progress();
+        trl_engine_poll();
         rc = testsome_once(n, reqs, outcount, indices, statuses, &sp);
         if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || *outcount != 0)
             break;
@@ -351,7 +351,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 {
     if (fast())
         return PMPI_Request_get_status(req, flag, status);
-    trl_engine_progress();
+    trl_engine_poll();
     trl_op *op = persistent_op(req);
     if (op) {
         *flag = !op->running;
