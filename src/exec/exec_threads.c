@@ -29,7 +29,10 @@ typedef struct {
 typedef struct {
     trl_thread_job *job;
     pthread_mutex_t lock;
-    pthread_cond_t moved; /* some message was taken or posted */
+    pthread_cond_t *wake; /* per rank: a message to it was posted, or one it
+                             sent was taken (one condition each: waking every
+                             rank at every message cost more than the tier's
+                             copies) */
     inbox *inboxes;       /* one per rank */
     double last_progress; /* by any rank: no progress anywhere is a deadlock */
     bool failed;
@@ -50,7 +53,8 @@ static void fail(world *w, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(w->job->error, sizeof w->job->error, fmt, ap);
     va_end(ap);
-    pthread_cond_broadcast(&w->moved);
+    for (int r = 0; r < w->job->size; r++)
+        pthread_cond_broadcast(&w->wake[r]);
 }
 
 typedef struct {
@@ -148,7 +152,7 @@ static void *run_rank(void *p)
                 }
                 sent[i] = (posted_send){rank, st->peer, st->tag, data, st->count, false};
                 box->v[box->n++] = &sent[i];
-                pthread_cond_broadcast(&w->moved);
+                pthread_cond_signal(&w->wake[st->peer]);
                 pthread_mutex_unlock(&w->lock);
                 pending[npending++] = i;
             } else if (st->kind == TRL_STEP_RECV) {
@@ -191,11 +195,15 @@ static void *run_rank(void *p)
                              rank, i + 1, st->count, st->peer, ps->count);
                         break;
                     }
+                    /* Out of the inbox first, then copied without the lock:
+                     * the sender keeps the data until it is marked taken. */
+                    box->v[m] = box->v[--box->n];
+                    pthread_mutex_unlock(&w->lock);
                     void *dst = (char *)b.base[st->b.buf] + st->b.off * es;
                     memcpy(dst, ps->data, st->count * es);
+                    pthread_mutex_lock(&w->lock);
                     ps->taken = true;
-                    box->v[m] = box->v[--box->n];
-                    pthread_cond_broadcast(&w->moved);
+                    pthread_cond_signal(&w->wake[ps->src]);
                     finished = true;
                     break;
                 }
@@ -228,7 +236,7 @@ static void *run_rank(void *p)
                 t.tv_sec++;
                 t.tv_nsec -= 1000000000L;
             }
-            pthread_cond_timedwait(&w->moved, &w->lock, &t);
+            pthread_cond_timedwait(&w->wake[rank], &w->lock, &t);
         }
         pthread_mutex_unlock(&w->lock);
     }
@@ -249,13 +257,15 @@ int trl_thread_run(trl_thread_job *job)
     if (job->timeout_s <= 0)
         job->timeout_s = 10;
     pthread_mutex_init(&w.lock, NULL);
-    pthread_cond_init(&w.moved, NULL);
     w.last_progress = now();
     pthread_t *tid = calloc((size_t)job->size, sizeof *tid);
     rank_arg *args = calloc((size_t)job->size, sizeof *args);
     w.inboxes = calloc((size_t)job->size, sizeof *w.inboxes);
+    w.wake = calloc((size_t)job->size, sizeof *w.wake);
+    for (int r = 0; w.wake && r < job->size; r++)
+        pthread_cond_init(&w.wake[r], NULL);
     int started = 0;
-    if (tid && args && w.inboxes) {
+    if (tid && args && w.inboxes && w.wake) {
         for (; started < job->size; started++) {
             args[started] = (rank_arg){&w, started};
             if (pthread_create(&tid[started], NULL, run_rank, &args[started]))
@@ -276,7 +286,9 @@ int trl_thread_run(trl_thread_job *job)
     for (int r = 0; w.inboxes && r < job->size; r++)
         free(w.inboxes[r].v);
     free(w.inboxes);
+    for (int r = 0; w.wake && r < job->size; r++)
+        pthread_cond_destroy(&w.wake[r]);
+    free(w.wake);
     pthread_mutex_destroy(&w.lock);
-    pthread_cond_destroy(&w.moved);
     return job->error[0] ? TRL_ERR_INVALID : TRL_OK;
 }
