@@ -899,6 +899,45 @@ static trl_inter two_groups(int n0, int n1)
     return in;
 }
 
+/* Whether a call gets Trellis at every size (the MPI_PROC_NULL ranks of a
+ * rooted intercommunicator call, which do not know the size, decide by it):
+ * rules that differ by size are found out, wherever the change falls. */
+static void tells_whether_every_size_gets_trellis(void)
+{
+    static const struct {
+        const char *rules;
+        trl_sizeless want;
+    } cases[] = {
+        {"", TRL_SIZELESS_TRELLIS}, /* the built-in rules */
+        {"bcast mpi\n", TRL_SIZELESS_LIBRARY},
+        {"bcast inter=yes mpi\n", TRL_SIZELESS_LIBRARY},
+        {"bcast bytes=0-64 inter_linear\nbcast mpi\n", TRL_SIZELESS_MIXED},
+        {"bcast bytes=65- mpi\n", TRL_SIZELESS_MIXED},
+        {"bcast bytes=1M-1M mpi\n", TRL_SIZELESS_MIXED},   /* one size only */
+        {"bcast bytes=0-0 mpi\n", TRL_SIZELESS_MIXED},
+        {"bcast bytes=0-64 mpi\nbcast bytes=65- mpi\n", TRL_SIZELESS_LIBRARY},
+        {"bcast bytes=0-64 inter_leader\nbcast inter_linear\n", TRL_SIZELESS_TRELLIS},
+        {"bcast remote_ranks=9- mpi\n", TRL_SIZELESS_TRELLIS}, /* not this shape */
+        {"reduce mpi\n", TRL_SIZELESS_TRELLIS}, /* another collective */
+    };
+    trl_inter in = two_groups(2, 5);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        trl_ruleset rs;
+        if (parse(cases[i].rules, &rs) != TRL_OK) {
+            check_at(__LINE__, "case %zu does not parse", i);
+            continue;
+        }
+        trl_coll_args a = call(TRL_COLL_BCAST, 7, true);
+        a.inter = &in;
+        a.call = TRL_CALL_NONBLOCKING;
+        trl_sizeless got = trl_select_sizeless(&rs, &builtin, &a);
+        CHECK(got == cases[i].want, "case %zu (%s): %d, want %d", i, cases[i].rules, (int)got,
+              (int)cases[i].want);
+        trl_rules_free(&rs);
+    }
+    trl_inter_free(&in);
+}
+
 static void selects_by_kind_of_communicator(void)
 {
     trl_ruleset rs;
@@ -1392,6 +1431,7 @@ int main(void)
     RUN(passes_over_hierarchies_a_layout_cannot_serve);
     RUN(fails_when_nothing_matches);
     RUN(selects_by_kind_of_communicator);
+    RUN(tells_whether_every_size_gets_trellis);
     RUN(passes_over_inter_parts_needing_commutative);
     RUN(judges_inter_parts_on_both_groups_layouts);
     RUN(builtin_rules_parse);
