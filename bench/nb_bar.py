@@ -48,7 +48,7 @@ def spread(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
 
 
-def latency(files: list[str], *, bar: bool) -> int:
+def latency(files: list[str], *, bar: bool) -> tuple[int, int]:
     cells: dict[tuple, list[dict]] = defaultdict(list)
     for r in rows_of(files):
         if r["collective"].startswith("i") and r.get("blocking_median_us"):
@@ -75,16 +75,16 @@ def latency(files: list[str], *, bar: bool) -> int:
                 missed += not ok
                 line += " ok |" if ok else " MISSED |"
             out(line)
-    return missed
+    return missed, 0
 
 
-def overlap(files: list[str], *, bar: bool) -> int:
+def overlap(files: list[str], *, bar: bool) -> tuple[int, int]:
     cells: dict[tuple, list[dict]] = defaultdict(list)
     for r in rows_of(files):
         key = (r["collective"], int(r["ranks"]), int(r["hosts"]), int(r["bytes"]),
                r["impl"], r["progress"], int(r["test_every"]))  # fmt: skip
         cells[key].append(r)
-    missed = 0
+    missed = vacuous = 0
     for coll, ranks, hosts in sorted({k[:3] for k in cells}):
         mine = {k: v for k, v in cells.items() if k[:3] == (coll, ranks, hosts)}
         sizes = sorted({k[3] for k in mine})
@@ -115,9 +115,10 @@ def overlap(files: list[str], *, bar: bool) -> int:
             if bar:
                 verdict = overlap_verdict(b, pct)
                 missed += verdict.startswith("MISSED")
+                vacuous += verdict.startswith("VACUOUS")
                 line += f" {verdict} |"
             out(line)
-    return missed
+    return missed, vacuous
 
 
 def overlap_verdict(nbytes: int, pct: dict[tuple, float]) -> str:
@@ -136,10 +137,13 @@ def overlap_verdict(nbytes: int, pct: dict[tuple, float]) -> str:
         need = min(100.0, theirs * (OVERLAP_FACTOR if nbytes >= HUGE else 1.0))
         ok = best >= need
         ratio = f"{best / theirs:.2f}x" if theirs > 0 else "-"
+        # Nothing hidden on either side proves nothing: say so, not "ok".
+        verdict = "VACUOUS" if round(best) == 0 and round(theirs) == 0 else "ok" if ok else "MISSED"
         words.append(f"test={test}: {best_mode} {best:.0f} / mpi {theirs:.0f} = {ratio}, "
-                     f"needs {need:.0f}: {'ok' if ok else 'MISSED'}")  # fmt: skip
+                     f"needs {need:.0f}: {verdict}")  # fmt: skip
     missed = any(w.endswith("MISSED") for w in words)
-    return ("MISSED: " if missed else "") + "; ".join(words)
+    vacuous = all(w.endswith("VACUOUS") for w in words) and words
+    return ("MISSED: " if missed else "VACUOUS: " if vacuous else "") + "; ".join(words)
 
 
 def main(argv: list[str]) -> int:
@@ -148,9 +152,12 @@ def main(argv: list[str]) -> int:
     if not args[1:] or args[0] not in {"latency", "overlap"}:
         sys.stderr.write(__doc__ or "")
         return 2
-    missed = (latency if args[0] == "latency" else overlap)(args[1:], bar=bar)
+    missed, empty = (latency if args[0] == "latency" else overlap)(args[1:], bar=bar)
     if bar:
-        out(f"\nbar: {'met' if missed == 0 else f'missed in {missed} rows'}")
+        verdict = "met" if missed == 0 else f"missed in {missed} rows"
+        if empty:
+            verdict += f"; {empty} rows prove nothing (neither side overlaps at all)"
+        out(f"\nbar: {verdict}")
     return 0
 
 

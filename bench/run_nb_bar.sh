@@ -7,7 +7,8 @@
 # (bench/nb_bar.py).
 #
 #   bench/run_nb_bar.sh [--reps N] [--np N] [--out DIR] [--build DIR]
-#                       [--only latency|overlap] [--testbed] [--quick]
+#                       [--only latency|overlap] [--testbed] [--max SIZE]
+#                       [--progress "unset thread"] [--quick]
 #
 # Every launch alternates its variants itself (bench/README.md); launches
 # are repeated --reps times (default 7), the overlap modes alternating
@@ -15,7 +16,10 @@
 # alike, and the tables give the median over launches with the fastest and
 # slowest launch. --testbed runs the overlap launches across the emulated
 # cluster that is up (trellis testbed up; its mpirun options), with --np
-# ranks (default 2; 16 for 4 x 4). TRELLIS_* variables of the calling
+# ranks (default 2; 16 for 4 x 4). --max ends the overlap sweep below its
+# 16M (on the testbed's slow links the large sizes take minutes a launch);
+# --progress the overlap launches' modes (default both).
+# TRELLIS_* variables of the calling
 # shell go to every rank. Writes DIR/latency_rN.csv,
 # DIR/overlap_MODE_rN.csv, their standard output and error, and
 # DIR/bar.md (the files of an earlier run there go first). Meant to take
@@ -32,6 +36,8 @@ np=2
 only=""
 testbed=0
 quick=0
+max=16M
+progress="unset thread"
 while [ $# -gt 0 ]; do
     case "$1" in
     --reps) reps="$2"; shift ;;
@@ -40,8 +46,10 @@ while [ $# -gt 0 ]; do
     --build) build="$2"; shift ;;
     --only) only="$2"; shift ;;
     --testbed) testbed=1 ;;
+    --max) max="$2"; shift ;;
+    --progress) progress="$2"; shift ;;
     --quick) quick=1 ;;
-    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_nb_bar.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
@@ -73,7 +81,7 @@ done
 
 # The sweeps: the issue's sizes, or --quick's few.
 lat_sizes=(--min 8 --max 16M --step 2 --iters 1000 --scale 256K --min-iters 40 --row-seconds 4)
-ovl_sizes=(--min 64K --max 16M --step 2 --iters 100 --min-iters 40)
+ovl_sizes=(--min 64K --max "$max" --step 2 --iters 100 --min-iters 40)
 if [ "$quick" = 1 ]; then
     reps=1
     lat_sizes=(--min 8 --max 64K --step 64 --iters 20 --min-iters 5)
@@ -101,8 +109,12 @@ for r in $(seq 1 "$reps"); do
             "${lat_sizes[@]}" --csv "$out/latency_r$r.csv"
     fi
     if [ "$only" != latency ]; then
-        modes=(unset thread)
-        [ $((r % 2)) = 0 ] && modes=(thread unset)
+        read -ra modes <<<"$progress"
+        if [ $((r % 2)) = 0 ]; then # alternate the order
+            for ((i = 0, j = ${#modes[@]} - 1; i < j; i++, j--)); do
+                t=${modes[i]} modes[i]=${modes[j]} modes[j]=$t
+            done
+        fi
         for mode in "${modes[@]}"; do
             env=()
             [ "$mode" = thread ] && env=(-x TRELLIS_PROGRESS=thread)

@@ -182,3 +182,13 @@ def test_bar_verdicts_follow_the_issue(tmp_path: Path) -> None:
     assert "thread 50 / mpi 40 = 1.25x, needs 60: MISSED" in rows[1]
     assert "thread 100 / mpi 80 = 1.25x, needs 100: ok" in rows[2]
     assert text.rstrip().endswith("bar: missed in 1 rows")
+
+    # Neither side hides anything (16 ranks on 2 cores): not "ok", but said to prove nothing.
+    rows = [ovl(1 << 20, "mpi", "unset", 0), ovl(1 << 20, "trellis", "unset", 0),
+            ovl(65536, "mpi", "unset", 30), ovl(65536, "trellis", "unset", 30)]  # fmt: skip
+    text = nb_bar("overlap", write_csv(tmp_path / "v.csv", rows), "--bar")
+    rows = [line for line in text.splitlines() if line.startswith("| ")][1:]
+    assert "unset 30 / mpi 30 = 1.00x, needs 30: ok |" in rows[0]
+    assert rows[1].endswith("unset 0 / mpi 0 = -, needs 0: VACUOUS |")
+    assert "VACUOUS: test=0" in rows[1]
+    assert text.rstrip().endswith("bar: met; 1 rows prove nothing (neither side overlaps at all)")
