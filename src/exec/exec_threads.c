@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -36,6 +37,8 @@ typedef struct {
     inbox *inboxes;       /* one per rank */
     double last_progress; /* by any rank: no progress anywhere is a deadlock */
     bool failed;
+    int copying; /* receives copying outside the lock: a failed rank frees its
+                    buffers only once none is left */
 } world;
 
 typedef struct {
@@ -198,10 +201,12 @@ static void *run_rank(void *p)
                     /* Out of the inbox first, then copied without the lock:
                      * the sender keeps the data until it is marked taken. */
                     box->v[m] = box->v[--box->n];
+                    w->copying++;
                     pthread_mutex_unlock(&w->lock);
                     void *dst = (char *)b.base[st->b.buf] + st->b.off * es;
                     memcpy(dst, ps->data, st->count * es);
                     pthread_mutex_lock(&w->lock);
+                    w->copying--;
                     ps->taken = true;
                     pthread_cond_signal(&w->wake[ps->src]);
                     finished = true;
@@ -242,6 +247,15 @@ static void *run_rank(void *p)
     }
 #undef COMPLETE
 out:
+    /* After a failure a receiver may still be copying from this rank's
+     * scratch (or marking its send taken): wait for it (rare: failures). */
+    pthread_mutex_lock(&w->lock);
+    while (w->copying > 0) {
+        pthread_mutex_unlock(&w->lock);
+        sched_yield();
+        pthread_mutex_lock(&w->lock);
+    }
+    pthread_mutex_unlock(&w->lock);
     free(b.base[TRL_BUF_SCRATCH]);
     free(waiting);
     free(ready);
