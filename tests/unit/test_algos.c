@@ -200,7 +200,7 @@ int main(int argc, char **argv)
      * kept in the heap instead of mapped and unmapped each time, they are
      * not faulted in and zeroed again by the kernel case after case (half
      * of this tier's time went there). */
-    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_MMAP_THRESHOLD, 32 << 20); /* glibc's most on 64 bits */
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
     if (argc < 3) {
         fprintf(stderr, "usage: %s <collective> <algorithm> [--quick]\n", argv[0]);
