@@ -21,7 +21,8 @@ static struct {
     atomic_int alive;         /* ops alive (in the handle table) */
     bool threaded;            /* the lock is needed: a progress thread runs */
     bool thread_naps;         /* ... sharing cores with the program: it naps */
-    bool share_cores;         /* a running op's ranks share cores (shm.yield) */
+    atomic_bool share_cores;  /* a running op's ranks share cores (shm.yield);
+                                 written in turns, read without the lock */
     pthread_t thread;
     pthread_cond_t wake;      /* an op started, or stop: for the idle thread */
     atomic_bool stop;
@@ -270,7 +271,7 @@ static bool turn(void)
             finish(op, rc);
     }
     inside = false;
-    eng.share_cores = share;
+    atomic_store_explicit(&eng.share_cores, share, memory_order_relaxed);
     return moved;
 }
 
@@ -294,7 +295,7 @@ void trl_engine_progress(void)
 
 void trl_engine_poll(void)
 {
-    if (!progress() && eng.share_cores)
+    if (!progress() && atomic_load_explicit(&eng.share_cores, memory_order_relaxed))
         sched_yield(); /* ranks share cores: let the peer run */
 }
 

@@ -185,12 +185,12 @@ trl_intercomm *trl_inter_for(MPI_Comm comm, const trl_mode *mode)
     return setup(comm);
 }
 
-/* Said once per collective when rules that differ by size send such calls
- * to the MPI library. */
-static void mixed_rules(trl_coll coll)
+/* Said once per collective (by the merged communicator's rank 0) when rules
+ * that differ by size send such calls to the MPI library. */
+static void mixed_rules(const trl_intercomm *ic, trl_coll coll)
 {
     static bool said[TRL_COLL_COUNT];
-    if (said[coll] || trl_verbose_level() == 0)
+    if (said[coll] || trl_verbose_level() == 0 || ic->c->rank != 0)
         return;
     said[coll] = true;
     trl_log("non-blocking and persistent %s calls on intercommunicators go to the MPI library: "
@@ -209,7 +209,7 @@ static bool trellis_at_every_size(trl_intercomm *ic, trl_coll coll, const trl_mo
         v = trl_comm_sizeless(ic->c, &a);
     }
     if (v == TRL_SIZELESS_MIXED)
-        mixed_rules(coll);
+        mixed_rules(ic, coll);
     return v == TRL_SIZELESS_TRELLIS;
 }
 

@@ -935,6 +935,22 @@ static void tells_whether_every_size_gets_trellis(void)
               (int)cases[i].want);
         trl_rules_free(&rs);
     }
+    /* A reduce asks with either kind of operation (inter.c): the answer
+     * follows commutative=. */
+    trl_ruleset rs;
+    if (parse("reduce commutative=no mpi\nreduce bytes=4K- mpi\n", &rs) == TRL_OK) {
+        trl_coll_args a = call(TRL_COLL_REDUCE, 7, false);
+        a.inter = &in;
+        a.call = TRL_CALL_PERSISTENT;
+        CHECK(trl_select_sizeless(&rs, &builtin, &a) == TRL_SIZELESS_LIBRARY,
+              "reduce, non-commutative: every size to the library");
+        a.commutative = true;
+        CHECK(trl_select_sizeless(&rs, &builtin, &a) == TRL_SIZELESS_MIXED,
+              "reduce, commutative: from 4K to the library");
+        trl_rules_free(&rs);
+    } else {
+        check_at(__LINE__, "reduce rules do not parse");
+    }
     trl_inter_free(&in);
 }
 
