@@ -275,7 +275,8 @@ static bool turn(void)
     return moved;
 }
 
-/* A turn if no other thread takes one; whether it moved a step. */
+/* A turn if no other thread takes one; whether it moved a step (true when
+ * there is nothing to turn: then the caller has no reason to yield). */
 static bool progress(void)
 {
     if (inside || !trl_engine_busy())

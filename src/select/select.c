@@ -103,36 +103,35 @@ void trl_select_passed_over(const trl_ruleset *user, const trl_ruleset *builtin,
     select_all(user, builtin, a, bytes, &ignored, each, ctx);
 }
 
-/* Sizes to try: the choice can change only where a rule's bytes= range
- * starts or ends, so one size from each piece between those ends covers
- * every size. */
-static trl_sizeless sizeless_in(const trl_ruleset *user, const trl_ruleset *builtin,
-                                const trl_coll_args *a, const trl_ruleset *rs, int *seen)
+/* 1 when the call of `bytes` gets one of Trellis' algorithms, 2 when the
+ * MPI library: bits of trl_select_sizeless's tally. */
+static int side_at(const trl_ruleset *user, const trl_ruleset *builtin, const trl_coll_args *a,
+                   unsigned long long bytes)
 {
-    for (size_t i = 0; rs && i < rs->n; i++) {
-        const trl_rule *r = &rs->rules[i];
-        if (r->coll != a->coll)
-            continue;
-        unsigned long long at[3] = {r->bytes.lo, r->bytes.hi, r->bytes.hi + 1};
-        for (int k = 0; k < (r->bytes.hi == TRL_RANGE_MAX ? 2 : 3); k++) {
-            trl_choice ch;
-            bool trellis = select_all(user, builtin, a, (size_t)at[k], &ch, NULL, NULL) == TRL_OK &&
-                           ch.algo->build;
-            *seen |= trellis ? 1 : 2;
-            if (*seen == 3)
-                return TRL_SIZELESS_MIXED;
-        }
-    }
-    return *seen == 1 ? TRL_SIZELESS_TRELLIS : TRL_SIZELESS_LIBRARY;
+    trl_choice ch;
+    return select_all(user, builtin, a, (size_t)bytes, &ch, NULL, NULL) == TRL_OK &&
+                   ch.algo->build
+               ? 1
+               : 2;
 }
 
+/* The choice can change only where a rule's bytes= range starts or ends:
+ * every piece between those points starts at 0, at some rule's lo or just
+ * past some rule's hi, so trying those sizes tries every piece. */
 trl_sizeless trl_select_sizeless(const trl_ruleset *user, const trl_ruleset *builtin,
                                  const trl_coll_args *a)
 {
-    int seen = 0; /* bit 0: a size gets Trellis; bit 1: a size gets the library */
-    trl_choice ch;
-    seen |= select_all(user, builtin, a, 0, &ch, NULL, NULL) == TRL_OK && ch.algo->build ? 1 : 2;
-    if (sizeless_in(user, builtin, a, user, &seen) == TRL_SIZELESS_MIXED)
-        return TRL_SIZELESS_MIXED;
-    return sizeless_in(user, builtin, a, builtin, &seen);
+    int seen = side_at(user, builtin, a, 0);
+    const trl_ruleset *sets[2] = {user, builtin};
+    for (int s = 0; s < 2 && seen != 3; s++) {
+        for (size_t i = 0; sets[s] && i < sets[s]->n && seen != 3; i++) {
+            const trl_rule *r = &sets[s]->rules[i];
+            if (r->coll != a->coll)
+                continue;
+            seen |= side_at(user, builtin, a, r->bytes.lo);
+            if (r->bytes.hi != TRL_RANGE_MAX)
+                seen |= side_at(user, builtin, a, r->bytes.hi + 1);
+        }
+    }
+    return seen == 3 ? TRL_SIZELESS_MIXED : seen == 1 ? TRL_SIZELESS_TRELLIS : TRL_SIZELESS_LIBRARY;
 }
