@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -170,18 +171,18 @@ static void unlink_op(trl_op *op)
     atomic_fetch_sub(&eng.running, 1);
 }
 
-/* A new op, all zero but for the working memory of one that went: a call
- * then allocates nothing (its schedule's scratch included, which for large
- * messages would be fresh pages to fault in every time), as a blocking call
- * reuses its communicator's. The caller holds the lock. */
+/* A new op, zero up to its execution, with the working memory of one that
+ * went: a call then allocates nothing (its schedule's scratch included,
+ * which for large messages would be fresh pages to fault in every time), as
+ * a blocking call reuses its communicator's. The execution is set by each
+ * run (trl_exec_start). The caller holds the lock. */
 static trl_op *op_new(void)
 {
     if (eng.pooled == 0)
         return calloc(1, sizeof(trl_op));
     trl_op *op = eng.pool[--eng.pooled];
-    trl_exec_mem mem = op->mem;
-    memset(op, 0, sizeof *op);
-    op->mem = mem;
+    memset(op, 0, offsetof(trl_op, call));
+    op->x.done = 0;
     return op;
 }
 
@@ -223,8 +224,9 @@ static void finish(trl_op *op, int rc)
         op->rc = rc;
     if (op->persistent)
         op->finished = true;
-    else
+    else if (op->in_table)
         PMPI_Grequest_complete(op->request);
+    /* else its request does not exist yet: trl_op_submit completes it */
 }
 
 static int begin(trl_op *op)
@@ -250,6 +252,19 @@ static int begin(trl_op *op)
         finish(op, run);
     }
     return MPI_SUCCESS;
+}
+
+/* Run op's schedule to its end alone, as a blocking call runs, and finish
+ * it. The library's progress hook stays out meanwhile (inside), so no turn
+ * of the engine touches the execution under way. */
+static void run_out(trl_op *op)
+{
+    if (!op->running)
+        return;
+    inside = true;
+    int rc = trl_exec_finish(&op->x);
+    inside = false;
+    finish(op, rc);
 }
 
 /* One turn over the running ops; the caller holds the lock. Returns
@@ -306,6 +321,13 @@ enum { WAIT_MPI_EVERY = 64 };
 
 void trl_op_wait(trl_op *op)
 {
+    if (op->running && atomic_load_explicit(&eng.running, memory_order_relaxed) == 1 && !inside) {
+        /* The only op in flight: wait in the executor's own loop, as the
+         * blocking call does (fewer steps a poll than a turn of the
+         * engine, and the same spin-then-sleep on shared memory). */
+        run_out(op);
+        return;
+    }
     /* Turning the engine is all a wait needs: each turn advances every op
      * and polls the library where an op has MPI requests out; between two
      * looks at shared memory the cost is a doorbell read, so a message is
@@ -388,6 +410,13 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
      * once freed, to a later persistent collective of its own, which then
      * never completes. */
     static char none;
+    /* A non-blocking op starts before its request is made: its first
+     * messages are then on their way while the MPI library makes the
+     * request, which for small messages is much of a call's cost. If it
+     * finishes meanwhile, finish() leaves the request to be completed
+     * here. */
+    if (!op->persistent)
+        begin(op);
     if (!table_reserve())
         rc = MPI_ERR_NO_MEM;
     else if (op->persistent)
@@ -399,9 +428,12 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
         op->in_table = true;
         atomic_fetch_add(&eng.alive, 1);
         *mode->request = op->request;
-        if (!op->persistent)
-            begin(op);
+        if (!op->persistent && !op->running)
+            PMPI_Grequest_complete(op->request);
     } else {
+        /* No request to hand out: the other ranks still need this rank's
+         * part of a schedule already started. */
+        run_out(op);
         release(op);
     }
     trl_engine_unlock();

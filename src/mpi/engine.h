@@ -56,9 +56,6 @@ struct trl_op {
     trl_comm *c;
     MPI_Comm comm;             /* the program's, for its error handler */
     trl_cache_entry *entry;    /* pinned while the op lives */
-    trl_exec_call call;
-    trl_exec x;
-    trl_exec_mem mem;
     trl_op_hooks hooks;
     void *data;                /* the hooks' own */
     MPI_Request request;       /* the program's handle */
@@ -68,6 +65,11 @@ struct trl_op {
     bool finished;             /* persistent: finished, not yet completed by
                                   a completion call */
     int rc;                    /* the last run's result */
+    /* Set by each run (only where there is an entry), so a new op need not
+     * clear them: the execution is most of an op's size. */
+    trl_exec_call call;
+    trl_exec x;
+    trl_exec_mem mem;          /* kept from op to op (engine.c, op_new) */
 };
 
 /* Start the engine (from MPI_Init, after the runtime): the progress hook,
