@@ -33,6 +33,11 @@ static struct {
     /* Ops that went, kept with their working memory for the next ones. */
     trl_op *pool[4];
     int pooled;
+    /* Requests of finished ops whose MPI_Wait returned, still to be freed
+     * in the library (trl_op_retire); freeing: free_retired is at it. */
+    MPI_Request retired[16];
+    int nretired;
+    bool freeing;
 } eng = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 /* Set while this thread runs the engine, so the MPI library's progress
@@ -365,6 +370,8 @@ static int query_fn(void *extra, MPI_Status *status)
 
 static int free_fn(void *extra)
 {
+    if (eng.freeing)
+        return MPI_SUCCESS; /* a retired request: its op went already */
     trl_engine_lock();
     release(extra);
     trl_engine_unlock();
@@ -376,6 +383,32 @@ static int cancel_fn(void *extra, int complete)
     (void)extra;
     (void)complete;
     return MPI_SUCCESS; /* MPI_Cancel never gets here: see requests.c */
+}
+
+/* Free the retired requests in the library. Their ops went already; the
+ * library's call of free_fn for each must not touch its op (eng.freeing). */
+static void free_retired(void)
+{
+    eng.freeing = true;
+    while (eng.nretired > 0) {
+        MPI_Request r = eng.retired[--eng.nretired];
+        PMPI_Request_free(&r);
+    }
+    eng.freeing = false;
+}
+
+bool trl_op_retire(trl_op *op, MPI_Request *req)
+{
+    if (eng.threaded || op->persistent || op->running || !op->in_table || op->rc != MPI_SUCCESS)
+        return false;
+    if (eng.nretired == (int)(sizeof eng.retired / sizeof eng.retired[0]))
+        free_retired();
+    eng.retired[eng.nretired++] = op->request;
+    *req = MPI_REQUEST_NULL;
+    /* The op goes now, as at the end of a wait in the library: with it its
+     * hold on the communicator, whose freeing is collective. */
+    release(op);
+    return true;
 }
 
 int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_cache_entry *e,
@@ -437,6 +470,9 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
         release(op);
     }
     trl_engine_unlock();
+    /* The requests of earlier ops, freed now that this op's first
+     * messages are on their way. */
+    free_retired();
     return rc;
 }
 
@@ -585,6 +621,7 @@ void trl_engine_init(int provided)
 
 void trl_engine_finalize(void)
 {
+    free_retired();
     typedef int (*unregister_fn)(int (*)(void));
     void *sym = dlsym(RTLD_DEFAULT, "opal_progress_unregister");
     if (sym) {

@@ -112,6 +112,16 @@ trl_op *trl_op_of(MPI_Request request);
  * waits. Only without a progress thread (which owns the engine then). */
 void trl_op_wait(trl_op *op);
 
+/* The end of MPI_Wait on a non-blocking op that finished without error,
+ * where the program ignores the status: the op goes and *req becomes
+ * MPI_REQUEST_NULL now, as the library would leave it, but the finished
+ * generalized request is freed in the library later (after the next op's
+ * first messages left, or in MPI_Finalize), off the path between one
+ * collective and the next. Returns false where it does not apply (the
+ * caller then lets the library complete the request). Not with a progress
+ * thread. */
+bool trl_op_retire(trl_op *op, MPI_Request *req);
+
 /* Persistent requests: start; whether it finished (then it becomes
  * inactive: *rc is its result); free an inactive one. */
 int trl_op_start(trl_op *op);

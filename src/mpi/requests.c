@@ -112,8 +112,11 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
         /* Trellis' own collective: drive it as a blocking call waits (no
          * library test on every poll), then let the library complete the
          * generalized request. */
-        if (!trl_engine_threaded())
+        if (!trl_engine_threaded()) {
             trl_op_wait(op);
+            if (status == MPI_STATUS_IGNORE && trl_op_retire(op, req))
+                return MPI_SUCCESS;
+        }
         op = NULL;
     }
     if (op) {
