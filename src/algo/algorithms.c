@@ -126,6 +126,9 @@ static const trl_param_spec hier_sharded_allreduce_params[] = {
     LEVEL_PARAM("world", TRL_COLL_ALLREDUCE, "ring", 0,
                 "the allreduce of each piece among its holders, one per host"),
     LEVEL_PARAM("allgather", TRL_COLL_ALLGATHERV, "ring", 0, "the allgatherv within each host"),
+    {"pipeline", TRL_PARAM_INT, "1", 1, 64, 0,
+     "pieces the vector is cut into and pipelined: while one crosses hosts the next is "
+     "reduced within them and the one before gathered"},
     {0},
 };
 static const trl_param_spec hier_reduce_scatter_params[] = {

@@ -107,12 +107,12 @@ bool trl_shards_next(trl_shards *sh, trl_shard_run *run, int lead_host)
     return false;
 }
 
-int trl_shards_allgather(const trl_coll_args *a, trl_sched *s, const trl_shards *sh)
+int trl_shards_allgather(const trl_coll_args *a, trl_sched *s, const trl_shards *sh, size_t at)
 {
     if (sh->q == 1)
         return TRL_OK;
     trl_hier_group host = trl_hier_host_group(&sh->hosts, sh->hosts.mine, 0);
-    trl_ref whole = trl_ref_at(TRL_BUF_RECV, 0);
+    trl_ref whole = trl_ref_at(TRL_BUF_RECV, at);
     trl_coll_args call = trl_hier_call(a, TRL_COLL_ALLGATHERV, 0, sh->count, sh->displ, true);
     const trl_params *params;
     const trl_algo *algo = trl_param_level(a, "allgather", &params);

@@ -46,9 +46,10 @@ typedef struct {
 /* The next run holding elements; false after the last. */
 bool trl_shards_next(trl_shards *sh, trl_shard_run *run, int lead_host);
 
-/* The last step of both: each rank's piece, at its place in RECV, to every
- * rank of its host (allgatherv in place, the algorithm a's allgather=
- * names); nothing on a host of one rank. */
-int trl_shards_allgather(const trl_coll_args *a, trl_sched *s, const trl_shards *sh);
+/* The last step of both: each rank's piece, at its place in RECV (the
+ * shards' vector starting at element at), to every rank of its host
+ * (allgatherv in place, the algorithm a's allgather= names); nothing on a
+ * host of one rank. */
+int trl_shards_allgather(const trl_coll_args *a, trl_sched *s, const trl_shards *sh, size_t at);
 
 #endif

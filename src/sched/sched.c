@@ -215,6 +215,27 @@ int trl_sched_fence_data(trl_sched *s)
     return fence_over(s, true);
 }
 
+int trl_sched_wait_for(trl_sched *s, const int *deps, int ndeps)
+{
+    if (s->status != TRL_OK)
+        return s->status;
+    int n = 0, only = -1;
+    for (int i = 0; i < ndeps; i++) {
+        if (deps[i] >= 0) {
+            n++;
+            only = deps[i];
+        }
+    }
+    s->fence = -1;
+    trl_step st = {.kind = TRL_STEP_NOP, .peer = -1};
+    int id = n > 1 ? add(s, st, deps, ndeps) : only;
+    if (s->status != TRL_OK)
+        return s->status;
+    s->fence = id;
+    s->fence_from = s->nsteps;
+    return id;
+}
+
 /* The index of `name` written under phase `outer` ("outer/name"; an
  * empty name is `outer` itself), added to the table if new. */
 static int phase_index(trl_sched *s, uint16_t outer, const char *name)

@@ -125,6 +125,14 @@ int trl_sched_fence(trl_sched *s);
  * every step is done. */
 int trl_sched_fence_data(trl_sched *s);
 
+/* Make every later step wait for the listed steps only (entries -1: none),
+ * in place of the current fence, as if a fence over them had just been
+ * set: how a pipelining builder keeps its pieces apart (each piece's next
+ * part waits for its own last part and for the previous piece's same
+ * part, trl_sched_fence closing each part). Returns the step waited for
+ * (a join of several) or -1 if none; an error is kept in s->status. */
+int trl_sched_wait_for(trl_sched *s, const int *deps, int ndeps);
+
 /* Where a schedule built for a subgroup lands in a larger one: the
  * subgroup's rank i is rank ranks[i] of s, and its SEND and RECV buffers
  * are the given places of s (its scratch gets fresh scratch of s). */

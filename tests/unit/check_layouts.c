@@ -97,6 +97,9 @@ static const char *const sharded_allreduce[] = {
     "reduce_scatter=reduce_scatterv world=reduce_bcast(reduce=linear,bcast=linear) "
     "allgather=gather_bcast",
     "world=direct allgather=recursive_doubling",
+    /* Pipelined: more pieces than small vectors have elements, too. */
+    "pipeline=3",
+    "pipeline=64 reduce_scatter=reduce_scatterv world=recursive_doubling allgather=bruck",
     NULL,
 };
 static const char *const hier_reduce_scatter[] = {

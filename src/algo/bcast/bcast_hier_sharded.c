@@ -80,7 +80,7 @@ int trl_bcast_hier_sharded(const trl_coll_args *a, trl_sched *s)
     }
 
     if (rc == TRL_OK)
-        rc = trl_shards_allgather(a, s, &sh);
+        rc = trl_shards_allgather(a, s, &sh, 0);
     trl_shards_free(&sh);
     return rc ? rc : s->status;
 }
