@@ -59,6 +59,13 @@ def test_large_messages_get_the_bandwidth_forms(coll: str, size: str, expected: 
     assert choice(coll, 16, MULTI_HOST[0][1], size)["algorithm"] == expected
 
 
+def test_large_allreduce_across_four_hosts_is_pipelined() -> None:
+    """From 1 MiB on 4 hosts the pieces overlap their host steps with the transfers
+    (docs/results.md, pipelined hier_sharded); below, one piece."""
+    assert "pipeline=3" in choice("allreduce", 16, MULTI_HOST[0][1], "1M")["rule"]["text"]
+    assert "pipeline" not in choice("allreduce", 16, MULTI_HOST[0][1], "512K")["rule"]["text"]
+
+
 def test_large_alltoall_blocks_stay_flat() -> None:
     """Node-aware alltoall moves every byte three times: large blocks go flat."""
     assert choice("alltoall", 16, MULTI_HOST[0][1], "64K")["algorithm"] not in HIERARCHICAL
