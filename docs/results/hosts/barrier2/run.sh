@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Barrier on the emulated 4 x 4 (uncapped links) against Open MPI's default and han,
 # 2026-11-26: issue 12's "no slower than han". Run from the repository root after
-# scripts/setup.sh; about 6 minutes; then paired.py for the per-repetition ratios.
+# scripts/setup.sh; about 11 minutes; then paired.py for the per-repetition ratios.
 set -eu
 out=docs/results/hosts/barrier2
 t=.venv/bin/trellis
@@ -13,5 +13,7 @@ $t bench --testbed --np 16 --sizes 4 --reps 20 --iters 500 --colls barrier \
   --config "dis:rules=barrier hier host=knomial(radix=4) world=dissemination" --out $out/run1
 $t bench --testbed --np 16 --sizes 4 --reps 40 --iters 500 --colls barrier \
   --config ompi --config han --config builtin: --out $out/run2
+$t bench --testbed --np 16 --sizes 4 --reps 60 --iters 500 --colls barrier \
+  --config ompi --config han --config builtin: --out $out/run3
 $t testbed down
 python3 $out/paired.py $out
