@@ -5,7 +5,8 @@
  * requests in one array; a blocking collective while non-blocking ones are
  * outstanding; persistent requests started 100 times with new contents,
  * next to persistent point-to-point ones in MPI_Startall; the calls MPI
- * calls erroneous; a rank blocked in MPI_Recv while its part of a
+ * calls erroneous; a communicator freed right after its collective
+ * completed; a rank blocked in MPI_Recv while its part of a
  * non-blocking barrier is still needed (MPI's progress rule). Values are
  * computed independently; run with and without Trellis.
  *
@@ -182,6 +183,35 @@ static void blocking_among(void)
     free(b);
 }
 
+/* A communicator freed right after its non-blocking collective completed,
+ * some ranks by MPI_Wait ignoring the status, the others by MPI_Test: freeing
+ * is collective (Trellis' state of a communicator holds a shared-memory
+ * window), so what the completion leaves behind must not delay the free on
+ * some ranks only. Then a new communicator and a collective on it. */
+static void free_after_wait(void)
+{
+    for (int round = 0; round < 3; round++) {
+        MPI_Comm dup, split;
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        int x = rank + round, y = -1, flag = 0;
+        MPI_Request r;
+        MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, dup, &r);
+        if (rank % 2 == 0)
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+        else
+            while (!flag)
+                MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+        CHECK(r == MPI_REQUEST_NULL, "round %d: request not freed", round);
+        CHECK(y == sum_ranks_plus(size, round), "round %d: %d", round, y);
+        MPI_Comm_free(&dup);
+        MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &split);
+        int z = -1;
+        MPI_Allreduce(&x, &z, 1, MPI_INT, MPI_MAX, split);
+        CHECK(z == size - 1 + round, "round %d: split allreduce %d", round, z);
+        MPI_Comm_free(&split);
+    }
+}
+
 #ifdef ALLREDUCE_INIT
 /* Persistent collectives started 100 times, the buffers' contents changed
  * between starts, with persistent point-to-point requests in the same
@@ -350,7 +380,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     test tests[] = {
         {"outstanding", outstanding},   {"mixed_arrays", mixed_arrays},
-        {"blocking_among", blocking_among},
+        {"blocking_among", blocking_among}, {"free_after_wait", free_after_wait},
 #ifdef ALLREDUCE_INIT
         {"persistent", persistent},
 #endif
