@@ -109,6 +109,13 @@ static int build_part(const trl_coll_args *a, trl_sched *s, trl_shards *sh, size
     return rc;
 }
 
+/* Elements of piece i of k over n: as equal as can be, the first ones one
+ * more. */
+static size_t piece_len(size_t n, size_t k, size_t i)
+{
+    return n / k + (i < n % k);
+}
+
 int trl_allreduce_hier_sharded(const trl_coll_args *a, trl_sched *s)
 {
     size_t n = a->count;
@@ -125,7 +132,7 @@ int trl_allreduce_hier_sharded(const trl_coll_args *a, trl_sched *s)
     int rc = sh && part && last ? TRL_OK : TRL_ERR_NOMEM;
     size_t made = 0;
     while (rc == TRL_OK && made < k) {
-        rc = trl_shards_init(&sh[made], a, n / k + (made < n % k));
+        rc = trl_shards_init(&sh[made], a, piece_len(n, k, made));
         made += rc == TRL_OK;
     }
     /* Part p of piece i waits for part p-1 of piece i and part p of piece
@@ -142,7 +149,7 @@ int trl_allreduce_hier_sharded(const trl_coll_args *a, trl_sched *s)
             trl_sched_wait_for(s, (const int[]){last[i], before}, 2);
             rc = build_part(a, s, &sh[i], lo, &part[i], which);
             last[i] = before = trl_sched_fence(s);
-            lo += n / k + (i < n % k);
+            lo += piece_len(n, k, i);
         }
     }
     if (rc == TRL_OK)
