@@ -14,7 +14,8 @@
  *     themselves, and hand the library the rest of the array with
  *     MPI_REQUEST_NULL in their places.
  * Non-blocking Trellis requests are generalized requests: once the engine
- * completed them the library's own calls finish and free them. */
+ * completed them the library's own calls finish and free them (MPI_Wait
+ * ignoring the status leaves the free for later: trl_op_retire). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,8 +111,9 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
     trl_op *op = trl_op_of(*req);
     if (op && !op->persistent) {
         /* Trellis' own collective: drive it as a blocking call waits (no
-         * library test on every poll), then let the library complete the
-         * generalized request. */
+         * library test on every poll), then hand back MPI_REQUEST_NULL
+         * with the request's free left for later (trl_op_retire), or let
+         * the library complete the generalized request. */
         if (!trl_engine_threaded()) {
             trl_op_wait(op);
             if (status == MPI_STATUS_IGNORE && trl_op_retire(op, req))
