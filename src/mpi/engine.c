@@ -38,6 +38,11 @@ static struct {
     MPI_Request retired[16];
     int nretired;
     bool freeing;
+    /* Communicators whose last hold went inside the library's free
+     * callback of a request (free_fn), to be freed outside it (let_go). */
+    trl_comm **held;
+    int nheld, cap_held;
+    bool in_free_fn;
 } eng = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 /* Set while this thread runs the engine, so the MPI library's progress
@@ -202,6 +207,41 @@ static void op_delete(trl_op *op)
     free(op);
 }
 
+/* Let go of op's communicator. Not its last hold from inside free_fn:
+ * freeing the communicator there means MPI calls (PMPI_Comm_free) inside
+ * the library's own call, which MPICH refuses (an assertion) with
+ * MPI_THREAD_MULTIPLE; it is freed at the next submit or in MPI_Finalize
+ * (let_go), its collective part gone already (trl_engine_settle). */
+static void drop_comm(trl_comm *c)
+{
+    if (eng.in_free_fn && c->refs == 1) {
+        if (eng.nheld == eng.cap_held) {
+            int cap = eng.cap_held ? 2 * eng.cap_held : 8;
+            trl_comm **h = realloc(eng.held, (size_t)cap * sizeof *h);
+            if (h) {
+                eng.held = h;
+                eng.cap_held = cap;
+            }
+        }
+        if (eng.nheld < eng.cap_held) {
+            eng.held[eng.nheld++] = c;
+            return;
+        }
+    }
+    trl_comm_release(c);
+}
+
+/* Free the communicators that free_fn kept. */
+static void let_go(void)
+{
+    if (eng.nheld == 0)
+        return;
+    trl_engine_lock();
+    while (eng.nheld > 0)
+        trl_comm_release(eng.held[--eng.nheld]);
+    trl_engine_unlock();
+}
+
 static void release(trl_op *op)
 {
     if (op->in_table) {
@@ -213,7 +253,7 @@ static void release(trl_op *op)
     if (op->entry)
         trl_cache_unpin(op->c, op->entry);
     if (op->c)
-        trl_comm_release(op->c);
+        drop_comm(op->c);
     op_delete(op);
 }
 
@@ -353,6 +393,24 @@ void trl_op_wait(trl_op *op)
     }
 }
 
+void trl_engine_settle(const trl_comm *c)
+{
+    for (;;) {
+        trl_engine_lock();
+        trl_op *left = NULL;
+        for (trl_op *op = eng.head; op && !left; op = op->next)
+            if (op->c == c)
+                left = op;
+        trl_engine_unlock();
+        if (!left)
+            return;
+        if (eng.threaded)
+            trl_engine_poll(); /* the progress thread runs it */
+        else
+            trl_op_wait(left);
+    }
+}
+
 /* ---- requests ---- */
 
 static int query_fn(void *extra, MPI_Status *status)
@@ -373,7 +431,9 @@ static int free_fn(void *extra)
     if (eng.freeing)
         return MPI_SUCCESS; /* a retired request: its op went already */
     trl_engine_lock();
+    eng.in_free_fn = true;
     release(extra);
+    eng.in_free_fn = false;
     trl_engine_unlock();
     return MPI_SUCCESS;
 }
@@ -471,8 +531,9 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
     }
     trl_engine_unlock();
     /* The requests of earlier ops, freed now that this op's first
-     * messages are on their way. */
+     * messages are on their way, and the communicators they kept. */
     free_retired();
+    let_go();
     return rc;
 }
 
@@ -622,6 +683,10 @@ void trl_engine_init(int provided)
 void trl_engine_finalize(void)
 {
     free_retired();
+    let_go();
+    free(eng.held);
+    eng.held = NULL;
+    eng.cap_held = 0;
     typedef int (*unregister_fn)(int (*)(void));
     void *sym = dlsym(RTLD_DEFAULT, "opal_progress_unregister");
     if (sym) {

@@ -105,6 +105,14 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
                   const trl_op_hooks *hooks, void *data);
 
 
+/* The program frees c (MPI_Comm_free, which every rank of c calls at the
+ * same point among c's collectives): every op still running on c runs to its
+ * end here, so that what is left of c on this rank is of no use to the
+ * other ranks any more and its collective parts can go now (the caller
+ * detaches the shared memory) instead of at the last op's end, which
+ * comes at different calls on different ranks. */
+void trl_engine_settle(const trl_comm *c);
+
 /* The op a handle stands for (non-blocking or persistent), or NULL. */
 trl_op *trl_op_of(MPI_Request request);
 

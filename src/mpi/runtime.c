@@ -12,6 +12,7 @@
 #include "algo/inter/inter.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "mpi/engine.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/topo_mpi.h"
 #include "mpi/trace.h"
@@ -110,7 +111,17 @@ static int delete_attr(MPI_Comm comm, int keyval, void *value, void *extra)
     (void)keyval;
     (void)extra;
     atomic_fetch_add_explicit(&comm_epoch, 1, memory_order_acq_rel);
-    trl_comm_release(value);
+    /* Freeing the shared-memory window is collective: do it here, where
+     * every rank is, even if an op lives on (a request not yet completed, a
+     * persistent one): its last release comes at different calls on
+     * different ranks. Later runs of a persistent op then go by
+     * point-to-point on every rank alike. */
+    trl_comm *c = value;
+    trl_engine_settle(c);
+    trl_shm_detach(&c->shm);
+    trl_engine_lock(); /* a progress thread may release c's ops meanwhile */
+    trl_comm_release(c);
+    trl_engine_unlock();
     return MPI_SUCCESS;
 }
 
