@@ -306,14 +306,14 @@ static const error_case error_cases[] = {
     {"allreduce ringg", false,
      "test.rules:1:11: unknown algorithm 'ringg' for allreduce (expected one of: reduce_bcast, "
      "recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded, tree, "
-     "inter_linear, inter_leader, mpi)"},
+     "inter_linear, inter_leader, inter_pairwise, mpi)"},
     {"barrier bintree", false,
      "test.rules:1:9: unknown algorithm 'bintree' for barrier (expected one of: linear, binomial, "
-     "dissemination, recursive_doubling, hier, inter_linear, inter_leader, mpi)"},
+     "dissemination, recursive_doubling, hier, inter_linear, inter_leader, inter_pairwise, mpi)"},
     {"allreduce bytes=4K-", false,
      "test.rules:1:20: missing algorithm after filters (expected one of: reduce_bcast, "
      "recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded, tree, "
-     "inter_linear, inter_leader, mpi)"},
+     "inter_linear, inter_leader, inter_pairwise, mpi)"},
     {"bcast   # no algorithm", false,
      "test.rules:1:6: missing algorithm after bcast (expected one of: linear, binomial, knomial, kary, "
      "chain, scatter_allgather, hier, hier_sharded, tree, inter_linear, inter_leader, mpi)"},

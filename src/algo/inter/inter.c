@@ -227,6 +227,15 @@ int trl__inter_fold_remote(const trl_coll_args *a, trl_sched *s, trl_ref dst, si
     return s->status;
 }
 
+int trl__inter_pairs(const trl_coll_args *a, trl_sched *s, trl_ref out, trl_ref in, size_t n)
+{
+    trl_inter_view v = trl_inter_view_of(a);
+    for (int j = v.me; j < v.nr; j += v.nl)
+        trl_sched_send(s, v.remote[j], out, n, TRL_NODEPS);
+    trl_sched_recv(s, v.remote[v.me % v.nr], in, n, TRL_NODEPS);
+    return s->status;
+}
+
 trl_coll_args trl__inter_blocks(const trl_coll_args *a, int n)
 {
     trl_coll_args b = *a;

@@ -120,6 +120,13 @@ const char *trl_inter_parts_unusable(const trl_coll_args *a);
  * steps see the result. Scratch: one slot of n per remote rank. */
 int trl__inter_fold_remote(const trl_coll_args *a, trl_sched *s, trl_ref dst, size_t n);
 
+/* The pairwise step between the groups: this rank sends n elements at out
+ * to every remote rank j with j mod n_l == me (at least its partner, when
+ * the other group is larger), and receives n elements into in from remote
+ * rank me mod n_r. Every rank of either group thus receives one message
+ * from the other group. Steps after what came before (the caller fences). */
+int trl__inter_pairs(const trl_coll_args *a, trl_sched *s, trl_ref out, trl_ref in, size_t n);
+
 /* a seen as a call over n blocks (a->size n), for the block helpers of
  * algo/blocks.h, which count blocks modulo a->size. */
 trl_coll_args trl__inter_blocks(const trl_coll_args *a, int n);
@@ -145,8 +152,10 @@ TRL_INTER_BUILDER(reduce, linear)
 TRL_INTER_BUILDER(reduce, leader)
 TRL_INTER_BUILDER(allreduce, linear)
 TRL_INTER_BUILDER(allreduce, leader)
+TRL_INTER_BUILDER(allreduce, pairwise)
 TRL_INTER_BUILDER(barrier, linear)
 TRL_INTER_BUILDER(barrier, leader)
+TRL_INTER_BUILDER(barrier, pairwise)
 TRL_INTER_BUILDER(gather, linear)   /* serves gatherv */
 TRL_INTER_BUILDER(gather, leader)
 TRL_INTER_BUILDER(scatter, linear)  /* serves scatterv */

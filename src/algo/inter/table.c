@@ -21,6 +21,16 @@ const trl_param_spec trl_inter_allreduce_params[] = {
     PART("bcast", TRL_COLL_BCAST, "binomial", "the bcast within each group from its leader"),
     {0},
 };
+const trl_param_spec trl_inter_allreduce_pairwise_params[] = {
+    PART("allreduce", TRL_COLL_ALLREDUCE, "recursive_doubling",
+         "the allreduce within each group before the pairs exchange"),
+    {0},
+};
+const trl_param_spec trl_inter_barrier_pairwise_params[] = {
+    PART("barrier", TRL_COLL_BARRIER, "dissemination",
+         "the barrier within each group before the pairs signal"),
+    {0},
+};
 const trl_param_spec trl_inter_barrier_params[] = {
     PART("barrier", TRL_COLL_BARRIER, "dissemination", "the barrier within each group"),
     PART("release", TRL_COLL_BCAST, "binomial",

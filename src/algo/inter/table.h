@@ -11,7 +11,8 @@
 #include "algo/inter/inter.h"
 
 extern const trl_param_spec trl_inter_bcast_params[], trl_inter_reduce_params[],
-    trl_inter_allreduce_params[], trl_inter_barrier_params[], trl_inter_gather_params[],
+    trl_inter_allreduce_params[], trl_inter_barrier_params[], trl_inter_allreduce_pairwise_params[],
+    trl_inter_barrier_pairwise_params[], trl_inter_gather_params[],
     trl_inter_scatter_params[], trl_inter_reduce_scatter_params[];
 
 #define TRL_I TRL_NEEDS_INTER
@@ -36,12 +37,20 @@ extern const trl_param_spec trl_inter_bcast_params[], trl_inter_reduce_params[],
      "intercommunicator: reduce in each group, the leaders exchange, bcast in each group",         \
      "reduce + a + nb + bcast", TRL_I, trl_inter_allreduce_params, trl_inter_allreduce_leader,     \
      trl_inter_parts_unusable},                                                                    \
+    {TRL_COLL_ALLREDUCE, "inter_pairwise",                                                         \
+     "intercommunicator: allreduce in each group, then each rank sends to its remote partners",    \
+     "allreduce + a + nb", TRL_I, trl_inter_allreduce_pairwise_params,                             \
+     trl_inter_allreduce_pairwise, trl_inter_parts_unusable},                                      \
     {TRL_COLL_BARRIER, "inter_linear",                                                             \
      "intercommunicator: every rank signals the remote leader, which releases its group",          \
      "(n_r + n_l - 1)a", TRL_I, NULL, trl_inter_barrier_linear},                                   \
     {TRL_COLL_BARRIER, "inter_leader",                                                             \
      "intercommunicator: a barrier in each group, the leaders exchange, release in each group",    \
      "barrier + a + bcast", TRL_I, trl_inter_barrier_params, trl_inter_barrier_leader,             \
+     trl_inter_parts_unusable},                                                                    \
+    {TRL_COLL_BARRIER, "inter_pairwise",                                                           \
+     "intercommunicator: a barrier in each group, then each rank signals its remote partners",     \
+     "barrier + a", TRL_I, trl_inter_barrier_pairwise_params, trl_inter_barrier_pairwise,          \
      trl_inter_parts_unusable},                                                                    \
     {TRL_COLL_GATHER, "inter_linear", "intercommunicator: every remote rank sends to the root",   \
      "n_r a + Nb", TRL_I, NULL, trl_inter_gather_linear},                                          \
