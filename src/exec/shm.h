@@ -11,9 +11,10 @@
  * MPI_Win_allocate_shared). Every ordered pair of those ranks has a FIFO
  * ring of TRL_SHM_SLOTS slots of at most max_bytes bytes: as large as a
  * segment of TRL_SHM_SEGMENT allows for the node's ranks, from
- * TRL_SHM_BYTES_MAX (up to 11 ranks: 2048; 12-15: 1024; 16-21: 512) down
- * to TRL_SHM_BYTES_MIN (22-32 ranks, whose segment is then up to 1.4 MB;
- * 1.2 MB when slots were 256 bytes and not line-aligned). A message
+ * TRL_SHM_BYTES_MAX (up to 5 ranks: 8192; 6-7: 4096; 8-11: 2048; 12-15:
+ * 1024; 16-21: 512) down to TRL_SHM_BYTES_MIN (22-32 ranks, whose segment
+ * is then up to 1.4 MB; 1.2 MB when slots were 256 bytes and not
+ * line-aligned). A message
  * carries its schedule tag; the receiver matches by (sender, tag), keeping
  * messages that arrive before their receive is ready in a stash, in arrival
  * order (a later call's message from a fast sender may wait there too: the
@@ -32,9 +33,10 @@
 
 enum {
     TRL_SHM_BYTES_MIN = 256,  /* largest message sent this way, at least */
-    TRL_SHM_BYTES_MAX = 2048, /* ... and at most: 512 B-2 KiB measured faster
-                                 this way than through the library
-                                 (docs/results.md); larger, not measured */
+    TRL_SHM_BYTES_MAX = 8192, /* ... and at most: 512 B-8 KiB measured faster
+                                 this way than through the library; 16 KiB
+                                 slower on 2 ranks (two copies against
+                                 its single one, docs/results.md) */
     TRL_SHM_SEGMENT = 1 << 20, /* the rings of a node's pairs, about: a
                                   segment per communicator, all of it
                                   touched at attach */

@@ -105,7 +105,7 @@ def test_figure4_program_with_each_algorithm_forced(algorithm, params, ranks):
 
 @pytest.mark.parametrize(
     ("ranks", "env", "said"),
-    [(3, {}, "shared memory: 3 ranks on rank 0's node, up to 2048 bytes"),
+    [(3, {}, "shared memory: 3 ranks on rank 0's node, up to 8192 bytes"),
      (16, {}, "shared memory: 16 ranks on rank 0's node, up to 512 bytes"),
      (3, {"TRELLIS_SHM": "0"}, "shared memory: off")],
 )  # fmt: skip
