@@ -249,6 +249,11 @@ static int post(trl_exec *x, uint32_t i)
                 m->shm_step[x->nshm++] = i;
                 x->nshm_send += st->kind == TRL_STEP_SEND;
                 ++*in_flight(x, st);
+                /* Its message may be in the stash already (put there by a
+                 * look for another step, or by another call on this
+                 * communicator), where no doorbell announces it: the next
+                 * reap looks at every step, whatever the door says. */
+                x->bell_seen = false;
             }
         }
         return rc;
@@ -342,7 +347,8 @@ static bool release_held(trl_exec *x)
  * it); with many, watch the door (trl_shm_watch) and look only when it
  * moved since the last look, or when a send waits for a slot (no door
  * announces a freed slot). A drain that stashed messages forgets the last
- * look. */
+ * look, and so does a step posted since (post): the door rang for its
+ * message, if it did, before the step was there to be looked at. */
 enum { SHM_DIRECT_MAX = 8 };
 static int reap_shm(trl_exec *x)
 {

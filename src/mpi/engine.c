@@ -234,8 +234,6 @@ static void drop_comm(trl_comm *c)
 /* Free the communicators that free_fn kept. */
 static void let_go(void)
 {
-    if (eng.nheld == 0)
-        return;
     trl_engine_lock();
     while (eng.nheld > 0)
         trl_comm_release(eng.held[--eng.nheld]);
@@ -485,13 +483,17 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
         return MPI_ERR_NO_MEM;
     }
     op->c = c;
+    op->comm = comm;
+    /* Under the lock: free_fn on another of the program's threads changes
+     * the same counts under it (release). */
+    trl_engine_lock();
     if (c)
         trl_comm_hold(c);
-    op->comm = comm;
-    if (e) {
+    if (e)
         op->entry = trl_cache_pin(c, e);
+    trl_engine_unlock();
+    if (e)
         op->call = (trl_exec_call){sendbuf, recvbuf, dtype, mpi_op, c->dup, 0, 0, &c->shm, NULL, NULL};
-    }
     op->hooks = *hooks;
     op->data = data;
     op->persistent = mode->kind == TRL_MODE_PERSISTENT;

@@ -19,6 +19,7 @@
 
 #include "exec/exec_mpi.h"
 #include "exec/shm.h"
+#include "exec_pair.h"
 #include "sched/sched.h"
 
 enum { SMALL = 4, LARGE = 6, SMALL_INTS = 1, LARGE_INTS = 1000 };
@@ -27,21 +28,8 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm comm;
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    if (size != 2) {
-        if (rank == 0)
-            fprintf(stderr, "exec_flow: run on 2 ranks\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    trl_shm shm = {0};
-    trl_shm_attach(&shm, comm);
-    if (!trl_shm_carries(&shm, 1 - rank, SMALL_INTS * sizeof(int))) {
-        fprintf(stderr, "exec_flow: rank %d: no shared memory to the peer\n", rank);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    trl_shm shm;
+    int rank = exec_pair_open("exec_flow", &comm, &shm);
     size_t total = SMALL * SMALL_INTS + LARGE * LARGE_INTS;
     int *send = malloc(total * sizeof *send), *recv = malloc(total * sizeof *recv);
     for (size_t i = 0; i < total; i++)
@@ -49,7 +37,7 @@ int main(int argc, char **argv)
 
     /* All steps ready at once, in this order: the small messages, then the large. */
     trl_sched s;
-    trl_sched_init(&s, rank, size);
+    trl_sched_init(&s, rank, 2);
     size_t at = 0;
     for (int m = 0; m < SMALL + LARGE; m++) {
         size_t n = m < SMALL ? SMALL_INTS : LARGE_INTS;
