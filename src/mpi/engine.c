@@ -475,6 +475,12 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
 {
     trl_engine_lock();
     trl_op *op = op_new();
+    /* The holds under the lock too: free_fn on another of the program's
+     * threads changes the same counts under it (release). */
+    if (op && c)
+        trl_comm_hold(c);
+    if (op && e)
+        op->entry = trl_cache_pin(c, e);
     trl_engine_unlock();
     if (!op) {
         trl_op tmp = {.hooks = *hooks, .data = data};
@@ -484,14 +490,6 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
     }
     op->c = c;
     op->comm = comm;
-    /* Under the lock: free_fn on another of the program's threads changes
-     * the same counts under it (release). */
-    trl_engine_lock();
-    if (c)
-        trl_comm_hold(c);
-    if (e)
-        op->entry = trl_cache_pin(c, e);
-    trl_engine_unlock();
     if (e)
         op->call = (trl_exec_call){sendbuf, recvbuf, dtype, mpi_op, c->dup, 0, 0, &c->shm, NULL, NULL};
     op->hooks = *hooks;
