@@ -34,6 +34,7 @@ static void ask(MPI_Datatype type, trl_type_info *out)
     PMPI_Type_get_true_extent(type, &out->true_lb, &out->true_extent);
     out->contiguous = (MPI_Aint)out->size == out->extent && out->true_extent == out->extent &&
                       out->true_lb == 0;
+    out->named = false;
 }
 
 const trl_type_info *trl_type_info_of(MPI_Datatype type, trl_type_info *out)
@@ -49,7 +50,10 @@ const trl_type_info *trl_type_info_of(MPI_Datatype type, trl_type_info *out)
     ask(type, out);
     int ni, na, nd, combiner;
     PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
-    if (combiner != MPI_COMBINER_NAMED || atomic_fetch_add(&used, 1) >= MAX_USED)
+    if (combiner != MPI_COMBINER_NAMED)
+        return out;
+    out->named = true;
+    if (atomic_fetch_add(&used, 1) >= MAX_USED)
         return out;
     /* Claim an empty slot (another thread may race for the same one). */
     for (i = slot_of(type);; i = (i + 1) & (SLOTS - 1)) {

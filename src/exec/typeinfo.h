@@ -15,6 +15,7 @@ typedef struct {
     int size;
     MPI_Aint extent, true_lb, true_extent;
     bool contiguous;
+    bool named; /* predefined: the handle always means this type */
 } trl_type_info;
 
 /* Fills *out and returns it. */

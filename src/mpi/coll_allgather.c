@@ -12,10 +12,11 @@
 #include "mpi/validate.h"
 
 /* Open the sides, look up, run; *served false when the MPI library must
- * serve the call (nothing was run). */
+ * serve the call (nothing was run). key: the uniform call as passed
+ * (trl_move_repeat), or NULL. */
 static int allgather(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendbuf,
                      const trl_blocks *send_b, void *recvbuf, const trl_blocks *recv_b,
-                     const trl_mode *mode, bool *served)
+                     const trl_mode *mode, const trl_move_key *key, bool *served)
 {
     *served = true;
     if (!trl_comm_vec(c))
@@ -55,7 +56,7 @@ static int allgather(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *send
         trl_move_abandon(&send, &recv);
         return trl_nothing(comm, mode);
     }
-    return trl_move_serve(c, comm, &a, &send, &recv, served, mode);
+    return trl_move_serve(c, comm, &a, &send, &recv, served, mode, key);
 }
 
 int trl_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -65,14 +66,21 @@ int trl_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     trl_comm *c = trl_comm_for(comm, mode);
     if (!c) /* an intercommunicator, or none set up */
         return trl_inter_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, mode, served);
-    if (!c || c->size == 1 ||
-        trl_side_refused(TRL_COLL_ALLGATHER, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
+    if (!c || c->size == 1)
+        return MPI_SUCCESS;
+    trl_move_key key;
+    int rc;
+    if ((*served = trl_move_repeat(c, comm, TRL_COLL_ALLGATHER, 0, sendbuf, sendcount, sendtype, recvbuf,
+                                   recvcount, recvtype, mode, &key, &rc)))
+        return rc;
+    if (trl_side_refused(TRL_COLL_ALLGATHER, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
         (sendbuf != MPI_IN_PLACE &&
          trl_side_refused(TRL_COLL_ALLGATHER, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)))
         return MPI_SUCCESS;
     trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks recv_b = {.n = c->size, .count = recvcount, .type = recvtype};
-    return allgather(c, comm, TRL_COLL_ALLGATHER, sendbuf, &send_b, recvbuf, &recv_b, mode, served);
+    return allgather(c, comm, TRL_COLL_ALLGATHER, sendbuf, &send_b, recvbuf, &recv_b, mode, &key,
+                     served);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -102,7 +110,8 @@ int trl_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return MPI_SUCCESS;
     trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks recv_b = {.n = c->size, .counts = recvcounts, .displs = displs, .type = recvtype};
-    return allgather(c, comm, TRL_COLL_ALLGATHERV, sendbuf, &send_b, recvbuf, &recv_b, mode, served);
+    return allgather(c, comm, TRL_COLL_ALLGATHERV, sendbuf, &send_b, recvbuf, &recv_b, mode, NULL,
+                     served);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

@@ -69,10 +69,11 @@ static void refuse_matrix(trl_comm *c, trl_coll coll, const trl_mode *mode)
 
 /* recv_b describes the receive side; send_b the send side (NULL: in place,
  * the send side is a copy of the receive side). *served false when the
- * MPI library must serve the call (nothing was run). */
+ * MPI library must serve the call (nothing was run). key: the uniform
+ * call as passed (trl_move_repeat), or NULL. */
 static int alltoall(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendbuf,
                     const trl_blocks *send_b, void *recvbuf, const trl_blocks *recv_b,
-                    const trl_mode *mode, bool *served)
+                    const trl_mode *mode, const trl_move_key *key, bool *served)
 {
     *served = true;
     if (!trl_comm_vec(c))
@@ -116,7 +117,7 @@ static int alltoall(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendb
         *served = rc != MPI_SUCCESS; /* refused: the MPI library serves it */
         return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
     }
-    rc = trl_move_serve(c, comm, &a, &send, &recv, served, mode);
+    rc = trl_move_serve(c, comm, &a, &send, &recv, served, mode, key);
     free(matrix);
     return rc;
 }
@@ -128,14 +129,21 @@ int trl_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     trl_comm *c = trl_comm_for(comm, mode);
     if (!c) /* an intercommunicator, or none set up */
         return trl_inter_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, mode, served);
-    if (!c || c->size == 1 ||
-        trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
+    if (!c || c->size == 1)
+        return MPI_SUCCESS;
+    trl_move_key key;
+    int rc;
+    if ((*served = trl_move_repeat(c, comm, TRL_COLL_ALLTOALL, 0, sendbuf, sendcount, sendtype, recvbuf,
+                                   recvcount, recvtype, mode, &key, &rc)))
+        return rc;
+    if (trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
         (sendbuf != MPI_IN_PLACE &&
          trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)))
         return MPI_SUCCESS;
     trl_blocks send_b = {.n = c->size, .count = sendcount, .type = sendtype};
     trl_blocks recv_b = {.n = c->size, .count = recvcount, .type = recvtype};
-    return alltoall(c, comm, TRL_COLL_ALLTOALL, sendbuf, &send_b, recvbuf, &recv_b, mode, served);
+    return alltoall(c, comm, TRL_COLL_ALLTOALL, sendbuf, &send_b, recvbuf, &recv_b, mode, &key,
+                    served);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -166,7 +174,8 @@ int trl_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     }
     trl_blocks send_b = {.n = c->size, .counts = sendcounts, .displs = sdispls, .type = sendtype};
     trl_blocks recv_b = {.n = c->size, .counts = recvcounts, .displs = rdispls, .type = recvtype};
-    return alltoall(c, comm, TRL_COLL_ALLTOALLV, sendbuf, &send_b, recvbuf, &recv_b, mode, served);
+    return alltoall(c, comm, TRL_COLL_ALLTOALLV, sendbuf, &send_b, recvbuf, &recv_b, mode, NULL,
+                    served);
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -198,7 +207,8 @@ int trl_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
                          .types = sendtypes};
     trl_blocks recv_b = {.n = c->size, .counts = recvcounts, .byte_disp_in = rdispls,
                          .types = recvtypes};
-    return alltoall(c, comm, TRL_COLL_ALLTOALLW, sendbuf, &send_b, recvbuf, &recv_b, mode, served);
+    return alltoall(c, comm, TRL_COLL_ALLTOALLW, sendbuf, &send_b, recvbuf, &recv_b, mode, NULL,
+                    served);
 }
 
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],

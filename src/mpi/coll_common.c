@@ -331,8 +331,53 @@ int trl_move_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, trl_move_
                           &move_hooks, d, mode);
 }
 
+static bool same_move_key(const trl_move_key *x, const trl_move_key *y)
+{
+    return x->root == y->root && x->send_count == y->send_count &&
+           x->recv_count == y->recv_count && x->send_type == y->send_type &&
+           x->recv_type == y->recv_type && x->send_in_place == y->send_in_place &&
+           x->recv_in_place == y->recv_in_place && x->call == y->call;
+}
+
+/* A side the schedule addresses as the user's buffer itself, whose
+ * datatype handle cannot come to mean another type. */
+static bool side_plain(const trl_move_side *m, MPI_Datatype type)
+{
+    trl_type_info tmp;
+    return !m->used || (!m->side.staging && m->side.base == m->side.user &&
+                        trl_type_info_of(type, &tmp)->named);
+}
+
+/* What a repeat of this call may skip to (trl_move_repeat). A transient
+ * entry is freed after its run, so it is never remembered. */
+static void remember(trl_comm *c, trl_coll coll, const trl_move_key *key,
+                     const trl_cache_entry *e, const trl_move_side *send,
+                     const trl_move_side *recv)
+{
+    if (!key || e->transient || !side_plain(send, key->send_type) ||
+        !side_plain(recv, key->recv_type))
+        return;
+    c->move_memo[coll] = (trl_move_memo){*key, e, c->cache_gen, true, send->used, recv->used};
+}
+
+bool trl_move_repeat(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, const void *sendbuf,
+                     int send_count, MPI_Datatype send_type, void *recvbuf, int recv_count,
+                     MPI_Datatype recv_type, const trl_mode *mode, trl_move_key *key, int *rc)
+{
+    *key = (trl_move_key){root, send_count, recv_count, send_type, recv_type,
+                          sendbuf == MPI_IN_PLACE, recvbuf == MPI_IN_PLACE, trl_call_of(mode)};
+    const trl_move_memo *m = &c->move_memo[coll];
+    if (!m->valid || m->gen != c->cache_gen || !same_move_key(&m->key, key))
+        return false;
+    /* Direct sides need no hooks: nothing to pack, unpack or free. */
+    *rc = trl_run(m->e, c, comm, m->send_used ? sendbuf : NULL, m->recv_used ? recvbuf : NULL,
+                  MPI_BYTE, MPI_OP_NULL, mode);
+    return true;
+}
+
 int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *send,
-                   trl_move_side *recv, bool *served, const trl_mode *mode)
+                   trl_move_side *recv, bool *served, const trl_mode *mode,
+                   const trl_move_key *key)
 {
     const trl_cache_entry *e = trl_comm_lookup(c, a);
     *served = e && e->algo->build;
@@ -340,5 +385,6 @@ int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *
         trl_move_abandon(send, recv);
         return MPI_SUCCESS;
     }
+    remember(c, a->coll, key, e, send, recv);
     return trl_move_run(e, c, comm, send, recv, mode);
 }

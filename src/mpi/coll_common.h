@@ -123,8 +123,22 @@ int trl_move_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, trl_move_
 void trl_move_abandon(trl_move_side *send, trl_move_side *recv);
 
 /* Look up the schedule of a and run it over the two opened sides, or close
- * them and set *served false when the MPI library must serve the call. */
+ * them and set *served false when the MPI library must serve the call.
+ * key: the call as passed (a uniform one), remembered when both sides are
+ * the user's buffers as they are; NULL: nothing to remember. */
 int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *send,
-                   trl_move_side *recv, bool *served, const trl_mode *mode);
+                   trl_move_side *recv, bool *served, const trl_mode *mode,
+                   const trl_move_key *key);
+
+/* *key: a uniform data-movement call (gather, scatter, allgather,
+ * alltoall) as its entry point received it. Then, when it is the same call
+ * as the one remembered for coll on c: run the schedule found then on the
+ * buffers given, as the full path would (true, *rc set); false: take the
+ * full path (passing key to trl_move_serve). Checking, opening the sides
+ * and the lookup cost more than a small message's run; a repeat needs none
+ * of them, its arguments being the same and its types predefined. */
+bool trl_move_repeat(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, const void *sendbuf,
+                     int send_count, MPI_Datatype send_type, void *recvbuf, int recv_count,
+                     MPI_Datatype recv_type, const trl_mode *mode, trl_move_key *key, int *rc);
 
 #endif

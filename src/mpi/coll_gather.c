@@ -32,6 +32,7 @@ typedef struct {
     trl_move_side *one, *all;
     bool gather; /* data flows one -> all; scatter: all -> one */
     const trl_mode *mode;
+    const trl_move_key *key; /* a uniform call as passed (trl_move_repeat), or NULL */
 } rooted;
 
 /* A count no rank sends: the mark of a rank that refuses the call. */
@@ -161,7 +162,7 @@ static int run_rooted(rooted *r, bool vector, bool *served)
         trl_move_abandon(send, recv);
         return trl_nothing(r->comm, r->mode);
     }
-    return trl_move_serve(r->c, r->comm, &r->a, send, recv, served, r->mode);
+    return trl_move_serve(r->c, r->comm, &r->a, send, recv, served, r->mode, r->key);
 }
 
 /* The user's side of a rooted call: this rank's block (`one`, unused when
@@ -173,6 +174,7 @@ typedef struct {
     void *one_buf, *all_buf;
     const trl_blocks *one_b, *all_b;
     bool in_place;
+    const trl_move_key *key; /* gather, scatter: the call as passed; v-variants: NULL */
 } rooted_bufs;
 
 /* Open both sides of a rooted call. */
@@ -183,7 +185,7 @@ static int open_rooted(rooted *r, trl_comm *c, MPI_Comm comm, trl_coll coll, int
     *r = (rooted){c, comm,
                   {.coll = coll, .root = root, .elem_size = 1, .commutative = true,
                    .call = trl_call_of(mode)},
-                  one, all, coll == TRL_COLL_GATHER || coll == TRL_COLL_GATHERV, mode};
+                  one, all, coll == TRL_COLL_GATHER || coll == TRL_COLL_GATHERV, mode, u->key};
     bool is_root = c->rank == root;
     r->a.in_place = u->in_place;
     *one = (trl_move_side){.pack_only = -1};
@@ -251,6 +253,11 @@ int trl_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
         return trl_inter_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, mode, served);
     if (!c || c->size == 1 || root < 0 || root >= c->size)
         return MPI_SUCCESS;
+    trl_move_key key;
+    int rc;
+    if ((*served = trl_move_repeat(c, comm, TRL_COLL_GATHER, root, sendbuf, sendcount, sendtype, recvbuf,
+                                   recvcount, recvtype, mode, &key, &rc)))
+        return rc;
     bool is_root = c->rank == root, in_place = is_root && sendbuf == MPI_IN_PLACE;
     if ((!in_place && trl_side_refused(TRL_COLL_GATHER, TRL_SIDE_SEND, sendbuf, sendcount,
                                        sendtype)) ||
@@ -258,7 +265,7 @@ int trl_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
         return MPI_SUCCESS;
     trl_blocks one_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks all_b = {.n = c->size, .count = recvcount, .type = recvtype};
-    rooted_bufs u = {(void *)sendbuf, recvbuf, &one_b, &all_b, in_place};
+    rooted_bufs u = {(void *)sendbuf, recvbuf, &one_b, &all_b, in_place, &key};
     return rooted_move(c, comm, TRL_COLL_GATHER, root, &u, mode, served);
 }
 
@@ -291,7 +298,7 @@ int trl_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     }
     trl_blocks one_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks all_b = {.n = c->size, .counts = recvcounts, .displs = displs, .type = recvtype};
-    rooted_bufs u = {(void *)sendbuf, recvbuf, &one_b, &all_b, in_place};
+    rooted_bufs u = {(void *)sendbuf, recvbuf, &one_b, &all_b, in_place, NULL};
     return rooted_move(c, comm, TRL_COLL_GATHERV, root, &u, mode, served);
 }
 
@@ -314,6 +321,11 @@ int trl_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
         return trl_inter_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, mode, served);
     if (!c || c->size == 1 || root < 0 || root >= c->size)
         return MPI_SUCCESS;
+    trl_move_key key;
+    int rc;
+    if ((*served = trl_move_repeat(c, comm, TRL_COLL_SCATTER, root, sendbuf, sendcount, sendtype, recvbuf,
+                                   recvcount, recvtype, mode, &key, &rc)))
+        return rc;
     bool is_root = c->rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;
     if ((!in_place && trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_RECV, recvbuf, recvcount,
                                        recvtype)) ||
@@ -321,7 +333,7 @@ int trl_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
         return MPI_SUCCESS;
     trl_blocks one_b = {.n = 1, .count = recvcount, .type = recvtype};
     trl_blocks all_b = {.n = c->size, .count = sendcount, .type = sendtype};
-    rooted_bufs u = {recvbuf, (void *)sendbuf, &one_b, &all_b, in_place};
+    rooted_bufs u = {recvbuf, (void *)sendbuf, &one_b, &all_b, in_place, &key};
     return rooted_move(c, comm, TRL_COLL_SCATTER, root, &u, mode, served);
 }
 
@@ -354,7 +366,7 @@ int trl_scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     }
     trl_blocks one_b = {.n = 1, .count = recvcount, .type = recvtype};
     trl_blocks all_b = {.n = c->size, .counts = sendcounts, .displs = displs, .type = sendtype};
-    rooted_bufs u = {recvbuf, (void *)sendbuf, &one_b, &all_b, in_place};
+    rooted_bufs u = {recvbuf, (void *)sendbuf, &one_b, &all_b, in_place, NULL};
     return rooted_move(c, comm, TRL_COLL_SCATTERV, root, &u, mode, served);
 }
 

@@ -86,7 +86,7 @@ int trl_inter_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MP
         trl_move_abandon(&send, &recv);
         return trl_nothing(comm, mode);
     }
-    return trl_move_serve(c, comm, &a, &send, &recv, served, mode);
+    return trl_move_serve(c, comm, &a, &send, &recv, served, mode, NULL);
 }
 
 int trl_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,

@@ -79,7 +79,7 @@ static int serve(trl_intercomm *ic, MPI_Comm comm, trl_coll_args *a, sides *sd, 
         trl_move_abandon(&sd->send, &sd->recv);
         return trl_nothing(comm, mode);
     }
-    return trl_move_serve(ic->c, comm, a, &sd->send, &sd->recv, served, mode);
+    return trl_move_serve(ic->c, comm, a, &sd->send, &sd->recv, served, mode, NULL);
 }
 
 /* ---- gather, gatherv, scatter, scatterv ---- */

@@ -687,6 +687,7 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)
         trl_sched_free(&e->sched);
     free(e->vec);
     e->valid = false;
+    c->cache_gen++; /* a memo may point at it (trl_move_memo) */
     const trl_algo *algo = ch.algo;
     if (algo->build) {
         a->params = ch.params;

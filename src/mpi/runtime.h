@@ -35,6 +35,26 @@ typedef struct {
     const trl_rule *rule;
 } trl_cache_entry;
 
+/* A uniform data-movement call (gather, scatter, allgather, alltoall) as
+ * its program passed it: everything its entry point checks and works out
+ * before the lookup follows from these. */
+typedef struct {
+    int root, send_count, recv_count;
+    MPI_Datatype send_type, recv_type;
+    bool send_in_place, recv_in_place; /* the buffer passed was MPI_IN_PLACE */
+    trl_call_kind call;
+} trl_move_key;
+
+/* The last such call of one collective that ran on the user's buffers as
+ * they are (predefined contiguous types, nothing staged): a repeat runs
+ * its entry at once (coll_common.h, trl_move_repeat). */
+typedef struct {
+    trl_move_key key;
+    const trl_cache_entry *e;
+    unsigned gen; /* the cache's generation when e was found */
+    bool valid, send_used, recv_used;
+} trl_move_memo;
+
 typedef struct {
     MPI_Comm dup; /* collective traffic only; never matches user messages */
     int rank, size;
@@ -60,6 +80,8 @@ typedef struct {
     int refs;
     trl_cache_entry *cache;
     int cache_cap, cache_next, last_hit;
+    unsigned cache_gen; /* moves on whenever an entry is replaced */
+    trl_move_memo move_memo[TRL_COLL_COUNT];
     trl_exec_mem mem;
     trl_shm shm; /* small messages among this node's ranks */
     /* Per-call working space of the v-variants: 6 arrays of size entries

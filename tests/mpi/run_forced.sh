@@ -31,9 +31,10 @@ if [ "$lib" != none ]; then
   opts+=(--env TRELLIS_VERBOSE=1 --env "TRELLIS_RULES=$rule")
 fi
 # A described layout (the hierarchy tests) reaches every rank; so do the shared-memory
-# transport's settings (the tests that vary them), the progress mode, and the form of
-# the checkers' calls (call_mode.h).
-for v in TRELLIS_TOPOLOGY TRELLIS_SHM TRELLIS_SHM_SPIN TRELLIS_PROGRESS TRELLIS_TEST_MODE TRELLIS_EXEC_WINDOW; do
+# transport's settings (the tests that vary them), the progress mode, the form of
+# the checkers' calls (call_mode.h), and the schedule cache's size.
+for v in TRELLIS_TOPOLOGY TRELLIS_SHM TRELLIS_SHM_SPIN TRELLIS_PROGRESS TRELLIS_TEST_MODE TRELLIS_EXEC_WINDOW \
+         TRELLIS_CACHE_SIZE; do
   if [ -n "${!v:-}" ]; then opts+=(--env "$v=${!v}"); fi
 done
 mapfile -d '' -t launcher < <(mpi_impl launch "${opts[@]}")
