@@ -1,20 +1,27 @@
-"""Median over launches of each row's ratio (Trellis/MPI) and of Trellis' time, before and
-after: python3 summary.py > summary.md"""
-import csv
-import glob
-import statistics as st
+"""Median over launches of each row's ratio (Trellis over MPI) and of Trellis' time,
+before and after: python3 summary.py > summary.md (in this folder)."""
 
-rows = {}
+import csv
+import statistics
+import sys
+from pathlib import Path
+
+here = Path(__file__).resolve().parent
+rows: dict[tuple[str, int], dict[str, list[tuple[float, float]]]] = {}
 for which in ("before", "after"):
-    for f in sorted(glob.glob(f"{which}_*.csv")):
-        for r in csv.DictReader(open(f)):
-            key = (r["collective"], int(r["bytes"]))
-            d = rows.setdefault(key, {"before": [], "after": []})
-            d[which].append((float(r["ratio"]), float(r["trellis_median_us"]),
-                             float(r["mpi_median_us"])))
-print("| collective | bytes | before: Trellis/MPI | after: Trellis/MPI | Trellis us before | after |")
-print("|---|---|---|---|---|---|")
-for (coll, b), d in rows.items():
-    med = {w: [st.median(x[i] for x in d[w]) for i in range(3)] for w in d}
-    print(f"| {coll} | {b} | {med['before'][0]:.2f} | {med['after'][0]:.2f} | "
-          f"{med['before'][1]:.3f} | {med['after'][1]:.3f} |")
+    for path in sorted(here.glob(f"{which}_*.csv")):
+        with path.open() as f:
+            for r in csv.DictReader(f):
+                d = rows.setdefault((r["collective"], int(r["bytes"])), {"before": [], "after": []})
+                d[which].append((float(r["ratio"]), float(r["trellis_median_us"])))
+
+head = "| collective | bytes | before: Trellis/MPI | after: Trellis/MPI | Trellis us before |"
+out = [head + " after |", "|---|---|---|---|---|---|"]
+for (coll, size), d in rows.items():
+    ratio = {w: statistics.median(x[0] for x in d[w]) for w in d}
+    us = {w: statistics.median(x[1] for x in d[w]) for w in d}
+    out.append(
+        f"| {coll} | {size} | {ratio['before']:.2f} | {ratio['after']:.2f} "
+        f"| {us['before']:.3f} | {us['after']:.3f} |"
+    )
+sys.stdout.write("\n".join(out) + "\n")
