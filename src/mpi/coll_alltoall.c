@@ -133,8 +133,8 @@ int trl_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
         return MPI_SUCCESS;
     trl_move_key key;
     int rc;
-    if ((*served = trl_move_repeat(c, comm, TRL_COLL_ALLTOALL, 0, sendbuf, sendcount, sendtype, recvbuf,
-                                   recvcount, recvtype, mode, &key, &rc)))
+    if ((*served = trl_move_repeat(c, comm, TRL_COLL_ALLTOALL, 0, sendbuf, sendcount, sendtype,
+                                   recvbuf, recvcount, recvtype, mode, &key, &rc)))
         return rc;
     if (trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
         (sendbuf != MPI_IN_PLACE &&

@@ -357,7 +357,7 @@ static void remember(trl_comm *c, trl_coll coll, const trl_move_key *key,
     if (!key || e->transient || !side_plain(send, key->send_type) ||
         !side_plain(recv, key->recv_type))
         return;
-    c->move_memo[coll] = (trl_move_memo){*key, e, c->cache_gen, true, send->used, recv->used};
+    c->move_memo[coll] = (trl_move_memo){*key, e, c->cache_gen, send->used, recv->used};
 }
 
 bool trl_move_repeat(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, const void *sendbuf,
@@ -367,7 +367,7 @@ bool trl_move_repeat(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, const 
     *key = (trl_move_key){root, send_count, recv_count, send_type, recv_type,
                           sendbuf == MPI_IN_PLACE, recvbuf == MPI_IN_PLACE, trl_call_of(mode)};
     const trl_move_memo *m = &c->move_memo[coll];
-    if (!m->valid || m->gen != c->cache_gen || !same_move_key(&m->key, key))
+    if (!m->e || m->gen != c->cache_gen || !same_move_key(&m->key, key))
         return false;
     /* Direct sides need no hooks: nothing to pack, unpack or free. */
     *rc = trl_run(m->e, c, comm, m->send_used ? sendbuf : NULL, m->recv_used ? recvbuf : NULL,

@@ -255,8 +255,8 @@ int trl_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
         return MPI_SUCCESS;
     trl_move_key key;
     int rc;
-    if ((*served = trl_move_repeat(c, comm, TRL_COLL_GATHER, root, sendbuf, sendcount, sendtype, recvbuf,
-                                   recvcount, recvtype, mode, &key, &rc)))
+    if ((*served = trl_move_repeat(c, comm, TRL_COLL_GATHER, root, sendbuf, sendcount, sendtype,
+                                   recvbuf, recvcount, recvtype, mode, &key, &rc)))
         return rc;
     bool is_root = c->rank == root, in_place = is_root && sendbuf == MPI_IN_PLACE;
     if ((!in_place && trl_side_refused(TRL_COLL_GATHER, TRL_SIDE_SEND, sendbuf, sendcount,
@@ -323,8 +323,8 @@ int trl_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
         return MPI_SUCCESS;
     trl_move_key key;
     int rc;
-    if ((*served = trl_move_repeat(c, comm, TRL_COLL_SCATTER, root, sendbuf, sendcount, sendtype, recvbuf,
-                                   recvcount, recvtype, mode, &key, &rc)))
+    if ((*served = trl_move_repeat(c, comm, TRL_COLL_SCATTER, root, sendbuf, sendcount, sendtype,
+                                   recvbuf, recvcount, recvtype, mode, &key, &rc)))
         return rc;
     bool is_root = c->rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;
     if ((!in_place && trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_RECV, recvbuf, recvcount,

@@ -50,9 +50,9 @@ typedef struct {
  * its entry at once (coll_common.h, trl_move_repeat). */
 typedef struct {
     trl_move_key key;
-    const trl_cache_entry *e;
-    unsigned gen; /* the cache's generation when e was found */
-    bool valid, send_used, recv_used;
+    const trl_cache_entry *e; /* NULL: none remembered yet */
+    unsigned gen;             /* the cache's generation when e was found */
+    bool send_used, recv_used;
 } trl_move_memo;
 
 typedef struct {
