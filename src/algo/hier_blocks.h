@@ -102,10 +102,4 @@ int trl_hier_blocks_level(const trl_coll_args *a, trl_sched *s, const trl_hier_b
                           trl_coll coll, const char *param, const trl_hier_image *im,
                           trl_ref mine, bool in_place, size_t count, bool *led);
 
-/* Whether two places are the same (where data already lies in place). */
-static inline bool trl_ref_same(trl_ref x, trl_ref y)
-{
-    return x.buf == y.buf && x.off == y.off;
-}
-
 #endif

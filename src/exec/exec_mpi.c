@@ -180,6 +180,22 @@ static int copy(const trl_exec *x, const void *src, void *dst, size_t count)
                          self, 0, x->call.comm, MPI_STATUS_IGNORE);
 }
 
+/* b = a op c; a copy folded into the reduce (c not b) is done with it in
+ * one pass where the type is contiguous, else as the copy it was. */
+static int reduce(const trl_exec *x, const trl_step *st)
+{
+    void *b = at(x, st->b);
+    if (!trl_ref_same(st->b, st->c)) {
+        if (x->contiguous)
+            return trl_reduce_into(at(x, st->a), at(x, st->c), b, st->count,
+                                   (size_t)x->type_size, x->call.dtype, x->call.op);
+        int rc = copy(x, at(x, st->c), b, st->count);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return trl_reduce_local(at(x, st->a), b, st->count, x->call.dtype, x->call.op);
+}
+
 static inline int mpi_tag(const trl_exec *x, const trl_step *st)
 {
     return x->call.tag_base + st->tag % x->call.tag_span;
@@ -284,7 +300,7 @@ static int run_local(trl_exec *x, uint32_t i)
     if (st->kind == TRL_STEP_COPY)
         rc = copy(x, at(x, st->a), at(x, st->b), st->count);
     else if (st->kind == TRL_STEP_REDUCE && st->count)
-        rc = trl_reduce_local(at(x, st->a), at(x, st->b), st->count, x->call.dtype, x->call.op);
+        rc = reduce(x, st);
     if (rc == MPI_SUCCESS)
         complete(x, i);
     return rc;

@@ -168,10 +168,16 @@ static void *run_rank(void *p)
                     void *dst = resolve(w, &b, rank, i, st->b, st->count);
                     if (!src || !dst)
                         goto out;
-                    if (st->kind == TRL_STEP_COPY)
+                    if (st->kind == TRL_STEP_COPY) {
                         memmove(dst, src, st->count * es);
-                    else
+                    } else {
+                        /* A copy folded in (trl_sched_finish): do it first. */
+                        void *from = resolve(w, &b, rank, i, st->c, st->count);
+                        if (!from)
+                            goto out;
+                        memmove(dst, from, st->count * es);
                         job->reduce(src, dst, st->count);
+                    }
                 }
                 COMPLETE(i);
             }

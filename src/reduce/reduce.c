@@ -333,6 +333,33 @@ int trl_reduce_local(const void *in, void *inout, size_t count, MPI_Datatype typ
     return MPI_SUCCESS;
 }
 
+int trl_reduce_into(const void *in, const void *other, void *out, size_t count, size_t size,
+                    MPI_Datatype type, MPI_Op op)
+{
+    /* 8 KiB of out and of in stay in the first-level cache of any x86 core
+     * we know, with room for the kernel's streams. */
+    enum { CHUNK_BYTES = 8192 };
+    const char *a = in, *c = other;
+    char *b = out;
+    size_t bytes = count * size;
+    uintptr_t from = (uintptr_t)c, to = (uintptr_t)b;
+    if (from != to && from < to + bytes && to < from + bytes) {
+        memmove(b, c, bytes);
+        c = b;
+    }
+    if (c == b || size == 0)
+        return trl_reduce_local(a, b, count, type, op);
+    size_t step = size < CHUNK_BYTES ? CHUNK_BYTES / size : 1;
+    for (size_t i = 0; i < count; i += step) {
+        size_t n = count - i < step ? count - i : step;
+        memcpy(b + i * size, c + i * size, n * size);
+        int rc = trl_reduce_local(a + i * size, b + i * size, n, type, op);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
 int trl_reduce_covers(MPI_Datatype type, MPI_Op op)
 {
     return kernel_for(type, op) != NULL;

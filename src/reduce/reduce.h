@@ -18,6 +18,14 @@
  * overlap and may lie at any byte address. Returns an MPI error code. */
 int trl_reduce_local(const void *in, void *inout, size_t count, MPI_Datatype type, MPI_Op op);
 
+/* out[i] = in[i] op other[i] for count elements of a contiguous type of
+ * `size` bytes: a copy of other into out and trl_reduce_local, a few KiB
+ * at a time, so the reduction finds the copy still in cache (one pass over
+ * memory instead of two). `in` must not overlap out; other may be out, or
+ * overlap it (then copied whole first). */
+int trl_reduce_into(const void *in, const void *other, void *out, size_t count, size_t size,
+                    MPI_Datatype type, MPI_Op op);
+
 /* Whether trl_reduce_local runs (type, op) on Trellis' kernels: the tests
  * and the benchmark use it to know which path they measure. */
 int trl_reduce_covers(MPI_Datatype type, MPI_Op op);

@@ -174,7 +174,8 @@ int trl_sched_copy(trl_sched *s, trl_ref src, trl_ref dst, size_t count,
 int trl_sched_reduce(trl_sched *s, trl_ref in, trl_ref inout, size_t count,
                      const int *deps, int ndeps)
 {
-    trl_step st = {.kind = TRL_STEP_REDUCE, .peer = -1, .a = in, .b = inout, .count = count};
+    trl_step st = {.kind = TRL_STEP_REDUCE, .peer = -1, .a = in, .b = inout, .c = inout,
+                   .count = count};
     return add(s, st, deps, ndeps);
 }
 
@@ -350,9 +351,12 @@ int trl_sched_append(trl_sched *s, const trl_sched *sub, const trl_sched_map *m)
         case TRL_STEP_COPY:
             trl_sched_copy(s, a, b, st->count, deps, n);
             break;
-        case TRL_STEP_REDUCE:
-            trl_sched_reduce(s, a, b, st->count, deps, n);
+        case TRL_STEP_REDUCE: {
+            int id = trl_sched_reduce(s, a, b, st->count, deps, n);
+            if (id >= 0) /* sub may come finished, a copy folded in */
+                s->steps[id].c = translate(st->c, m, scratch);
             break;
+        }
         case TRL_STEP_NOP:
             add(s, (trl_step){.kind = TRL_STEP_NOP, .peer = -1}, deps, n);
             break;
@@ -362,6 +366,37 @@ int trl_sched_append(trl_sched *s, const trl_sched *sub, const trl_sched_map *m)
     free(deps);
     free(phase);
     return s->status;
+}
+
+static bool overlap(trl_ref x, trl_ref y, size_t count)
+{
+    return x.buf == y.buf && x.off < y.off + count && y.off < x.off + count;
+}
+
+/* trl_sched_finish's fold. Safe because the copy's only successor is the
+ * reduce: whatever had to wait for the copy (a write to its source, a read
+ * of what it wrote) waits for the reduce, and whatever the copy waited
+ * for, the nop left in its place still does. */
+static void fold_copies(trl_sched *s)
+{
+    for (size_t i = 0; i < s->nsteps; i++) {
+        trl_step *r = &s->steps[i];
+        if (r->kind != TRL_STEP_REDUCE || r->count == 0 || !trl_ref_same(r->b, r->c))
+            continue;
+        for (uint32_t d = 0; d < r->ndeps; d++) {
+            int k = s->deps[r->dep_first + d];
+            trl_step *c = &s->steps[k];
+            bool only_successor = s->succ_first[k + 1] - s->succ_first[k] == 1;
+            if (c->kind != TRL_STEP_COPY || c->count != r->count || !only_successor ||
+                !trl_ref_same(c->b, r->b) || overlap(c->a, c->b, c->count) ||
+                overlap(r->a, r->b, r->count))
+                continue;
+            r->c = c->a;
+            *c = (trl_step){.kind = TRL_STEP_NOP, .peer = -1, .phase = c->phase,
+                            .dep_first = c->dep_first, .ndeps = c->ndeps};
+            break;
+        }
+    }
 }
 
 int trl_sched_finish(trl_sched *s)
@@ -397,6 +432,7 @@ int trl_sched_finish(trl_sched *s)
             s->roots[s->nroots++] = (uint32_t)i;
     }
     free(fill);
+    fold_copies(s);
     return TRL_OK;
 }
 
@@ -449,6 +485,9 @@ void trl_sched_print_steps(const trl_sched *s, FILE *out)
             fprintf(out, " %s+%zu to %d", kind_name(st->a.buf), st->a.off, st->peer);
         else if (st->kind == TRL_STEP_RECV)
             fprintf(out, " %s+%zu from %d", kind_name(st->b.buf), st->b.off, st->peer);
+        else if (st->kind == TRL_STEP_REDUCE && !trl_ref_same(st->b, st->c))
+            fprintf(out, " %s+%zu, %s+%zu -> %s+%zu", kind_name(st->a.buf), st->a.off,
+                    kind_name(st->c.buf), st->c.off, kind_name(st->b.buf), st->b.off);
         else if (st->kind != TRL_STEP_NOP)
             fprintf(out, " %s+%zu -> %s+%zu", kind_name(st->a.buf), st->a.off,
                     kind_name(st->b.buf), st->b.off);

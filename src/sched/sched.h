@@ -19,6 +19,7 @@
 #ifndef TRL_SCHED_H
 #define TRL_SCHED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,8 +45,9 @@ typedef enum {
     TRL_STEP_SEND,   /* send count elements at a to peer */
     TRL_STEP_RECV,   /* receive count elements from peer into b */
     TRL_STEP_COPY,   /* copy count elements from a to b */
-    TRL_STEP_REDUCE, /* b = a (op) b: a is the lower-ranked operand, as in
-                        MPI_Reduce_local(a, b) */
+    TRL_STEP_REDUCE, /* b = a (op) c: a is the lower-ranked operand, as in
+                        MPI_Reduce_local(a, b); c is b itself unless
+                        trl_sched_finish folded a copy into b in (below) */
     TRL_STEP_NOP,    /* does nothing; joins dependencies (see fence) */
 } trl_step_kind;
 
@@ -55,6 +57,7 @@ typedef struct {
     int tag;  /* send, recv: assigned by the schedule */
     uint16_t phase; /* index into the schedule's phase names (0: unnamed) */
     trl_ref a, b;
+    trl_ref c; /* reduce: the operand b starts as (b itself, or a folded copy's source) */
     size_t count;
     uint32_t dep_first, ndeps; /* slice of trl_sched.deps */
 } trl_step;
@@ -171,8 +174,17 @@ const char *trl_sched_phase_name(const trl_sched *s, int phase);
     (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int))
 #define TRL_NODEPS NULL, 0
 
-/* Derive the executor tables; returns s->status. */
+/* Derive the executor tables; returns s->status. Also folds each copy
+ * whose only successor is a reduce into the same elements into that
+ * reduce (the copy becomes a nop, the reduce reads the copy's source as
+ * its c): one pass over the data instead of two, as MPI_IN_PLACE gets. */
 int trl_sched_finish(trl_sched *s);
+
+/* Whether two places are the same (where data already lies in place). */
+static inline bool trl_ref_same(trl_ref x, trl_ref y)
+{
+    return x.buf == y.buf && x.off == y.off;
+}
 
 /* Print the schedule as one GOAL rank block (LogGOPSim's text format):
  * sizes in bytes (elem_size bytes per element), one label per step. */

@@ -8,7 +8,8 @@ every rank's steps on symbolic data, element by element:
 
 Every element of every buffer holds the contributions it is made of, in operand order:
 rank r's input element i is ((r, i),), a reduce `a -> b` makes b the contributions of a
-followed by those of b (a is the lower-ranked operand), and None is an element nothing
+followed by those of b (a is the lower-ranked operand), a reduce `a, c -> b` (a copy
+folded in) makes b those of a followed by those of c, and None is an element nothing
 defined. What the call should leave in the receive buffers is computed here from the
 collective's contract (src/algo/algo.h), independently of the C builders, so a run
 shows whether every element lands where it should with exactly the right contributions.
@@ -34,7 +35,7 @@ BODY = {
     "send": re.compile(REF + r" to (\d+) x(\d+) tag (\d+)"),
     "recv": re.compile(REF + r" from (\d+) x(\d+) tag (\d+)"),
     "copy": re.compile(REF + r" -> " + REF + r" x(\d+)"),
-    "reduce": re.compile(REF + r" -> " + REF + r" x(\d+)"),
+    "reduce": re.compile(REF + r"(?:, " + REF + r")? -> " + REF + r" x(\d+)"),
     "nop": re.compile(r"x(\d+)"),
 }
 
@@ -53,6 +54,7 @@ class Step:
     count: int
     src: tuple[str, int] | None = None  # what it reads: send, copy, reduce
     dst: tuple[str, int] | None = None  # what it writes: recv, copy, reduce (reads it too)
+    other: tuple[str, int] | None = None  # a reduce's second operand, when not dst
     peer: int = -1
     tag: int = -1
     deps: tuple[int, ...] = ()  # indices of the steps it waits for
@@ -82,6 +84,10 @@ def parse_step(line: str, where: str) -> tuple[int, Step]:
         fields["tag"] = int(b[5])
     elif kind == "nop":
         fields = {"count": int(b[1])}
+    elif kind == "reduce":
+        fields = {"src": (b[1], int(b[2])), "dst": (b[5], int(b[6])), "count": int(b[7])}
+        if b[3]:
+            fields["other"] = (b[3], int(b[4]))
     else:
         fields = {"src": (b[1], int(b[2])), "dst": (b[3], int(b[4])), "count": int(b[5])}
     return label, Step(kind=kind, deps=deps, **fields)
@@ -301,16 +307,22 @@ class _Run:
             src = self.window(node, st.src, write=False)[st.src[1] : st.src[1] + n]
             data, off = self.window(node, st.dst, write=True), st.dst[1]
             if st.kind == "reduce":
-                src = [_combine(a, b) for a, b in zip(src, data[off : off + n], strict=True)]
+                if st.other is None:
+                    into = data[off : off + n]
+                else:
+                    o = st.other[1]
+                    into = self.window(node, st.other, write=False)[o : o + n]
+                src = [_combine(a, b) for a, b in zip(src, into, strict=True)]
             data[off : off + n] = src
 
     def check_order(self, *, commutative: bool) -> None:
         """Two steps of a rank that touch the same elements, one of them writing, must
         be ordered (by dependencies, directly or through messages), but for two
-        reduces into them when the operation is commutative."""
+        reduces into them when the operation is commutative (plain ones: a reduce with a
+        copy folded in overwrites what it writes)."""
         touched: dict[tuple[int, str], list[Access]] = {}
         for node, ((rank, _), st) in enumerate(zip(self.nodes, self.steps, strict=True)):
-            for ref, write in ((st.src, False), (st.dst, True)):
+            for ref, write in ((st.src, False), (st.other, False), (st.dst, True)):
                 if ref is not None and st.count:
                     touched.setdefault((rank, ref[0]), []).append(
                         Access(node, ref[1], ref[1] + st.count, write)
@@ -325,8 +337,9 @@ class _Run:
                         continue
                     if self.ordered(a.node, b.node):
                         continue
-                    kinds = {self.steps[a.node].kind, self.steps[b.node].kind}
-                    if not (commutative and kinds == {"reduce"} and a.write and b.write):
+                    pair = (self.steps[a.node], self.steps[b.node])
+                    combine = all(st.kind == "reduce" and st.other is None for st in pair)
+                    if not (commutative and combine and a.write and b.write):
                         la, lb = sorted((self.nodes[a.node][1] + 1, self.nodes[b.node][1] + 1))
                         raise DataflowError(
                             f"rank {rank}: l{la} and l{lb} both touch {buf}+{max(a.lo, b.lo)} "

@@ -136,6 +136,32 @@ def test_races_are_caught() -> None:
         outcome(either, "reduce", 1, commutative=False)
 
 
+# The linear reduce with the copy of a receive folded into the first reduce
+# (trl_sched_finish): recv = x1 op x2, then x0 op that.
+FOLDED = [
+    """rank 0: 4 steps, scratch 2 elements
+  l1: recv   scratch+0 from 1 x1 tag 0
+  l2: recv   scratch+1 from 2 x1 tag 0
+  l3: reduce scratch+0, scratch+1 -> recv+0 x1 after l1, l2
+  l4: reduce send+0 -> recv+0 x1 after l3
+""",
+    *REDUCE[1:],
+]
+
+
+def test_folded_copy() -> None:
+    outcome(FOLDED, "reduce", 1, commutative=False)
+    # Its second operand is read like the first: unordered with the receive, a race.
+    racy = [FOLDED[0].replace("x1 after l1, l2", "x1 after l1"), *FOLDED[1:]]
+    with pytest.raises(DataflowError, match="l2 and l3 both touch scratch\\+1"):
+        outcome(racy, "reduce", 1, commutative=True)
+    # It overwrites recv+0, so another reduce into it must be ordered with it even when
+    # the operation is commutative (two plain reduces need not be).
+    either = [FOLDED[0].replace("x1 after l3", "x1 after l1"), *FOLDED[1:]]
+    with pytest.raises(DataflowError, match="l3 and l4 both touch recv\\+0"):
+        outcome(either, "reduce", 1, commutative=True)
+
+
 def test_cycle_is_caught() -> None:
     cyclic = [
         f"rank {r}: 2 steps, scratch 0 elements\n  l1: recv   recv+0 from {1 - r} x1 tag 0\n"

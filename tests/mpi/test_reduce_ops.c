@@ -15,6 +15,9 @@
  *   extent, as the executor sizes scratch) is neither read nor written
  *   past (it ends at a page no access is allowed to);
  *   LAND/LOR where inout alone decides whole blocks (kernels_logic.c).
+ * - trl_reduce_into (a copy folded into a reduction) against the same
+ *   reference, with its second operand apart from, equal to and
+ *   overlapping its output.
  * - Pairs MPI does not define (and characters, which are not integers to
  *   MPI), user operations and derived datatypes go through the MPI
  *   library: same error class, and on success the same bytes, as
@@ -582,6 +585,40 @@ static void check_tight_buffers(const test_type *t, enum op o)
     }
 }
 
+/* trl_reduce_into: out = in op other, the copy of other into out done a
+ * chunk at a time with the reduction; other apart from out (at odd byte
+ * offsets), other == out, and other overlapping out an element lower or
+ * higher (copied whole first). Counts cross the 8 KiB chunks. */
+static void check_reduce_into(const test_type *t, enum op o)
+{
+    static const size_t into_counts[] = {1, 17, 9001}; /* 9001 bytes and more: chunks */
+    size_t sz = rep_size(t->rep);
+    for (size_t c = 0; c < sizeof into_counts / sizeof *into_counts; c++) {
+        size_t n = into_counts[c], bytes = n * sz;
+        unsigned char *x = malloc(bytes + 8), *y = malloc(bytes), *want = malloc(bytes),
+                      *area = malloc(2 * bytes + 2 * sz + 16);
+        fill(x + 3, t->rep, n);
+        fill(y, t->rep, n);
+        for (size_t i = 0; i < n; i++)
+            ref_element(o, t->rep, x + 3 + i * sz, y + i * sz, want + i * sz);
+        static const char *const modes[] = {"apart", "same", "out above", "out below"};
+        for (int m = 0; m < 4; m++) {
+            unsigned char *other = area + sz + 5, *out = m == 0 ? other + bytes + 3
+                                                         : m == 1 ? other
+                                                         : m == 2 ? other + sz : other - sz;
+            memcpy(other, y, bytes);
+            int rc = trl_reduce_into(x + 3, other, out, n, sz, t->t, op_handle(o));
+            size_t bad = n;
+            for (size_t i = 0; i < n && bad == n; i++)
+                if (!same_element(t->rep, out + i * sz, want + i * sz))
+                    bad = i;
+            CHECK(rc == MPI_SUCCESS && bad == n, "%s %s n=%zu into, %s: element %zu differs (rc %d)",
+                  t->name, op_names[o], n, modes[m], bad, rc);
+        }
+        free(x); free(y); free(want); free(area);
+    }
+}
+
 /* A pair MPI does not define, or that the library lacks: trl_reduce_local
  * must answer exactly as PMPI_Reduce_local does (error or bytes). */
 static void check_passes_through(MPI_Datatype t, const char *name, MPI_Op op, const char *op_name)
@@ -776,6 +813,7 @@ int main(int argc, char **argv)
                   op_names[o]);
             sweep_pair(t, (enum op)o, &obs[k][o]);
             check_tight_buffers(t, (enum op)o);
+            check_reduce_into(t, (enum op)o);
             pairs++;
         }
     }
