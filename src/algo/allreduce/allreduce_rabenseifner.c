@@ -28,7 +28,10 @@
  * Commutative operations only: a received half is combined as the left
  * operand whichever partner it came from.
  *
- * Buffers: the result is built in RECV (a copy of SEND first). The fold and
+ * Buffers: the result is built in RECV. A rank that takes a fold copies
+ * SEND there first; the others send their first half straight from SEND
+ * and copy only the half they keep (folded into its combine: one pass over
+ * the data, sched.h). The fold and
  * the halving rounds receive into one scratch vector of about n elements,
  * each round into its own part of it, so every round's receive can be
  * posted at once.
@@ -75,12 +78,15 @@ int trl_allreduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
     for (int l = 0; l < levels; l++)
         rounds_len += win_len(n, pof2, trl_rd_window(newrank, 1 << l), 1 << l);
     size_t tmp = trl_sched_scratch(s, rounds_len > n ? rounds_len : n);
-    int ready = trl_sched_copy(s, send, recv, n, TRL_NODEPS);
-    int fold = -1;
+    /* The last step that wrote RECV (-1: none yet). Without a fold, RECV
+     * starts empty: the first round sends from SEND, and copies only the
+     * half it keeps, which trl_sched_finish folds into its combine. */
+    int ready = -1, fold = -1;
     if (partner >= 0) {
+        int copied = trl_sched_copy(s, send, recv, n, TRL_NODEPS);
         int got = trl_sched_recv(s, partner, trl_ref_at(TRL_BUF_SCRATCH, tmp), n, TRL_NODEPS);
         fold = ready = trl_sched_reduce(s, trl_ref_at(TRL_BUF_SCRATCH, tmp), recv, n,
-                                        TRL_DEPS(got, ready));
+                                        TRL_DEPS(got, copied));
     }
 
     /* Indexed by log2 of the distance: the reduce-scatter's send at that
@@ -95,15 +101,20 @@ int trl_allreduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
         int keep = trl_rd_window(newrank, d), give = trl_rd_window(peer_new, d);
         size_t keep_off = win_off(n, pof2, keep), keep_len = win_len(n, pof2, keep, d);
         size_t give_off = win_off(n, pof2, give), give_len = win_len(n, pof2, give, d);
+        bool first = partner < 0 && l == levels - 1; /* RECV still empty */
         rs_sent[l] = -1;
         if (give_len > 0)
-            rs_sent[l] = trl_sched_send(s, peer, trl_ref_at(TRL_BUF_RECV, give_off), give_len,
-                                        TRL_DEPS(ready));
+            rs_sent[l] = trl_sched_send(s, peer, trl_ref_at(first ? TRL_BUF_SEND : TRL_BUF_RECV,
+                                                            give_off),
+                                        give_len, &ready, ready >= 0);
         if (keep_len > 0) {
             trl_ref in = trl_ref_at(TRL_BUF_SCRATCH, tmp + used);
             used += keep_len;
             /* The fold's combine reads the whole scratch vector first. */
-            int got = trl_sched_recv(s, peer, in, keep_len, TRL_DEPS(fold));
+            int got = trl_sched_recv(s, peer, in, keep_len, &fold, fold >= 0);
+            if (first)
+                ready = trl_sched_copy(s, trl_ref_at(TRL_BUF_SEND, keep_off),
+                                       trl_ref_at(TRL_BUF_RECV, keep_off), keep_len, TRL_NODEPS);
             ready = trl_sched_reduce(s, in, trl_ref_at(TRL_BUF_RECV, keep_off), keep_len,
                                      TRL_DEPS(got, ready));
         }
@@ -121,7 +132,7 @@ int trl_allreduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
         if (mine_len > 0) {
             ag_got[ngot] = ready;
             trl_sched_send(s, peer, trl_ref_at(TRL_BUF_RECV, win_off(n, pof2, mine)), mine_len,
-                           ag_got, ngot + 1);
+                           ag_got, ngot + (ready >= 0));
         }
         /* The partner's window is what this rank gave away at the same
          * distance in the reduce-scatter; that send must be done. */
@@ -133,7 +144,7 @@ int trl_allreduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
     if (partner >= 0) {
         trl_sched_phase(s, "unfold");
         ag_got[ngot] = ready;
-        trl_sched_send(s, partner, recv, n, ag_got, ngot + 1);
+        trl_sched_send(s, partner, recv, n, ag_got, ngot + (ready >= 0));
     }
     return s->status;
 }
