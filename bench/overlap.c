@@ -27,8 +27,12 @@
  * with the collective's), one iteration calibrated at start-up to take
  * about 1 us on an idle core; units = the 10th percentile of pure / 1 us,
  * each implementation its own (OSU sizes its dummy compute to the measured
- * latency; a low percentile keeps a busy machine's stalls out of it). With --test-every K the loop calls MPI_Test (PMPI_Test) on the
- * request every K iterations until it completes, as OSU can (its -t
+ * latency; a low percentile keeps a busy machine's stalls out of it);
+ * with --same-compute both loops take the library's length, so the two
+ * overlapped times are one program's run under each implementation (the
+ * overlap % favours a slower collective: it has more to hide). With
+ * --test-every K the loop calls MPI_Test (PMPI_Test) on the request every K
+ * iterations until it completes, as OSU can (its -t
  * option): the only way a library without asynchronous progress advances
  * during the computation. The `compute` time never includes those tests:
  * what they cost counts against the overlap.
@@ -72,6 +76,7 @@ typedef struct {
     int block, warmup, check_every;
     int tests[MAX_TESTS]; /* --test-every values; 0: no MPI_Test */
     int ntests;
+    int same_compute; /* both implementations' loops sized by the library's pure time */
     const char *csv;
 } options;
 
@@ -158,6 +163,8 @@ static void usage(FILE *f, const char *prog)
             "  --check-every N   check every N-th timed iteration; 0: warm-up only (default 10)\n"
             "  --test-every LIST MPI_Test every K compute iterations (about K us); 0: none;\n"
             "                    several interleaved, e.g. 0,10 (default 0)\n"
+            "  --same-compute    size both compute loops by the MPI library's pure time, so\n"
+            "                    the overlapped columns time one program's work under each\n"
             "  --thread-multiple MPI_Init_thread(MPI_THREAD_MULTIPLE) even without\n"
             "                    TRELLIS_PROGRESS=thread (which asks for it anyway)\n"
             "  --csv FILE        also write the results as CSV\n"
@@ -212,7 +219,7 @@ static int parse_options(int argc, char **argv, int rank, options *o)
                    .check_every = 10, .tests = {0}, .ntests = 1};
     o->colls[COLL_ALLREDUCE] = 1;
     enum { O_COLLS = 256, O_MIN, O_MAX, O_STEP, O_ITERS, O_MIN_ITERS, O_SCALE, O_BLOCK,
-           O_WARMUP, O_CHECK, O_TESTS, O_THREAD, O_CSV, O_HELP };
+           O_WARMUP, O_CHECK, O_TESTS, O_SAME, O_THREAD, O_CSV, O_HELP };
     static const struct option longopts[] = {
         {"colls", required_argument, NULL, O_COLLS},
         {"min", required_argument, NULL, O_MIN},
@@ -225,6 +232,7 @@ static int parse_options(int argc, char **argv, int rank, options *o)
         {"warmup", required_argument, NULL, O_WARMUP},
         {"check-every", required_argument, NULL, O_CHECK},
         {"test-every", required_argument, NULL, O_TESTS},
+        {"same-compute", no_argument, NULL, O_SAME},
         {"thread-multiple", no_argument, NULL, O_THREAD},
         {"csv", required_argument, NULL, O_CSV},
         {"help", no_argument, NULL, O_HELP},
@@ -268,6 +276,9 @@ static int parse_options(int argc, char **argv, int rank, options *o)
             break;
         case O_TESTS:
             bad = parse_tests(optarg, o);
+            break;
+        case O_SAME:
+            o->same_compute = 1;
             break;
         case O_THREAD:
             break; /* read before MPI_Init_thread */
@@ -498,6 +509,8 @@ static void run_row(bench *b, const options *o, enum coll c, size_t bytes, int c
          * and a compute loop sized to those would hide anything. */
         w.units[impls[k]] = (long)(s.p10 + 0.5);
     }
+    if (o->same_compute) /* one program's computation: the library's length for both */
+        w.units[VAR_TRELLIS] = w.units[VAR_MPI];
 
     /* Phase 2: everything, interleaved. */
     variant vs[2 + 2 + 2 * MAX_TESTS];
