@@ -1,12 +1,13 @@
 """Median over launches of each row's ratio (Trellis over MPI) and of Trellis' time,
-before and after: python3 summary.py > summary.md (in this folder)."""
+before and after: python3 summary.py [FOLDER] > FOLDER/summary.md (FOLDER: where the
+before_N.csv and after_N.csv files are; this script's own folder by default)."""
 
 import csv
 import statistics
 import sys
 from pathlib import Path
 
-here = Path(__file__).resolve().parent
+here = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent
 rows: dict[tuple[str, int], dict[str, list[tuple[float, float]]]] = {}
 for which in ("before", "after"):
     for path in sorted(here.glob(f"{which}_*.csv")):
