@@ -1,7 +1,8 @@
 #!/bin/bash
 # The intercommunicator 2 + 2 on one host, 2-64 KiB, each form forced (the built-in
 # rules; inter_linear; inter_leader; inter_pairwise for allreduce), three launches of
-# each alternating. Ran on the build before shared-memory slots of 8 KiB (d00213d).
+# each alternating. Ran on the build before shared-memory slots of 8 KiB (d00213d);
+# again on 2026-11-27 with MIN=1K MAX=4M (one_forms2/). MIN, MAX: the sizes (2K, 64K).
 # Summary: python3 docs/results/inter/summarize.py <out>/x builtin linear leader pairwise
 cd "$(dirname "$0")/../../../.."
 out=${1:-results/inter-one-forms}; mkdir -p "$out"
@@ -14,6 +15,7 @@ for k in 1 2 3; do for cfg in builtin linear leader pairwise; do
     *) R="";;
   esac
   mpirun --oversubscribe --mca mpi_yield_when_idle 1 -np 4 -x LD_PRELOAD=build/libtrellis.so \
-    -x TRELLIS_RULES="$R" build/bench/inter_latency --colls allreduce,bcast --min 2K --max 64K \
-    --step 2 --iters 1000 --min-iters 20 --scale 256K --csv "$out/x_${cfg}_$k.csv" > /dev/null
+    -x TRELLIS_RULES="$R" build/bench/inter_latency --colls allreduce,bcast \
+    --min "${MIN:-2K}" --max "${MAX:-64K}" --step 2 --iters 1000 --min-iters 20 --scale 256K \
+    --csv "$out/x_${cfg}_$k.csv" > /dev/null
 done; done
