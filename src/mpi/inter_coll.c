@@ -68,6 +68,25 @@ int trl_inter_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MP
      * other group's a receive side (src/algo/inter/inter.h). */
     trl_comm *c = ic->c;
     bool is_root = at == c->rank;
+    int size;
+    MPI_Aint extent;
+    if (trl_type_contiguous(datatype, &size, &extent) &&
+        (size_t)count * (size_t)size <= (size_t)INT32_MAX) {
+        /* The buffer as it is: nothing to open, pack or unpack. */
+        trl_coll_args a = {.coll = TRL_COLL_BCAST, .root = at,
+                           .count = (size_t)count * (size_t)size, .elem_size = 1,
+                           .commutative = true, .call = trl_call_of(mode), .inter = &ic->shape};
+        if (a.count == 0) {
+            *served = true;
+            return trl_nothing(comm, mode);
+        }
+        const trl_cache_entry *e = trl_comm_lookup(c, &a);
+        if (!e || !e->algo->build)
+            return MPI_SUCCESS;
+        *served = true;
+        return trl_run(e, c, comm, is_root ? buffer : NULL, is_root ? NULL : buffer, MPI_BYTE,
+                       MPI_OP_NULL, mode);
+    }
     trl_blocks b = {.n = 1, .count = count, .type = datatype};
     trl_move_side send = {.pack_only = -1}, recv = {.pack_only = -1};
     trl_move_side *mine = is_root ? &send : &recv;
