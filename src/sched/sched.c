@@ -351,9 +351,14 @@ int trl_sched_append(trl_sched *s, const trl_sched *sub, const trl_sched_map *m)
         case TRL_STEP_COPY:
             trl_sched_copy(s, a, b, st->count, deps, n);
             break;
-        case TRL_STEP_REDUCE: /* c is b: sub is not finished, nothing folded yet */
-            trl_sched_reduce(s, a, b, st->count, deps, n);
+        case TRL_STEP_REDUCE: {
+            /* c is b while sub is unfinished, as it must be; a finished
+             * sub's folded c would otherwise be lost here. */
+            int id = trl_sched_reduce(s, a, b, st->count, deps, n);
+            if (id >= 0)
+                s->steps[id].c = translate(st->c, m, scratch);
             break;
+        }
         case TRL_STEP_NOP:
             add(s, (trl_step){.kind = TRL_STEP_NOP, .peer = -1}, deps, n);
             break;

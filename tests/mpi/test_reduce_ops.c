@@ -17,7 +17,8 @@
  *   LAND/LOR where inout alone decides whole blocks (kernels_logic.c).
  * - trl_reduce_into (a copy folded into a reduction) against the same
  *   reference, with its second operand apart from, equal to and
- *   overlapping its output.
+ *   overlapping its output; and through the library (a user operation,
+ *   elements of 16 KiB).
  * - Pairs MPI does not define (and characters, which are not integers to
  *   MPI), user operations and derived datatypes go through the MPI
  *   library: same error class, and on success the same bytes, as
@@ -746,6 +747,59 @@ static void wrapping_sum(void *in, void *inout, int *len, MPI_Datatype *t)
         b[i] += a[i];
 }
 
+/* A user operation on any contiguous run of uint32: words from the type's size. */
+static void wrapping_sum_words(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    int size;
+    MPI_Type_size(*t, &size);
+    uint32_t *a = in, *b = inout;
+    for (long i = 0; i < (long)*len * (size / 4); i++)
+        b[i] += a[i];
+}
+
+/* trl_reduce_into where the MPI library combines: a user operation, on
+ * MPI_UINT32_T and on a contiguous type of 4096 of them (one 16 KiB
+ * element a chunk), chunked and with its operand overlapping its output. */
+static void check_into_library(void)
+{
+    enum { BIG = 4096 };
+    MPI_Op user;
+    MPI_Op_create(wrapping_sum_words, 1, &user);
+    MPI_Datatype row;
+    MPI_Type_contiguous(BIG, MPI_UINT32_T, &row);
+    MPI_Type_commit(&row);
+    const struct { MPI_Datatype t; size_t per, n; const char *name; } cases[] = {
+        {MPI_UINT32_T, 1, 5001, "MPI_UINT32_T"}, {row, BIG, 3, "contiguous(4096, MPI_UINT32_T)"}};
+    for (int k = 0; k < 2; k++) {
+        size_t words = cases[k].per * cases[k].n, sz = cases[k].per * 4;
+        uint32_t *x = malloc(words * 4), *y = malloc(words * 4), *area = malloc(words * 4 + 2 * sz);
+        for (int m = 0; m < 3; m++) { /* apart (after in area), out above, out below */
+            for (size_t i = 0; i < words; i++) {
+                x[i] = (uint32_t)(i * 2654435761u);
+                y[i] = (uint32_t)(i * 40503u + 7u);
+            }
+            unsigned char *other = (unsigned char *)area + sz;
+            unsigned char *out = m == 0 ? (unsigned char *)y : m == 1 ? other + sz : other - sz;
+            memcpy(other, y, words * 4);
+            if (m == 0) /* out is y itself: other a copy of it elsewhere */
+                memset(y, 0, words * 4);
+            int rc = trl_reduce_into(x, other, out, cases[k].n, sz, cases[k].t, user);
+            size_t bad = words;
+            for (size_t i = 0; i < words && bad == words; i++) {
+                uint32_t got, want = (uint32_t)(i * 2654435761u) + (uint32_t)(i * 40503u + 7u);
+                memcpy(&got, out + 4 * i, 4);
+                if (got != want)
+                    bad = i;
+            }
+            CHECK(rc == MPI_SUCCESS && bad == words, "%s user op into, mode %d: word %zu differs "
+                  "(rc %d)", cases[k].name, m, bad, rc);
+        }
+        free(x); free(y); free(area);
+    }
+    MPI_Type_free(&row);
+    MPI_Op_free(&user);
+}
+
 static void check_user_and_derived(void)
 {
     /* A user operation: through the library, result as the library's. */
@@ -753,6 +807,7 @@ static void check_user_and_derived(void)
     MPI_Op_create(wrapping_sum, 1, &user);
     check_passes_through(MPI_UINT32_T, "MPI_UINT32_T", user, "user op");
     MPI_Op_free(&user);
+    check_into_library();
 
     /* Derived datatypes, even runs of one covered type, and uncommitted
      * ones: the library's verdict (Open MPI 4.1: MPI_ERR_OP), whatever it is. */
