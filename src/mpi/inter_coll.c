@@ -75,17 +75,13 @@ int trl_inter_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MP
         /* The buffer as it is: nothing to open, pack or unpack. */
         trl_coll_args a = {.coll = TRL_COLL_BCAST, .root = at,
                            .count = (size_t)count * (size_t)size, .elem_size = 1,
-                           .commutative = true, .call = trl_call_of(mode), .inter = &ic->shape};
+                           .commutative = true};
         if (a.count == 0) {
             *served = true;
             return trl_nothing(comm, mode);
         }
-        const trl_cache_entry *e = trl_comm_lookup(c, &a);
-        if (!e || !e->algo->build)
-            return MPI_SUCCESS;
-        *served = true;
-        return trl_run(e, c, comm, is_root ? buffer : NULL, is_root ? NULL : buffer, MPI_BYTE,
-                       MPI_OP_NULL, mode);
+        return run(ic, comm, &a, is_root ? buffer : NULL, is_root ? NULL : buffer, MPI_BYTE,
+                   MPI_OP_NULL, mode, served);
     }
     trl_blocks b = {.n = 1, .count = count, .type = datatype};
     trl_move_side send = {.pack_only = -1}, recv = {.pack_only = -1};
