@@ -7,7 +7,9 @@
  * them, and blocks laid out in reverse order with gaps), roots at either
  * end of either group, the three element types (non-commutative matrix
  * products included), and every intracommunicator algorithm as each part
- * of the leader algorithms; checked against values computed by plain loops
+ * of the leader algorithms, on several layouts (make_layout: hosts with
+ * one rank, irregular hosts, all on one host); checked against values
+ * computed by plain loops
  * as the MPI standard defines them (allreduce: the reduction of the OTHER
  * group's data; reduce_scatter: the other group's reduction scattered by
  * this group's counts; ...).
@@ -435,8 +437,8 @@ out:
     check_bufs_free(&b);
 }
 
-static void one_case(tally *t, const check_case *base, const trl_inter *in, const split *sp,
-                     int root_group, int root_index)
+static void one_case(tally *t, const check_case *base, const char *layout, const trl_inter *in,
+                     const split *sp, int root_group, int root_index)
 {
     int p = base->p;
     plan pl = {.c = *base, .in = in, .root_group = root_group, .root_index = root_index,
@@ -444,8 +446,8 @@ static void one_case(tally *t, const check_case *base, const trl_inter *in, cons
     bool rooted = trl_coll_is_rooted(base->algo->coll);
     if (rooted)
         pl.root = in->ranks[root_group][root_index];
-    char where[160];
-    snprintf(where, sizeof where, "groups %d+%d%s%s", sp->n0, sp->n1,
+    char where[200];
+    snprintf(where, sizeof where, "%s, groups %d+%d%s%s", layout, sp->n0, sp->n1,
              sp->interleave ? " interleaved" : "", rooted ? ", root in group " : "");
     if (rooted)
         snprintf(where + strlen(where), sizeof where - strlen(where), "%d rank %d", root_group,
@@ -481,21 +483,67 @@ static void one_case(tally *t, const check_case *base, const trl_inter *in, cons
     free(pl.arrays);
 }
 
-/* Two hosts, the merged ranks alternating between them: the groups' parts
- * then span hosts, so a hier part has levels to work with. */
-static void two_hosts(int p, trl_topo *t)
+/* Where the merged ranks sit: the layouts each split runs on. Alternating
+ * between two hosts (the groups' parts then span hosts, so a hier part has
+ * levels to work with) with every count; then, small counts only, hosts of
+ * three consecutive ranks (the last one smaller where p is not a multiple:
+ * irregular), one rank per host, and all on one host. */
+typedef enum { ALTERNATE, THREES, EACH_ALONE, ONE_HOST, NLAYOUTS } layout_kind;
+static const char *const layout_names[NLAYOUTS] = {
+    "two hosts alternating", "hosts of 3 consecutive ranks", "a host per rank", "one host"};
+
+static void make_layout(layout_kind k, int p, trl_topo *t)
 {
     trl_topo_single_host(p, t);
-    t->nhosts = p > 1 ? 2 : 1;
+    if (k == ONE_HOST)
+        return;
+    int hosts = k == ALTERNATE ? (p > 1 ? 2 : 1) : k == THREES ? (p + 2) / 3 : p;
+    t->nhosts = hosts;
     for (int r = 0; r < p; r++)
-        t->host[r] = r % t->nhosts;
+        t->host[r] = k == ALTERNATE ? r % hosts : k == THREES ? r / 3 : r;
+    trl_topo_summarize(t);
+}
+
+static void sweep_layout(tally *t, const trl_algo *algo, const char *text,
+                         const trl_params *params, unsigned *seed, const split *sp,
+                         const trl_inter *in, const trl_topo *topo, layout_kind lk)
+{
+    trl_coll coll = algo->coll;
+    bool rooted = trl_coll_is_rooted(coll), reduction = trl_coll_is_reduction(coll);
+    int p = sp->n0 + sp->n1;
+    for (size_t ci = 0; ci < sizeof counts_swept / sizeof *counts_swept; ci++) {
+        size_t count = counts_swept[ci];
+        bool big = count > 1000;
+        if ((coll == TRL_COLL_BARRIER && count > 0) || (t->quick && big) ||
+            (lk != ALTERNATE && count > 7) || (big && p > 9))
+            continue;
+        size_t ntypes = reduction ? check_ntypes : 1;
+        for (size_t ti = 0; ti < ntypes; ti++) {
+            const elem_type *ty = &check_types[ti];
+            check_case c = {algo, text, params, ty, p, count, 0, false, (*seed)++, NULL,
+                            (trl_topo *)topo};
+            trl_coll_args probe = check_args(&c);
+            probe.inter = in;
+            probe.algo = algo;
+            if (trl_algo_unusable(algo, &probe) || (big && ti == 1))
+                continue;
+            if (!rooted) {
+                one_case(t, &c, layout_names[lk], in, sp, 0, 0);
+                continue;
+            }
+            for (int g = 0; g < 2; g++) {
+                int n = g ? sp->n1 : sp->n0;
+                one_case(t, &c, layout_names[lk], in, sp, g, 0);
+                if (n > 1 && !big)
+                    one_case(t, &c, layout_names[lk], in, sp, g, n - 1);
+            }
+        }
+    }
 }
 
 static void sweep_variant(tally *t, const trl_algo *algo, const char *text,
                           const trl_params *params, unsigned *seed)
 {
-    trl_coll coll = algo->coll;
-    bool rooted = trl_coll_is_rooted(coll), reduction = trl_coll_is_reduction(coll);
     for (size_t si = 0; si < sizeof splits / sizeof *splits; si++) {
         const split *sp = &splits[si];
         trl_inter in;
@@ -504,37 +552,12 @@ static void sweep_variant(tally *t, const trl_algo *algo, const char *text,
             exit(2);
         }
         int p = sp->n0 + sp->n1;
-        trl_topo topo;
-        two_hosts(p, &topo);
-        for (size_t ci = 0; ci < sizeof counts_swept / sizeof *counts_swept; ci++) {
-            size_t count = counts_swept[ci];
-            bool big = count > 1000;
-            if ((coll == TRL_COLL_BARRIER && count > 0) || (t->quick && big) ||
-                (big && p > 9))
-                continue;
-            size_t ntypes = reduction ? check_ntypes : 1;
-            for (size_t ti = 0; ti < ntypes; ti++) {
-                const elem_type *ty = &check_types[ti];
-                check_case c = {algo, text, params, ty, p, count, 0, false, (*seed)++, NULL,
-                                &topo};
-                trl_coll_args probe = check_args(&c);
-                probe.inter = &in;
-                probe.algo = algo;
-                if (trl_algo_unusable(algo, &probe) || (big && ti == 1))
-                    continue;
-                if (!rooted) {
-                    one_case(t, &c, &in, sp, 0, 0);
-                    continue;
-                }
-                for (int g = 0; g < 2; g++) {
-                    int n = g ? sp->n1 : sp->n0;
-                    one_case(t, &c, &in, sp, g, 0);
-                    if (n > 1 && !big)
-                        one_case(t, &c, &in, sp, g, n - 1);
-                }
-            }
+        for (layout_kind lk = ALTERNATE; lk < NLAYOUTS; lk++) {
+            trl_topo topo;
+            make_layout(lk, p, &topo);
+            sweep_layout(t, algo, text, params, seed, sp, &in, &topo, lk);
+            trl_topo_free(&topo);
         }
-        trl_topo_free(&topo);
         trl_inter_free(&in);
     }
 }

@@ -306,17 +306,19 @@ static const error_case error_cases[] = {
     {"allreduce ringg", false,
      "test.rules:1:11: unknown algorithm 'ringg' for allreduce (expected one of: reduce_bcast, "
      "recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded, tree, "
-     "inter_linear, inter_leader, inter_pairwise, mpi)"},
+     "inter_linear, inter_leader, inter_pairwise, inter_hosts, mpi)"},
     {"barrier bintree", false,
      "test.rules:1:9: unknown algorithm 'bintree' for barrier (expected one of: linear, binomial, "
-     "dissemination, recursive_doubling, hier, inter_linear, inter_leader, inter_pairwise, mpi)"},
+     "dissemination, recursive_doubling, hier, inter_linear, inter_leader, inter_pairwise, "
+     "inter_hosts, mpi)"},
     {"allreduce bytes=4K-", false,
      "test.rules:1:20: missing algorithm after filters (expected one of: reduce_bcast, "
      "recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded, tree, "
-     "inter_linear, inter_leader, inter_pairwise, mpi)"},
+     "inter_linear, inter_leader, inter_pairwise, inter_hosts, mpi)"},
     {"bcast   # no algorithm", false,
      "test.rules:1:6: missing algorithm after bcast (expected one of: linear, binomial, knomial, kary, "
-     "chain, scatter_allgather, hier, hier_sharded, tree, inter_linear, inter_leader, mpi)"},
+     "chain, scatter_allgather, hier, hier_sharded, tree, inter_linear, inter_leader, inter_hosts, "
+     "mpi)"},
     /* Parameters. */
     {"allreduce recursive_doubling ring", false,
      "test.rules:1:30: unexpected 'ring' after algorithm recursive_doubling (parameters are name=value)"},
@@ -427,12 +429,13 @@ static const error_case error_cases[] = {
      "knomial, kary, chain, rabenseifner, hier, tree, inter_linear, inter_leader, mpi)"},
     {"bcast ringg\nbcast alsobad", false,
      "test.rules:1:7: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, knomial, "
-     "kary, chain, scatter_allgather, hier, hier_sharded, tree, inter_linear, inter_leader, mpi)"},
+     "kary, chain, scatter_allgather, hier, hier_sharded, tree, inter_linear, inter_leader, "
+     "inter_hosts, mpi)"},
     /* Inline: every ';' or newline separated part is a line. */
     {"allreduce ring; bcast ringg", true,
      "TRELLIS_RULES:2:8: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, "
      "knomial, kary, chain, scatter_allgather, hier, hier_sharded, tree, inter_linear, "
-     "inter_leader, mpi)"},
+     "inter_leader, inter_hosts, mpi)"},
     {"bcast binomial # a; ; reduce binomial\nbarrier ranks=9-3 linear", true,
      "TRELLIS_RULES:4:9: range '9-3' is empty"},
     /* The intercommunicator filters. */

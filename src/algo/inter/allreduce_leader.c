@@ -24,7 +24,7 @@ int trl_inter_allreduce_leader(const trl_coll_args *a, trl_sched *s)
     trl_ref mine = own; /* this group's reduction at the leader */
     if (v.nl > 1) {
         mine = trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, n));
-        trl_inter_part reduce = {TRL_COLL_REDUCE, "reduce", 0, n, NULL, NULL, own, mine};
+        trl_inter_part reduce = {TRL_COLL_REDUCE, "reduce", 0, n, NULL, NULL, own, mine, NULL, 0};
         int rc = trl_inter_run_part(a, s, &reduce);
         if (rc)
             return rc;
@@ -35,6 +35,6 @@ int trl_inter_allreduce_leader(const trl_coll_args *a, trl_sched *s)
     }
     if (v.nl == 1)
         return s->status;
-    trl_inter_part bcast = {TRL_COLL_BCAST, "bcast", 0, n, NULL, NULL, result, result};
+    trl_inter_part bcast = {TRL_COLL_BCAST, "bcast", 0, n, NULL, NULL, result, result, NULL, 0};
     return trl_inter_run_part(a, s, &bcast);
 }

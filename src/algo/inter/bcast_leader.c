@@ -27,6 +27,6 @@ int trl_inter_bcast_leader(const trl_coll_args *a, trl_sched *s)
         trl_sched_recv(s, a->root, buf, a->count, TRL_NODEPS);
     if (v.nl == 1)
         return s->status;
-    trl_inter_part part = {TRL_COLL_BCAST, "bcast", 0, a->count, NULL, NULL, buf, buf};
+    trl_inter_part part = {TRL_COLL_BCAST, "bcast", 0, a->count, NULL, NULL, buf, buf, NULL, 0};
     return trl_inter_run_part(a, s, &part);
 }

@@ -113,19 +113,25 @@ size_t trl_inter_rule_bytes(const trl_coll_args *a)
     }
 }
 
-/* The group's layout: a->topo's entries of the group's members. */
-static int part_topo(const trl_coll_args *a, const trl_inter_view *v, trl_topo *out)
+/* The layout of the ranks `over` (merged ranks): a->topo's entries. */
+static int part_topo(const trl_coll_args *a, const int *over, int n, trl_topo *out)
 {
     if (!a->topo) {
         memset(out, 0, sizeof *out);
         return TRL_OK;
     }
-    return trl_topo_subset(a->topo, v->local, v->nl, out);
+    return trl_topo_subset(a->topo, over, n, out);
 }
 
 int trl_inter_run_part(const trl_coll_args *a, trl_sched *s, const trl_inter_part *part)
 {
     trl_inter_view v = trl_inter_view_of(a);
+    const int *over = part->over ? part->over : v.local;
+    int n = part->over ? part->n_over : v.nl, me = -1;
+    for (int i = 0; i < n && me < 0; i++)
+        me = over[i] == a->rank ? i : -1;
+    if (me < 0)
+        return TRL_ERR_INVALID;
     const trl_params *given;
     const trl_algo *algo = trl_param_level(a, part->param, &given);
     if (!algo || !algo->build || algo->coll != part->coll)
@@ -135,23 +141,23 @@ int trl_inter_run_part(const trl_coll_args *a, trl_sched *s, const trl_inter_par
     if (rc)
         return rc;
     trl_topo topo;
-    rc = part_topo(a, &v, &topo);
+    rc = part_topo(a, over, n, &topo);
     if (rc) {
         trl_params_release(&view);
         return rc;
     }
-    trl_coll_args args = {.coll = part->coll, .rank = v.me, .size = v.nl, .root = part->root,
+    trl_coll_args args = {.coll = part->coll, .rank = me, .size = n, .root = part->root,
                           .count = part->count, .elem_size = a->elem_size,
                           .counts = part->counts, .displs = part->displs,
                           .commutative = a->commutative, .call = a->call, .params = &view,
                           .algo = algo, .topo = topo.host ? &topo : NULL};
     trl_sched sub;
-    rc = trl_algo_unusable(algo, &args) ? TRL_ERR_UNSUPPORTED : trl_sched_init(&sub, v.me, v.nl);
+    rc = trl_algo_unusable(algo, &args) ? TRL_ERR_UNSUPPORTED : trl_sched_init(&sub, me, n);
     if (rc == TRL_OK) {
         rc = algo->build(&args, &sub);
         trl_sched_fence(s);
         if (rc == TRL_OK) {
-            trl_sched_map map = {v.local, part->send, part->recv};
+            trl_sched_map map = {over, part->send, part->recv};
             rc = trl_sched_append(s, &sub, &map);
         }
         trl_sched_free(&sub);
@@ -163,17 +169,18 @@ int trl_inter_run_part(const trl_coll_args *a, trl_sched *s, const trl_inter_par
     return rc ? rc : s->status;
 }
 
-/* Whether `part` can serve group g's part of the call, on the group's own
- * layout (the hierarchical forms of a non-commutative reduction need
+/* Whether `part` can serve the part of the call over the merged ranks
+ * ranks[0..n-1] (a group, or a host's members in it), on their own layout
+ * (the hierarchical forms of a non-commutative reduction need
  * placement=block there). */
 static const char *part_unusable_on(const trl_coll_args *a, const trl_algo *part,
-                                    const trl_params *given, trl_coll coll, int g)
+                                    const trl_params *given, trl_coll coll, const int *ranks,
+                                    int n)
 {
-    const trl_inter *in = a->inter;
     trl_topo topo = {0};
-    if (a->topo && trl_topo_subset(a->topo, in->ranks[g], in->n[g], &topo) != TRL_OK)
+    if (a->topo && trl_topo_subset(a->topo, ranks, n, &topo) != TRL_OK)
         return "the group's layout could not be made";
-    trl_coll_args sub = {.coll = coll, .size = in->n[g], .commutative = a->commutative,
+    trl_coll_args sub = {.coll = coll, .size = n, .commutative = a->commutative,
                          .call = a->call, .params = given, .algo = part,
                          .topo = topo.host ? &topo : NULL};
     const char *why = trl_algo_unusable(part, &sub);
@@ -181,7 +188,7 @@ static const char *part_unusable_on(const trl_coll_args *a, const trl_algo *part
     return why;
 }
 
-const char *trl_inter_parts_unusable(const trl_coll_args *a)
+const char *trl__inter_parts_unusable_over(const trl_coll_args *a, const int *ranks, int n)
 {
     for (const trl_param_spec *p = a->algo->params; p && p->name; p++) {
         if (p->kind != TRL_PARAM_LEVEL)
@@ -190,14 +197,23 @@ const char *trl_inter_parts_unusable(const trl_coll_args *a)
         const trl_algo *part = trl_param_level(a, p->name, &given);
         if (!part)
             return "a part's algorithm is missing";
-        /* A part runs on each group of this call: the same operation and
-         * form of call, no intercommunicator. Both groups judge both, so
-         * every rank of the call chooses alike. */
-        for (int g = 0; g < 2; g++) {
-            const char *why = part_unusable_on(a, part, given, p->of, g);
-            if (why)
-                return why;
-        }
+        /* The same operation and form of call, no intercommunicator. */
+        const char *why = part_unusable_on(a, part, given, p->of, ranks, n);
+        if (why)
+            return why;
+    }
+    return NULL;
+}
+
+const char *trl_inter_parts_unusable(const trl_coll_args *a)
+{
+    /* A part runs on each group: both groups judge both, so every rank of
+     * the call chooses alike. */
+    const trl_inter *in = a->inter;
+    for (int g = 0; g < 2; g++) {
+        const char *why = trl__inter_parts_unusable_over(a, in->ranks[g], in->n[g]);
+        if (why)
+            return why;
     }
     return NULL;
 }
@@ -205,20 +221,26 @@ const char *trl_inter_parts_unusable(const trl_coll_args *a)
 int trl__inter_fold_remote(const trl_coll_args *a, trl_sched *s, trl_ref dst, size_t n)
 {
     trl_inter_view v = trl_inter_view_of(a);
-    size_t slots = trl_sched_scratch(s, (size_t)v.nr * n);
+    return trl__inter_fold_from(a, s, dst, n, v.remote, v.nr);
+}
+
+int trl__inter_fold_from(const trl_coll_args *a, trl_sched *s, trl_ref dst, size_t n,
+                         const int *from, int n_from)
+{
+    size_t slots = trl_sched_scratch(s, (size_t)n_from * n);
 #define SLOT(i) trl_ref_at(TRL_BUF_SCRATCH, slots + (size_t)(i) * n)
     if (a->commutative) {
-        int first = trl_sched_recv(s, v.remote[0], dst, n, TRL_NODEPS);
-        for (int i = 1; i < v.nr; i++) {
-            int got = trl_sched_recv(s, v.remote[i], SLOT(i), n, TRL_NODEPS);
+        int first = trl_sched_recv(s, from[0], dst, n, TRL_NODEPS);
+        for (int i = 1; i < n_from; i++) {
+            int got = trl_sched_recv(s, from[i], SLOT(i), n, TRL_NODEPS);
             trl_sched_reduce(s, SLOT(i), dst, n, TRL_DEPS(first, got));
         }
     } else {
-        /* Right to left: dst takes x_{nr-1}, then x_i op dst for each
-         * lower i (b = a op b), ending as x_0 op x_1 op ... op x_{nr-1}. */
-        int last = trl_sched_recv(s, v.remote[v.nr - 1], dst, n, TRL_NODEPS);
-        for (int i = v.nr - 2; i >= 0; i--) {
-            int got = trl_sched_recv(s, v.remote[i], SLOT(i), n, TRL_NODEPS);
+        /* Right to left: dst takes x_{k-1}, then x_i op dst for each
+         * lower i (b = a op b), ending as x_0 op x_1 op ... op x_{k-1}. */
+        int last = trl_sched_recv(s, from[n_from - 1], dst, n, TRL_NODEPS);
+        for (int i = n_from - 2; i >= 0; i--) {
+            int got = trl_sched_recv(s, from[i], SLOT(i), n, TRL_NODEPS);
             last = trl_sched_reduce(s, SLOT(i), dst, n, TRL_DEPS(last, got));
         }
     }

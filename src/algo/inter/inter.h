@@ -106,6 +106,8 @@ typedef struct {
     size_t count;             /* elements (per block where it has blocks) */
     const size_t *counts, *displs; /* per group rank, or NULL (uniform blocks) */
     trl_ref send, recv;       /* where the part's SEND and RECV lie in s */
+    const int *over;          /* the part's ranks as merged ranks, or NULL: this rank's */
+    int n_over;               /* whole group; else a subset of it holding this rank */
 } trl_inter_part;
 
 int trl_inter_run_part(const trl_coll_args *a, trl_sched *s, const trl_inter_part *part);
@@ -113,12 +115,42 @@ int trl_inter_run_part(const trl_coll_args *a, trl_sched *s, const trl_inter_par
 /* The `unusable` hook of the leader algorithms: why a part (named by a
  * LEVEL parameter) cannot serve this call, or NULL. */
 const char *trl_inter_parts_unusable(const trl_coll_args *a);
+/* The same for the parts run over the merged ranks ranks[0..n-1] only. */
+const char *trl__inter_parts_unusable_over(const trl_coll_args *a, const int *ranks, int n);
+
+/* One group's hosts, as the layout places its members (src/algo/inter/
+ * hosts.c): hosts numbered by first appearance in group rank order, each
+ * led by its lowest group rank. No layout: one host. */
+typedef struct {
+    int nhosts;
+    int *host;    /* per group rank: its host */
+    int *leader;  /* per host: its leader's group rank */
+    int *storage; /* owned */
+} trl_inter_hosts;
+
+/* The hosts of the group whose members are ranks[0..n-1] (merged ranks). */
+int trl__inter_hosts_of(const trl_coll_args *a, const int *ranks, int n, trl_inter_hosts *h);
+void trl__inter_hosts_free(trl_inter_hosts *h);
+
+/* The members of this rank's host in its own group, as merged ranks in group
+ * rank order (malloc'ed into *members, *n of them; the leader first). */
+int trl__inter_host_members(const trl_coll_args *a, const trl_inter_hosts *mine, int **members,
+                            int *n);
+
+/* The `unusable` hook of the algorithms whose parts run within each host of
+ * a group (inter_hosts): every part on every host of both groups; and a
+ * non-commutative operation needs every host to hold consecutive ranks of
+ * its group (host by host is then rank order). */
+const char *trl_inter_host_parts_unusable(const trl_coll_args *a);
 
 /* Receive every remote rank's n elements and fold them into dst in the
  * remote group's rank order (for a commutative operation, in order of
  * arrival), as the root of a linear reduce does; then a fence, so later
  * steps see the result. Scratch: one slot of n per remote rank. */
 int trl__inter_fold_remote(const trl_coll_args *a, trl_sched *s, trl_ref dst, size_t n);
+/* The same from the n_from merged ranks `from`, folded in their order. */
+int trl__inter_fold_from(const trl_coll_args *a, trl_sched *s, trl_ref dst, size_t n,
+                         const int *from, int n_from);
 
 /* The pairwise step between the groups: this rank sends n elements at out
  * to every remote rank j with j mod n_l == me (at least its partner, when
@@ -148,14 +180,17 @@ int trl__inter_local_blocks(const trl_coll_args *a, size_t *total, size_t **pack
     int trl_inter_##coll##_##name(const trl_coll_args *a, trl_sched *s);
 TRL_INTER_BUILDER(bcast, linear)
 TRL_INTER_BUILDER(bcast, leader)
+TRL_INTER_BUILDER(bcast, hosts)
 TRL_INTER_BUILDER(reduce, linear)
 TRL_INTER_BUILDER(reduce, leader)
 TRL_INTER_BUILDER(allreduce, linear)
 TRL_INTER_BUILDER(allreduce, leader)
 TRL_INTER_BUILDER(allreduce, pairwise)
+TRL_INTER_BUILDER(allreduce, hosts)
 TRL_INTER_BUILDER(barrier, linear)
 TRL_INTER_BUILDER(barrier, leader)
 TRL_INTER_BUILDER(barrier, pairwise)
+TRL_INTER_BUILDER(barrier, hosts)
 TRL_INTER_BUILDER(gather, linear)   /* serves gatherv */
 TRL_INTER_BUILDER(gather, leader)
 TRL_INTER_BUILDER(scatter, linear)  /* serves scatterv */

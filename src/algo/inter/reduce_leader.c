@@ -28,7 +28,7 @@ int trl_inter_reduce_leader(const trl_coll_args *a, trl_sched *s)
     if (v.nl > 1) {
         result = trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, n));
         trl_inter_part part = {TRL_COLL_REDUCE, "reduce", 0, n, NULL, NULL,
-                               trl_ref_at(TRL_BUF_SEND, 0), result};
+                               trl_ref_at(TRL_BUF_SEND, 0), result, NULL, 0};
         int rc = trl_inter_run_part(a, s, &part);
         if (rc)
             return rc;

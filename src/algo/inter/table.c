@@ -50,3 +50,20 @@ const trl_param_spec trl_inter_reduce_scatter_params[] = {
     PART("scatter", TRL_COLL_SCATTER, "linear", "the scatter within each group from its leader"),
     {0},
 };
+const trl_param_spec trl_inter_bcast_hosts_params[] = {
+    PART("bcast", TRL_COLL_BCAST, "binomial",
+         "the bcast within each host of the group that receives, from its leader"),
+    {0},
+};
+const trl_param_spec trl_inter_allreduce_hosts_params[] = {
+    PART("reduce", TRL_COLL_REDUCE, "binomial", "the reduce within each host to its leader"),
+    PART("bcast", TRL_COLL_BCAST, "binomial", "the bcast within each host from its leader"),
+    {0},
+};
+const trl_param_spec trl_inter_barrier_hosts_params[] = {
+    PART("arrive", TRL_COLL_GATHER, "binomial",
+         "the gather of one-byte tokens within each host to its leader"),
+    PART("release", TRL_COLL_BCAST, "binomial",
+         "the bcast of a one-byte token within each host from its leader"),
+    {0},
+};

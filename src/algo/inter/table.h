@@ -13,7 +13,9 @@
 extern const trl_param_spec trl_inter_bcast_params[], trl_inter_reduce_params[],
     trl_inter_allreduce_params[], trl_inter_barrier_params[], trl_inter_allreduce_pairwise_params[],
     trl_inter_barrier_pairwise_params[], trl_inter_gather_params[],
-    trl_inter_scatter_params[], trl_inter_reduce_scatter_params[];
+    trl_inter_scatter_params[], trl_inter_reduce_scatter_params[],
+    trl_inter_bcast_hosts_params[], trl_inter_allreduce_hosts_params[],
+    trl_inter_barrier_hosts_params[];
 
 #define TRL_I TRL_NEEDS_INTER
 #define TRL_INTER_ALGORITHMS                                                                      \
@@ -23,6 +25,10 @@ extern const trl_param_spec trl_inter_bcast_params[], trl_inter_reduce_params[],
      "intercommunicator: the root sends to the remote leader, which bcasts in its group",          \
      "a + nb + the group's bcast", TRL_I, trl_inter_bcast_params, trl_inter_bcast_leader,          \
      trl_inter_parts_unusable},                                                                    \
+    {TRL_COLL_BCAST, "inter_hosts",                                                                \
+     "intercommunicator: the root sends to each remote host's leader, which bcasts in its host",   \
+     "h_r(a + nb) + a host's bcast", TRL_I, trl_inter_bcast_hosts_params, trl_inter_bcast_hosts,   \
+     trl_inter_host_parts_unusable},                                                               \
     {TRL_COLL_REDUCE, "inter_linear",                                                              \
      "intercommunicator: every remote rank sends to the root, which combines in rank order",       \
      "n_r(a + nb + ng)", TRL_I, NULL, trl_inter_reduce_linear},                                    \
@@ -41,6 +47,10 @@ extern const trl_param_spec trl_inter_bcast_params[], trl_inter_reduce_params[],
      "intercommunicator: allreduce in each group, then each rank sends to its remote partners",    \
      "allreduce + a + nb", TRL_I, trl_inter_allreduce_pairwise_params,                             \
      trl_inter_allreduce_pairwise, trl_inter_parts_unusable},                                      \
+    {TRL_COLL_ALLREDUCE, "inter_hosts",                                                            \
+     "intercommunicator: reduce in each host, its leader exchanges with every remote host's "      \
+     "leader, bcast in each host", "a host's reduce + h_r(a + nb + ng) + a host's bcast", TRL_I,   \
+     trl_inter_allreduce_hosts_params, trl_inter_allreduce_hosts, trl_inter_host_parts_unusable},  \
     {TRL_COLL_BARRIER, "inter_linear",                                                             \
      "intercommunicator: every rank signals the remote leader, which releases its group",          \
      "(n_r + n_l - 1)a", TRL_I, NULL, trl_inter_barrier_linear},                                   \
@@ -52,6 +62,10 @@ extern const trl_param_spec trl_inter_bcast_params[], trl_inter_reduce_params[],
      "intercommunicator: a barrier in each group, then each rank signals its remote partners",     \
      "barrier + a", TRL_I, trl_inter_barrier_pairwise_params, trl_inter_barrier_pairwise,          \
      trl_inter_parts_unusable},                                                                    \
+    {TRL_COLL_BARRIER, "inter_hosts",                                                              \
+     "intercommunicator: gather in each host, its leader signals every remote host's leader, "     \
+     "release in each host", "a host's gather + h_r a + a host's bcast", TRL_I,                    \
+     trl_inter_barrier_hosts_params, trl_inter_barrier_hosts, trl_inter_host_parts_unusable},      \
     {TRL_COLL_GATHER, "inter_linear", "intercommunicator: every remote rank sends to the root",   \
      "n_r a + Nb", TRL_I, NULL, trl_inter_gather_linear},                                          \
     {TRL_COLL_GATHER, "inter_leader",                                                              \
