@@ -576,6 +576,41 @@ def test_intercommunicator_rules_see_the_larger_and_the_smaller_group(
     assert check_messages_pair(scheds) == 7 + 5
 
 
+@pytest.mark.parametrize(
+    ("coll", "nbytes"), [("allreduce", "4"), ("barrier", "0"), ("bcast", "1M")]
+)
+def test_intercommunicators_across_hosts_cross_leader_to_leader(
+    run_trellis, coll: str, nbytes: str
+) -> None:
+    """The built-in rules' choice for 8 + 8 ranks with each group on two hosts of four:
+    inter_hosts, whose only messages between hosts go between host leaders; on one host
+    the same call gets another form."""
+    args = ["explain", coll, "--ranks", "8", "--remote-ranks", "8", "--bytes", nbytes, "--json"]
+    proc = run_trellis(*args, "--topology", "hosts=4 ranks_per_host=4")
+    assert proc.returncode == 0, proc.stderr
+    info = json.loads(proc.stdout)
+    assert info["algorithm"] == "inter_hosts"
+    assert info["rule"]["source"] == "built-in"
+    goal = "num_ranks 16\n" + "".join(s["goal"] for s in info["schedules"])
+    _, scheds = parse_goal(goal)
+    leaders = {0, 4, 8, 12}
+    crossing = {
+        (r, op.peer)
+        for r, sched in enumerate(scheds)
+        for _, op in sched.of_kind("send")
+        if r // 4 != op.peer // 4
+    }
+    # Every leader to every leader of the other group's hosts (bcast: the root to
+    # the other group's two), and nothing else crosses.
+    want = {(0, 8), (0, 12)} if coll == "bcast" else {
+        (a, b) for a in leaders for b in leaders if (a < 8) != (b < 8)
+    }
+    assert crossing == want
+    one_host = run_trellis(*args, "--topology", "hosts=1 ranks_per_host=16")
+    assert one_host.returncode == 0, one_host.stderr
+    assert json.loads(one_host.stdout)["algorithm"] != "inter_hosts"
+
+
 def test_intercommunicator_algorithms_serve_only_intercommunicators(run_trellis) -> None:
     intra = run_trellis(
         "explain", "allreduce", "--ranks", "4", "--bytes", "8", "--rules", "allreduce inter_linear"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # issue 14's bar: intercommunicator allreduce, bcast, barrier; 8+8 across 4x4, and 2+2 on one host
-cd /work/main
+cd "$(dirname "$0")/../../.."
 T=.venv/bin/trellis
-out=${1:-results/inter}; rm -rf $out; mkdir -p $out
+out=${1:-results/inter}; mkdir -p "$out"  # the CSVs of an earlier run there are overwritten
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 $T testbed up --hosts 4 --slots 4 | tail -1
 for k in 1 2 3 4 5; do
