@@ -259,6 +259,8 @@ const trl_algo trl_algorithms[] = {
      NULL, trl_barrier_dissemination},
     {BAR, "recursive_doubling", "pairwise exchange at distance 1, 2, 4, ...", "log2(p)a", 0, NULL,
      trl_barrier_recursive_doubling},
+    {BAR, "direct", "every rank signals every other rank, one round", "a + (p-1) messages", 0,
+     NULL, trl_barrier_direct},
     {BAR, "hier", "fan-in up the levels of a hierarchy, a barrier at the top, fan-out down",
      "2 x the levels' trees + the top's barrier", 0, hier_barrier_params, trl_barrier_hier},
 

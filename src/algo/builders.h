@@ -39,6 +39,7 @@ TRL_BUILDER(barrier, linear)
 TRL_BUILDER(barrier, binomial)
 TRL_BUILDER(barrier, dissemination)
 TRL_BUILDER(barrier, recursive_doubling)
+TRL_BUILDER(barrier, direct)
 TRL_BUILDER(barrier, hier)
 
 /* gather serves gatherv and scatter serves scatterv: counts[] when

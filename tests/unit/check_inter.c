@@ -487,20 +487,27 @@ static void one_case(tally *t, const check_case *base, const char *layout, const
  * between two hosts (the groups' parts then span hosts, so a hier part has
  * levels to work with) with every count; then, small counts only, hosts of
  * three consecutive ranks (the last one smaller where p is not a multiple:
- * irregular), one rank per host, and all on one host. */
-typedef enum { ALTERNATE, THREES, EACH_ALONE, ONE_HOST, NLAYOUTS } layout_kind;
+ * irregular), the same numbered from the last, one rank per host, and all
+ * on one host. */
+typedef enum { ALTERNATE, THREES, THREES_BACKWARDS, EACH_ALONE, ONE_HOST, NLAYOUTS } layout_kind;
 static const char *const layout_names[NLAYOUTS] = {
-    "two hosts alternating", "hosts of 3 consecutive ranks", "a host per rank", "one host"};
+    "two hosts alternating", "hosts of 3 consecutive ranks",
+    "hosts of 3 consecutive ranks numbered from the last", "a host per rank", "one host"};
 
 static void make_layout(layout_kind k, int p, trl_topo *t)
 {
     trl_topo_single_host(p, t);
     if (k == ONE_HOST)
         return;
-    int hosts = k == ALTERNATE ? (p > 1 ? 2 : 1) : k == THREES ? (p + 2) / 3 : p;
+    bool threes = k == THREES || k == THREES_BACKWARDS;
+    int hosts = k == ALTERNATE ? (p > 1 ? 2 : 1) : threes ? (p + 2) / 3 : p;
     t->nhosts = hosts;
+    /* Backwards: host ids run against rank order, so a group's hosts are
+     * not numbered as they first appear in it. */
     for (int r = 0; r < p; r++)
-        t->host[r] = k == ALTERNATE ? r % hosts : k == THREES ? r / 3 : r;
+        t->host[r] = k == ALTERNATE ? r % hosts
+                     : threes       ? (k == THREES ? r / 3 : hosts - 1 - r / 3)
+                                    : r;
     trl_topo_summarize(t);
 }
 

@@ -309,7 +309,7 @@ static const error_case error_cases[] = {
      "inter_linear, inter_leader, inter_pairwise, inter_hosts, mpi)"},
     {"barrier bintree", false,
      "test.rules:1:9: unknown algorithm 'bintree' for barrier (expected one of: linear, binomial, "
-     "dissemination, recursive_doubling, hier, inter_linear, inter_leader, inter_pairwise, "
+     "dissemination, recursive_doubling, direct, hier, inter_linear, inter_leader, inter_pairwise, "
      "inter_hosts, mpi)"},
     {"allreduce bytes=4K-", false,
      "test.rules:1:20: missing algorithm after filters (expected one of: reduce_bcast, "
