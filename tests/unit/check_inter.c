@@ -511,6 +511,10 @@ static void make_layout(layout_kind k, int p, trl_topo *t)
     trl_topo_summarize(t);
 }
 
+/* Cases run per element type in the sweep of the default parameters: a hook
+ * that refused every case of a type would otherwise pass unseen. */
+static int type_cases[16];
+
 static void sweep_layout(tally *t, const trl_algo *algo, const char *text,
                          const trl_params *params, unsigned *seed, const split *sp,
                          const trl_inter *in, const trl_topo *topo, layout_kind lk)
@@ -534,6 +538,7 @@ static void sweep_layout(tally *t, const trl_algo *algo, const char *text,
             probe.algo = algo;
             if (trl_algo_unusable(algo, &probe) || (big && ti == 1))
                 continue;
+            type_cases[ti]++;
             if (!rooted) {
                 one_case(t, &c, layout_names[lk], in, sp, 0, 0);
                 continue;
@@ -575,7 +580,16 @@ int check_inter_sweep(tally *t, const trl_algo *algo)
 {
     unsigned seed = 1;
     trl_params none = {NULL, 0};
+    memset(type_cases, 0, sizeof type_cases);
     sweep_variant(t, algo, "", &none, &seed);
+    size_t ntypes = trl_coll_is_reduction(algo->coll) ? check_ntypes : 1;
+    for (size_t ti = 0; ti < ntypes; ti++) {
+        if (type_cases[ti] > 0)
+            continue;
+        t->failures++;
+        fprintf(stderr, "FAIL %s %s: no case ran with type %s (its unusable hook refused all)\n",
+                trl_coll_name(algo->coll), algo->name, check_types[ti].name);
+    }
     for (const trl_param_spec *p = algo->params; p && p->name; p++) {
         if (p->kind != TRL_PARAM_LEVEL)
             continue;
