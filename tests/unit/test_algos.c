@@ -222,5 +222,7 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     printf("%s %s: %d cases, %d failed\n", argv[1], argv[2], w.t.cases, w.t.failures);
-    return w.t.failures ? 1 : 0;
+    if (w.t.cases == 0) /* every case refused or skipped: nothing was checked */
+        fprintf(stderr, "FAIL %s %s: no case ran\n", argv[1], argv[2]);
+    return w.t.failures || w.t.cases == 0 ? 1 : 0;
 }
