@@ -16,53 +16,35 @@
  * Any group sizes and layouts; a non-commutative operation needs each host
  * to hold consecutive ranks of its group (host by host is rank order).
  */
-#include <stdlib.h>
-
 #include "algo/inter/inter.h"
 
 int trl_inter_allreduce_hosts(const trl_coll_args *a, trl_sched *s)
 {
-    trl_inter_view v = trl_inter_view_of(a);
     size_t n = a->count;
     if (n == 0)
         return s->status;
-    trl_inter_hosts mine, theirs;
-    int rc = trl__inter_hosts_of(a, v.local, v.nl, &mine);
+    trl_inter_host_view hv;
+    int rc = trl__inter_host_view_of(a, &hv);
     if (rc)
         return rc;
-    rc = trl__inter_hosts_of(a, v.remote, v.nr, &theirs);
-    int *members = NULL, nm = 0, *leaders = NULL;
-    if (rc == TRL_OK)
-        rc = trl__inter_host_members(a, &mine, &members, &nm);
-    if (rc == TRL_OK && !(leaders = malloc((size_t)theirs.nhosts * sizeof *leaders)))
-        rc = TRL_ERR_NOMEM;
-    if (rc)
-        goto out;
     trl_ref own = trl_ref_at(TRL_BUF_SEND, 0), result = trl_ref_at(TRL_BUF_RECV, 0);
     trl_ref partial = own; /* this host's reduction at its leader */
-    if (nm > 1) {
+    if (hv.n_members > 1) {
         partial = trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, n));
         trl_inter_part reduce = {TRL_COLL_REDUCE, "reduce", 0, n, NULL, NULL, own, partial,
-                                 members, nm};
-        if ((rc = trl_inter_run_part(a, s, &reduce)))
-            goto out;
+                                 hv.members, hv.n_members};
+        rc = trl_inter_run_part(a, s, &reduce);
     }
-    if (members[0] == a->rank) {
-        for (int k = 0; k < theirs.nhosts; k++) {
-            leaders[k] = v.remote[theirs.leader[k]];
-            trl_sched_send(s, leaders[k], partial, n, TRL_NODEPS);
-        }
-        trl__inter_fold_from(a, s, result, n, leaders, theirs.nhosts);
+    if (rc == TRL_OK && hv.members[0] == a->rank) {
+        for (int k = 0; k < hv.n_leaders; k++)
+            trl_sched_send(s, hv.leaders[k], partial, n, TRL_NODEPS);
+        trl__inter_fold_from(a, s, result, n, hv.leaders, hv.n_leaders);
     }
-    if (nm > 1) {
+    if (rc == TRL_OK && hv.n_members > 1) {
         trl_inter_part bcast = {TRL_COLL_BCAST, "bcast", 0, n, NULL, NULL, result, result,
-                                members, nm};
+                                hv.members, hv.n_members};
         rc = trl_inter_run_part(a, s, &bcast);
     }
-out:
-    free(leaders);
-    free(members);
-    trl__inter_hosts_free(&theirs);
-    trl__inter_hosts_free(&mine);
+    trl__inter_host_view_free(&hv);
     return rc ? rc : s->status;
 }

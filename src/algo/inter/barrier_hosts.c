@@ -16,46 +16,34 @@
  * remote leader replaces the exchange between two.
  * Any group sizes and layouts.
  */
-#include <stdlib.h>
-
 #include "algo/inter/inter.h"
 
 int trl_inter_barrier_hosts(const trl_coll_args *a, trl_sched *s)
 {
-    trl_inter_view v = trl_inter_view_of(a);
-    trl_inter_hosts mine, theirs;
-    int rc = trl__inter_hosts_of(a, v.local, v.nl, &mine);
+    trl_inter_host_view hv;
+    int rc = trl__inter_host_view_of(a, &hv);
     if (rc)
         return rc;
-    rc = trl__inter_hosts_of(a, v.remote, v.nr, &theirs);
-    int *members = NULL, nm = 0;
-    if (rc == TRL_OK)
-        rc = trl__inter_host_members(a, &mine, &members, &nm);
-    if (rc)
-        goto out;
+    int nm = hv.n_members;
     trl_ref none = trl_ref_at(TRL_BUF_SCRATCH, 0);
     size_t token = trl_sched_scratch(s, 1), tokens = trl_sched_scratch(s, (size_t)nm);
     trl_ref at = trl_ref_at(TRL_BUF_SCRATCH, token);
     if (nm > 1) {
         trl_inter_part arrive = {TRL_COLL_GATHER, "arrive", 0, 1, NULL, NULL, at,
-                                 trl_ref_at(TRL_BUF_SCRATCH, tokens), members, nm};
-        if ((rc = trl_inter_run_part(a, s, &arrive)))
-            goto out;
+                                 trl_ref_at(TRL_BUF_SCRATCH, tokens), hv.members, nm};
+        rc = trl_inter_run_part(a, s, &arrive);
     }
-    if (members[0] == a->rank) {
-        for (int k = 0; k < theirs.nhosts; k++)
-            trl_sched_send(s, v.remote[theirs.leader[k]], none, 0, TRL_NODEPS);
-        for (int k = 0; k < theirs.nhosts; k++)
-            trl_sched_recv(s, v.remote[theirs.leader[k]], none, 0, TRL_NODEPS);
+    if (rc == TRL_OK && hv.members[0] == a->rank) {
+        for (int k = 0; k < hv.n_leaders; k++)
+            trl_sched_send(s, hv.leaders[k], none, 0, TRL_NODEPS);
+        for (int k = 0; k < hv.n_leaders; k++)
+            trl_sched_recv(s, hv.leaders[k], none, 0, TRL_NODEPS);
     }
-    if (nm > 1) {
-        trl_inter_part release = {TRL_COLL_BCAST, "release", 0, 1, NULL, NULL, at, at, members,
-                                  nm};
+    if (rc == TRL_OK && nm > 1) {
+        trl_inter_part release = {TRL_COLL_BCAST, "release", 0, 1, NULL, NULL, at, at,
+                                  hv.members, nm};
         rc = trl_inter_run_part(a, s, &release);
     }
-out:
-    free(members);
-    trl__inter_hosts_free(&theirs);
-    trl__inter_hosts_free(&mine);
+    trl__inter_host_view_free(&hv);
     return rc ? rc : s->status;
 }

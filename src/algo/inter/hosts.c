@@ -8,86 +8,90 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/hier.h"
 #include "core/status.h"
 #include "topo/topo.h"
 
-int trl__inter_hosts_of(const trl_coll_args *a, const int *ranks, int n, trl_inter_hosts *h)
+/* The hosts of the group whose members are ranks[0..n-1] (merged ranks),
+ * as the hierarchical algorithms see a communicator's (hier.h): hosts in
+ * the order of their lowest group rank, each host's group ranks in order.
+ * me: this rank's group rank, or -1 (the other group). */
+static int group_hosts(const trl_coll_args *a, const int *ranks, int n, int me,
+                       trl_hier_hosts *hh)
 {
-    memset(h, 0, sizeof *h);
     trl_topo t = {0};
     if (a->topo) {
         int rc = trl_topo_subset(a->topo, ranks, n, &t);
-        if (rc)
+        if (rc) {
+            memset(hh, 0, sizeof *hh);
             return rc;
+        }
     }
-    int nhosts = t.host ? t.nhosts : 1;
-    int *st = malloc(((size_t)n + (size_t)nhosts) * sizeof *st);
-    if (!st) {
-        trl_topo_free(&t);
-        return TRL_ERR_NOMEM;
-    }
-    *h = (trl_inter_hosts){nhosts, st, st + n, st};
-    /* trl_topo_subset numbers hosts by first appearance: a host's leader
-     * is the first rank seen there. */
-    for (int k = 0; k < nhosts; k++)
-        h->leader[k] = -1;
-    for (int i = 0; i < n; i++) {
-        h->host[i] = t.host ? t.host[i] : 0;
-        if (h->leader[h->host[i]] < 0)
-            h->leader[h->host[i]] = i;
-    }
+    trl_coll_args g = {.rank = me, .size = n, .topo = t.host ? &t : NULL};
+    int rc = trl_hier_hosts_init(hh, &g);
     trl_topo_free(&t);
-    return TRL_OK;
+    return rc;
 }
 
-void trl__inter_hosts_free(trl_inter_hosts *h)
-{
-    free(h->storage);
-    memset(h, 0, sizeof *h);
-}
-
-int trl__inter_host_members(const trl_coll_args *a, const trl_inter_hosts *mine, int **members,
-                            int *n)
+int trl__inter_host_view_of(const trl_coll_args *a, trl_inter_host_view *hv)
 {
     trl_inter_view v = trl_inter_view_of(a);
-    int k = mine->host[v.me];
-    *n = 0;
-    *members = malloc((size_t)v.nl * sizeof **members);
-    if (!*members)
-        return TRL_ERR_NOMEM;
-    for (int i = 0; i < v.nl; i++)
-        if (mine->host[i] == k)
-            (*members)[(*n)++] = v.local[i];
-    return TRL_OK;
+    memset(hv, 0, sizeof *hv);
+    trl_hier_hosts mine, theirs;
+    int rc = group_hosts(a, v.local, v.nl, v.me, &mine);
+    if (rc)
+        return rc;
+    rc = group_hosts(a, v.remote, v.nr, -1, &theirs);
+    if (rc == TRL_OK) {
+        hv->n_members = trl_hier_host_size(&mine, mine.mine);
+        hv->members = malloc((size_t)hv->n_members * sizeof *hv->members);
+        hv->leaders = malloc((size_t)theirs.n * sizeof *hv->leaders);
+        rc = hv->members && hv->leaders ? TRL_OK : TRL_ERR_NOMEM;
+    }
+    if (rc == TRL_OK) {
+        for (int i = 0; i < hv->n_members; i++)
+            hv->members[i] = v.local[trl_hier_host_rank(&mine, mine.mine, i)];
+        for (hv->n_leaders = 0; hv->n_leaders < theirs.n; hv->n_leaders++)
+            hv->leaders[hv->n_leaders] = v.remote[trl_hier_host_rank(&theirs, hv->n_leaders, 0)];
+    }
+    trl_hier_hosts_free(&theirs);
+    trl_hier_hosts_free(&mine);
+    if (rc)
+        trl__inter_host_view_free(hv);
+    return rc;
+}
+
+void trl__inter_host_view_free(trl_inter_host_view *hv)
+{
+    free(hv->members);
+    free(hv->leaders);
+    memset(hv, 0, sizeof *hv);
 }
 
 /* Why the parts cannot serve group g host by host, or NULL. */
 static const char *group_unusable(const trl_coll_args *a, int g)
 {
     const trl_inter *in = a->inter;
-    trl_inter_hosts h;
+    trl_hier_hosts hh;
     int *ranks = malloc((size_t)in->n[g] * sizeof *ranks);
-    if (!ranks || trl__inter_hosts_of(a, in->ranks[g], in->n[g], &h) != TRL_OK) {
+    if (!ranks || group_hosts(a, in->ranks[g], in->n[g], -1, &hh) != TRL_OK) {
         free(ranks);
         return "the group's hosts could not be found";
     }
     const char *why = NULL;
-    for (int k = 0; k < h.nhosts && !why; k++) {
-        int n = 0;
-        bool gap = false; /* host k's ranks are not consecutive */
-        for (int i = 0; i < in->n[g]; i++) {
-            if (h.host[i] != k)
-                continue;
-            gap = gap || (n > 0 && h.host[i - 1] != k);
-            ranks[n++] = in->ranks[g][i];
-        }
+    for (int h = 0; h < hh.n && !why; h++) {
+        int n = trl_hier_host_size(&hh, h);
+        for (int i = 0; i < n; i++)
+            ranks[i] = in->ranks[g][trl_hier_host_rank(&hh, h, i)];
+        /* Its group ranks, in order, are consecutive when they span n. */
+        bool gap = trl_hier_host_rank(&hh, h, n - 1) - trl_hier_host_rank(&hh, h, 0) != n - 1;
         if (gap && !a->commutative)
             why = "a non-commutative operation needs each host to hold consecutive ranks of "
                   "its group";
         if (!why)
             why = trl__inter_parts_unusable_over(a, ranks, n);
     }
-    trl__inter_hosts_free(&h);
+    trl_hier_hosts_free(&hh);
     free(ranks);
     return why;
 }

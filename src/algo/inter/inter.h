@@ -118,24 +118,19 @@ const char *trl_inter_parts_unusable(const trl_coll_args *a);
 /* The same for the parts run over the merged ranks ranks[0..n-1] only. */
 const char *trl__inter_parts_unusable_over(const trl_coll_args *a, const int *ranks, int n);
 
-/* One group's hosts, as the layout places its members (src/algo/inter/
- * hosts.c): hosts numbered by first appearance in group rank order, each
- * led by its lowest group rank. No layout: one host. */
+/* What a rank of an inter_hosts call needs of the layout (src/algo/inter/
+ * hosts.c): each host's members of a group are led by their lowest group
+ * rank, hosts taken in order of first appearance in group rank order (no
+ * layout: one host). */
 typedef struct {
-    int nhosts;
-    int *host;    /* per group rank: its host */
-    int *leader;  /* per host: its leader's group rank */
-    int *storage; /* owned */
-} trl_inter_hosts;
+    int *members;  /* this rank's host's members of its own group, merged ranks in */
+    int n_members; /* group rank order: the leader first */
+    int *leaders;  /* the other group's host leaders, merged ranks, host by host */
+    int n_leaders;
+} trl_inter_host_view;
 
-/* The hosts of the group whose members are ranks[0..n-1] (merged ranks). */
-int trl__inter_hosts_of(const trl_coll_args *a, const int *ranks, int n, trl_inter_hosts *h);
-void trl__inter_hosts_free(trl_inter_hosts *h);
-
-/* The members of this rank's host in its own group, as merged ranks in group
- * rank order (malloc'ed into *members, *n of them; the leader first). */
-int trl__inter_host_members(const trl_coll_args *a, const trl_inter_hosts *mine, int **members,
-                            int *n);
+int trl__inter_host_view_of(const trl_coll_args *a, trl_inter_host_view *hv);
+void trl__inter_host_view_free(trl_inter_host_view *hv);
 
 /* The `unusable` hook of the algorithms whose parts run within each host of
  * a group (inter_hosts): every part on every host of both groups; and a
