@@ -115,6 +115,30 @@ static inline int bench_iterations(int iters, size_t scale, int min_iters, size_
     return (int)n;
 }
 
+/* --cold: a buffer written over before each timed call, so that the call
+ * starts with caches that hold none of the MPI library's or Trellis' state,
+ * as a call after a program's compute phase does. */
+typedef struct {
+    unsigned char *buf;
+    size_t bytes;
+} bench_cold;
+
+/* Writes over the buffer (nothing when it is empty); `pass` varies the
+ * bytes so that the compiler cannot drop the writes. */
+static inline void bench_cold_sweep(bench_cold *c, unsigned pass)
+{
+    if (c->bytes)
+        memset(c->buf, (int)(pass & 0xff), c->bytes);
+}
+
+/* Allocates the buffer of --cold BYTES; 0 on success. */
+static inline int bench_cold_init(bench_cold *c, size_t bytes)
+{
+    c->bytes = bytes;
+    c->buf = bytes ? malloc(bytes) : NULL;
+    return bytes && !c->buf ? -1 : 0;
+}
+
 /* Statistics of timed iterations, in microseconds. */
 typedef struct {
     double median;

@@ -15,8 +15,9 @@
  *
  * usage: mpirun -np N inter_latency [--colls allreduce,bcast,barrier]
  *            [--min BYTES] [--max BYTES] [--step F] [--iters N]
- *            [--min-iters N] [--scale BYTES] [--csv FILE]
- * N at least 2. Sizes are the message in bytes (4-byte ints). */
+ *            [--min-iters N] [--scale BYTES] [--cold BYTES] [--csv FILE]
+ * N at least 2. Sizes are the message in bytes (4-byte ints). --cold: as
+ * bench/latency's, a buffer written over before each timed call. */
 #define _GNU_SOURCE /* bench_util.h: RTLD_DEFAULT */
 #include <mpi.h>
 #include <stdio.h>
@@ -101,7 +102,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &s.world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &s.world_size);
     int on[NKIND] = {1, 1, 1}, iters = 1000, min_iters = 20, step = 4;
-    size_t min = 4, max = 4 << 20, scale = 256 << 10;
+    size_t min = 4, max = 4 << 20, scale = 256 << 10, cold_bytes = 0;
     const char *csv_path = NULL;
     int bad = s.world_size < 2;
     for (int i = 1; i < argc && !bad; i++) {
@@ -115,6 +116,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--step")) bad = bench_parse_int(v, 2, &step);
         else if (!strcmp(argv[i], "--iters")) bad = bench_parse_int(v, 1, &iters);
         else if (!strcmp(argv[i], "--min-iters")) bad = bench_parse_int(v, 1, &min_iters);
+        else if (!strcmp(argv[i], "--cold")) bad = bench_parse_bytes(v, &cold_bytes);
         else if (!strcmp(argv[i], "--csv")) csv_path = v;
         else bad = 1;
         i++;
@@ -123,9 +125,14 @@ int main(int argc, char **argv)
         if (s.world_rank == 0)
             fprintf(stderr, "usage: mpirun -np N (N >= 2) %s [--colls allreduce,bcast,barrier] "
                             "[--min B] [--max B] [--step F] [--iters N] [--min-iters N] "
-                            "[--scale B] [--csv FILE]\n", argv[0]);
+                            "[--scale B] [--cold B] [--csv FILE]\n", argv[0]);
         MPI_Finalize();
         return 2;
+    }
+    bench_cold cold;
+    if (bench_cold_init(&cold, cold_bytes) != 0) {
+        fprintf(stderr, "inter_latency: out of memory for --cold\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int lower = s.world_size / 2;
     s.group = s.world_rank >= lower;
@@ -184,6 +191,7 @@ int main(int argc, char **argv)
                 if (done[v] >= n)
                     v = !v;
                 fill(&s, k, send, recv, count, it);
+                bench_cold_sweep(&cold, (unsigned)it);
                 PMPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
                 call(&s, k, v, send, recv, count);

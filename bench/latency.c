@@ -94,6 +94,7 @@ typedef struct {
     int root;
     int abort_on_error;
     int sync_p2p;
+    size_t cold_bytes;
     const char *csv;
 } options;
 
@@ -205,6 +206,9 @@ static void usage(FILE *f, const char *prog)
             "                    PMPI point-to-point, the same code whatever collectives the\n"
             "                    MPI library chose (compare runs of different libraries or\n"
             "                    components with p2p)\n"
+            "  --cold BYTES      before each timed call write over a buffer of BYTES (larger\n"
+            "                    than the caches of one core, e.g. 8M), as a program's compute\n"
+            "                    phase would: the call starts with cold caches (default 0: warm)\n"
             "  --help\n",
             prog);
 }
@@ -266,7 +270,7 @@ static int parse_options(int argc, char **argv, int rank, options *o)
     }
     enum {
         OPT_COLLS = 256, OPT_MIN, OPT_MAX, OPT_STEP, OPT_ITERS, OPT_MIN_ITERS, OPT_SCALE,
-        OPT_BLOCK, OPT_WARMUP, OPT_CHECK, OPT_ROW_SECONDS, OPT_DTYPE, OPT_ROOT, OPT_CSV, OPT_ABORT, OPT_SYNC, OPT_HELP
+        OPT_BLOCK, OPT_WARMUP, OPT_CHECK, OPT_ROW_SECONDS, OPT_DTYPE, OPT_ROOT, OPT_CSV, OPT_ABORT, OPT_SYNC, OPT_COLD, OPT_HELP
     };
     static const struct option longopts[] = {
         {"colls", required_argument, NULL, OPT_COLLS},
@@ -285,6 +289,7 @@ static int parse_options(int argc, char **argv, int rank, options *o)
         {"csv", required_argument, NULL, OPT_CSV},
         {"abort-on-error", no_argument, NULL, OPT_ABORT},
         {"sync", required_argument, NULL, OPT_SYNC},
+        {"cold", required_argument, NULL, OPT_COLD},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -355,6 +360,9 @@ static int parse_options(int argc, char **argv, int rank, options *o)
             o->sync_p2p = strcmp(optarg, "p2p") == 0;
             bad = !o->sync_p2p && strcmp(optarg, "mpi") != 0;
             break;
+        case OPT_COLD:
+            bad = bench_parse_bytes(optarg, &o->cold_bytes);
+            break;
         case OPT_HELP:
         case 'h':
             if (rank == 0) {
@@ -420,6 +428,8 @@ static void sync_free(void)
  * time of the call after it; runs that compare different MPI libraries or
  * components therefore need the same barrier code (--sync p2p): a fan-in to
  * each node's first rank, a dissemination barrier among those, a fan-out. */
+static bench_cold cold; /* --cold */
+
 static void align(bench *b)
 {
     if (sync_node == MPI_COMM_NULL) {
@@ -459,6 +469,8 @@ static double one_iteration(bench *b, enum coll c, int nb, enum variant v, int c
         call = b->call_id++;
         coll_prepare(b, c, count, call);
     }
+    static unsigned sweeps;
+    bench_cold_sweep(&cold, sweeps++);
     align(b);
     double t0 = MPI_Wtime();
     int rc = coll_call(b, c, v, count, nb);
@@ -625,6 +637,10 @@ int main(int argc, char **argv)
     b.abort_on_error = o.abort_on_error;
     if (o.sync_p2p) {
         sync_setup(b.comm);
+    }
+    if (bench_cold_init(&cold, o.cold_bytes) != 0) {
+        fprintf(stderr, "latency: out of memory for --cold\n");
+        MPI_Abort(b.comm, 2);
     }
 
     /* The sizes of the sweep: min, min*step, ... up to max, and max itself

@@ -9,6 +9,7 @@
 
 #include "core/log.h"
 #include "mpi/coll_entry.h"
+#include "mpi/recent.h"
 #include "mpi/runtime.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
@@ -29,6 +30,7 @@ static int delete_attr(MPI_Comm comm, int kv, void *value, void *extra)
     (void)comm;
     (void)kv;
     (void)extra;
+    trl_recent_forget_all(); /* the handle may come back as another communicator */
     free_state(value);
     return MPI_SUCCESS;
 }
@@ -134,12 +136,19 @@ static trl_intercomm *setup(MPI_Comm comm)
 
 static trl_intercomm *find(MPI_Comm comm, bool *found)
 {
-    void *value = NULL;
+    bool intra;
+    void *value = trl_recent_find(comm, TRL_RECENT_INTER, &intra);
+    *found = value != NULL;
+    if (value || intra)
+        return value;
     int has = 0;
     if (keyval != MPI_KEYVAL_INVALID)
         PMPI_Comm_get_attr(comm, keyval, &value, &has);
     *found = has;
-    return has ? value : NULL;
+    if (!has)
+        return NULL;
+    trl_recent_add(comm, TRL_RECENT_INTER, value);
+    return value;
 }
 
 static bool is_inter(MPI_Comm comm)

@@ -14,6 +14,7 @@
 #include "core/status.h"
 #include "mpi/engine.h"
 #include "mpi/mpi_impl.h"
+#include "mpi/recent.h"
 #include "mpi/topo_mpi.h"
 #include "mpi/trace.h"
 #include "mpi/validate.h"
@@ -77,31 +78,16 @@ void trl_comm_release(trl_comm *c)
         free_comm(c);
 }
 
-/* The last communicator looked up on this thread: programs call collectives
- * on one communicator over and over, and the attribute lookup costs more
- * than all the rest of a small call's set-up. A communicator's state going
- * (delete_attr) changes the epoch, which empties every thread's entry: a
- * freed handle may come back as another communicator. */
-static atomic_uint comm_epoch = 1;
-static _Thread_local struct {
-    MPI_Comm comm;
-    trl_comm *c;
-    unsigned epoch;
-} last;
-
-static inline trl_comm *cached(MPI_Comm comm)
+/* The intracommunicator state of comm if this thread looked it up lately
+ * (recent.h); *inter true when comm is a known intercommunicator. */
+static inline trl_comm *cached(MPI_Comm comm, bool *inter)
 {
-    return last.c && last.comm == comm &&
-                   last.epoch == atomic_load_explicit(&comm_epoch, memory_order_acquire)
-               ? last.c
-               : NULL;
+    return trl_recent_find(comm, TRL_RECENT_INTRA, inter);
 }
 
 static inline trl_comm *remember(MPI_Comm comm, trl_comm *c)
 {
-    last.comm = comm;
-    last.c = c;
-    last.epoch = atomic_load_explicit(&comm_epoch, memory_order_acquire);
+    trl_recent_add(comm, TRL_RECENT_INTRA, c);
     return c;
 }
 
@@ -110,7 +96,7 @@ static int delete_attr(MPI_Comm comm, int keyval, void *value, void *extra)
     (void)comm;
     (void)keyval;
     (void)extra;
-    atomic_fetch_add_explicit(&comm_epoch, 1, memory_order_acq_rel);
+    trl_recent_forget_all();
     /* Freeing the shared-memory window is collective: do it here, where
      * every rank is, even if an op lives on (a request not yet completed, a
      * persistent one): its last release comes at different calls on
@@ -301,8 +287,9 @@ unsigned long long trl_rules_hash(void)
 
 trl_comm *trl_comm_find(MPI_Comm comm)
 {
-    trl_comm *hit = cached(comm);
-    if (hit)
+    bool inter;
+    trl_comm *hit = cached(comm, &inter);
+    if (hit || inter)
         return hit;
     void *value;
     int found;
@@ -330,8 +317,9 @@ void trl_not_set_up(MPI_Comm comm)
 
 trl_comm *trl_comm_get(MPI_Comm comm)
 {
-    trl_comm *hit = cached(comm);
-    if (hit)
+    bool known_inter;
+    trl_comm *hit = cached(comm, &known_inter);
+    if (hit || known_inter)
         return hit;
     if (!rt.ready || comm == MPI_COMM_NULL)
         return NULL;
