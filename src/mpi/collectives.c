@@ -154,8 +154,6 @@ int trl_barrier(MPI_Comm comm, const trl_mode *mode, bool *served)
     trl_comm *c = trl_comm_for(comm, mode);
     if (!c) /* an intercommunicator, or none set up */
         return trl_inter_barrier(comm, mode, served);
-    if (!c)
-        return MPI_SUCCESS;
     if (c->size == 1) {
         *served = true;
         return trl_nothing(comm, mode);
