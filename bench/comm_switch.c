@@ -55,8 +55,7 @@ int main(int argc, char **argv)
         else
             bad = 1;
     }
-    bench_cold cold;
-    if (bad || bench_cold_init(&cold, cold_bytes) != 0) {
+    if (bad) {
         if (rank == 0)
             fprintf(stderr, "usage: mpirun -np N %s [--comms K (1..16)] [--rounds N] "
                             "[--cold BYTES]\n", argv[0]);
@@ -69,6 +68,11 @@ int main(int argc, char **argv)
     double *t[2] = {malloc(sizeof(double) * (size_t)rounds),
                     malloc(sizeof(double) * (size_t)rounds)};
     double *tmax = malloc(sizeof(double) * (size_t)rounds);
+    bench_cold cold = {NULL, 0};
+    if (!t[0] || !t[1] || !tmax || bench_cold_init(&cold, cold_bytes) != 0) {
+        fprintf(stderr, "comm_switch: rank %d: out of memory\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     if (rank == 0)
         printf("# allreduce of one int on K communicators in turn, %d ranks; us a call, the "
                "slowest rank per round, median over rounds\n%-6s %12s %12s %8s\n",

@@ -423,13 +423,13 @@ static void sync_free(void)
         PMPI_Comm_free(&sync_leaders);
 }
 
+static bench_cold cold; /* --cold */
+
 /* Align the ranks before a timed call. A rank that leaves the barrier early
  * starts its clock early, so how a barrier releases the ranks shows in the
  * time of the call after it; runs that compare different MPI libraries or
  * components therefore need the same barrier code (--sync p2p): a fan-in to
  * each node's first rank, a dissemination barrier among those, a fan-out. */
-static bench_cold cold; /* --cold */
-
 static void align(bench *b)
 {
     if (sync_node == MPI_COMM_NULL) {

@@ -267,6 +267,9 @@ void trl_runtime_finalize(void)
             PMPI_Comm_delete_attr(predefined[i], rt.keyval);
     }
     PMPI_Comm_free_keyval(&rt.keyval);
+    /* Whatever was deleted above: no thread may find a state after this,
+     * with the rules gone (a communicator whose attribute outlives us). */
+    trl_recent_forget_all();
     trl_rules_free(&rt.user);
     trl_rules_free(&rt.builtin);
     trl_topo_free(&rt.world);
