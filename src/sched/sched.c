@@ -106,6 +106,14 @@ static int check_peer(trl_sched *s, int peer)
 /* The tag counters of one peer, found or added. Keyed by peer in a table
  * that stays at most half full, so building one rank's schedule costs
  * nothing per rank of the communicator (simulate builds a million). */
+static size_t slot_of(const trl_sched *s, int peer)
+{
+    size_t j = (size_t)peer & (s->seq_cap - 1);
+    while (s->seq[j].peer >= 0 && s->seq[j].peer != peer)
+        j = (j + 1) & (s->seq_cap - 1);
+    return j;
+}
+
 static trl_sched_seq *seq_of(trl_sched *s, int peer)
 {
     if (2 * (s->seq_n + 1) > s->seq_cap) {
@@ -127,9 +135,7 @@ static trl_sched_seq *seq_of(trl_sched *s, int peer)
         s->seq = t;
         s->seq_cap = cap;
     }
-    size_t j = (size_t)peer & (s->seq_cap - 1);
-    while (s->seq[j].peer >= 0 && s->seq[j].peer != peer)
-        j = (j + 1) & (s->seq_cap - 1);
+    size_t j = slot_of(s, peer);
     if (s->seq[j].peer < 0) {
         s->seq[j] = (trl_sched_seq){peer, 0, 0};
         s->seq_n++;
@@ -401,8 +407,70 @@ static void fold_copies(trl_sched *s)
     }
 }
 
+/* trl_sched_finish's chain (TRL_SCHED_TAG_PERIOD): each message in a
+ * direction with more than a period of messages waits for the one a period
+ * before it. The dependency slices are copied anew with room for that;
+ * within a direction tags grow with step ids, so one pass in step order
+ * keeps, per direction, the last period's step ids. Nothing happens unless
+ * some direction has that many messages (pipelines in small segments). */
+static int chain_tags(trl_sched *s)
+{
+    enum { P = TRL_SCHED_TAG_PERIOD };
+    size_t extra = 0;
+    for (size_t j = 0; j < s->seq_cap; j++) {
+        const trl_sched_seq *q = &s->seq[j];
+        if (q->peer >= 0)
+            extra += (size_t)(q->sends > P ? q->sends - P : 0) +
+                     (size_t)(q->recvs > P ? q->recvs - P : 0);
+    }
+    if (extra == 0)
+        return TRL_OK;
+    int **last = calloc(2 * s->seq_cap, sizeof *last); /* [2 slot + is_recv] */
+    int *deps = malloc((s->ndeps + extra) * sizeof *deps);
+    bool ok = last && deps;
+    for (size_t j = 0; ok && j < s->seq_cap; j++) {
+        const trl_sched_seq *q = &s->seq[j];
+        if (q->peer >= 0 && q->sends > P)
+            ok = (last[2 * j] = malloc(P * sizeof **last)) != NULL;
+        if (ok && q->peer >= 0 && q->recvs > P)
+            ok = (last[2 * j + 1] = malloc(P * sizeof **last)) != NULL;
+    }
+    size_t n = 0;
+    for (size_t i = 0; ok && i < s->nsteps; i++) {
+        trl_step *st = &s->steps[i];
+        if (st->ndeps)
+            memcpy(deps + n, s->deps + st->dep_first, st->ndeps * sizeof *deps);
+        st->dep_first = (uint32_t)n;
+        n += st->ndeps;
+        if (st->kind != TRL_STEP_SEND && st->kind != TRL_STEP_RECV)
+            continue;
+        int *ids = last[2 * slot_of(s, st->peer) + (st->kind == TRL_STEP_RECV)];
+        if (!ids)
+            continue;
+        if (st->tag >= P) {
+            deps[n++] = ids[st->tag % P];
+            st->ndeps++;
+        }
+        ids[st->tag % P] = (int)i;
+    }
+    for (size_t j = 0; last && j < 2 * s->seq_cap; j++)
+        free(last[j]);
+    free(last);
+    if (!ok) {
+        free(deps);
+        return fail(s, TRL_ERR_NOMEM);
+    }
+    free(s->deps);
+    s->deps = deps;
+    s->ndeps = n;
+    s->cap_deps = n;
+    return TRL_OK;
+}
+
 int trl_sched_finish(trl_sched *s)
 {
+    if (s->status == TRL_OK)
+        chain_tags(s);
     free(s->seq);
     s->seq = NULL;
     s->seq_cap = s->seq_n = 0;

@@ -14,7 +14,9 @@
  * Message tags are assigned here, not by builders: the k-th send from a to b
  * carries tag k, and the k-th receive at b from a expects tag k. As long as a
  * builder emits the messages between two ranks in the same logical order on
- * both sides, they match whatever order the executor posts them in.
+ * both sides, they match whatever order the executor posts them in; those
+ * TRL_SCHED_TAG_PERIOD apart, which an executor may give one tag, complete
+ * in order (trl_sched_finish).
  */
 #ifndef TRL_SCHED_H
 #define TRL_SCHED_H
@@ -174,7 +176,17 @@ const char *trl_sched_phase_name(const trl_sched *s, int phase);
     (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int))
 #define TRL_NODEPS NULL, 0
 
-/* Derive the executor tables; returns s->status. Also folds each copy
+/* An executor may give messages between two ranks whose tags differ by a
+ * multiple of this the same tag (the MPI executor sends tag k as
+ * tag_base + k % tag_span, the span a power of two of at least this; a tag
+ * range per run keeps runs that overlap apart). So trl_sched_finish makes
+ * each message to or from a peer wait for the one this many tags before it
+ * in the same direction: messages that share a tag are never in flight
+ * together, and none can take another's receive. */
+enum { TRL_SCHED_TAG_PERIOD = 256 };
+
+/* Derive the executor tables; returns s->status. Chains messages a tag
+ * period apart (TRL_SCHED_TAG_PERIOD). Also folds each copy
  * whose only successor is a reduce into the same elements into that
  * reduce (the copy becomes a nop, the reduce reads the copy's source as
  * its c): one pass over the data instead of two, as MPI_IN_PLACE gets. */

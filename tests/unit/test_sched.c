@@ -223,6 +223,42 @@ static void data_fence_waits_for_receives_only(void)
     trl_sched_free(&s);
 }
 
+/* Messages a tag period apart in one direction (those an executor may send
+ * with one tag) are chained: each waits for the one a period before it, in
+ * that direction only, and only where a direction has more than a period;
+ * the other dependencies stay as they were. */
+static void chains_messages_a_tag_period_apart(void)
+{
+    enum { P = TRL_SCHED_TAG_PERIOD, N = 2 * TRL_SCHED_TAG_PERIOD + 90 };
+    trl_sched s;
+    CHECK(trl_sched_init(&s, 0, 4) == TRL_OK, "init");
+    trl_ref r = trl_ref_at(TRL_BUF_RECV, 0);
+    int send[N], recv[N], few[P];
+    int last = -1;
+    for (int k = 0; k < N; k++) {
+        send[k] = trl_sched_send(&s, 1, r, 1, TRL_DEPS(last));
+        recv[k] = trl_sched_recv(&s, 1, r, 1, TRL_NODEPS);
+        if (k < P) /* exactly a period to peer 2: no chain there */
+            few[k] = trl_sched_send(&s, 2, r, 1, TRL_NODEPS);
+        last = recv[k];
+    }
+    size_t before = s.ndeps;
+    CHECK(trl_sched_finish(&s) == TRL_OK, "finish");
+    CHECK(s.ndeps == before + 2 * (N - P), "one more dependency a chained message: %zu, %zu",
+          before, s.ndeps);
+    int broken = 0;
+    for (int k = 0; k < N; k++) {
+        broken += s.steps[send[k]].tag != k || s.steps[recv[k]].tag != k;
+        broken += k > 0 && !waits_for(&s, send[k], recv[k - 1]); /* kept */
+        broken += k >= P && !(waits_for(&s, send[k], send[k - P]) &&
+                              waits_for(&s, recv[k], recv[k - P]));
+        broken += k < P && (s.steps[recv[k]].ndeps != 0 || s.steps[few[k]].ndeps != 0);
+        broken += k >= P && s.steps[recv[k]].ndeps != 1;
+    }
+    CHECK(broken == 0, "%d messages with a wrong tag or dependency", broken);
+    trl_sched_free(&s);
+}
+
 int main(void)
 {
     RUN(names_phases_that_later_steps_inherit);
@@ -231,6 +267,7 @@ int main(void)
     RUN(tags_count_per_peer_over_many_peers);
     RUN(memo_gives_every_rank_the_same_schedule);
     RUN(data_fence_waits_for_receives_only);
+    RUN(chains_messages_a_tag_period_apart);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
