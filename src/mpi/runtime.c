@@ -366,9 +366,11 @@ trl_comm *trl_comm_get(MPI_Comm comm)
         PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &has_ub);
         c->tag_ub = has_ub && *ub > 0 ? *ub : 32767; /* MPI guarantees 32767 */
         /* Ranges of 64K tags, as many as fit (32768 with Open MPI's and
-         * MPICH's 2^31 - 1); a library with fewer tags gets one range. */
+         * MPICH's 2^31 - 1); a library with fewer tags gets one range. Never
+         * under the schedules' tag period: messages that share a tag are
+         * ordered only a period apart (TRL_SCHED_TAG_PERIOD). */
         c->tag_span = 1 << 16;
-        while (c->tag_span > 1 && (long)c->tag_span - 1 > (long)c->tag_ub)
+        while (c->tag_span > TRL_SCHED_TAG_PERIOD && (long)c->tag_span - 1 > (long)c->tag_ub)
             c->tag_span >>= 1;
         c->tag_slots = (int)(((long)c->tag_ub + 1) / c->tag_span);
         if (trl_topo_for_comm(&rt.world, comm, &c->topo) != TRL_OK)
@@ -509,7 +511,7 @@ bool trl_comm_tag_classes(trl_comm *c, int n)
     free(c->class_seq);
     c->class_seq = seq;
     c->nclasses = n;
-    while (c->tag_span > 256 && c->tag_slots / n < 16) {
+    while (c->tag_span > TRL_SCHED_TAG_PERIOD && c->tag_slots / n < 16) {
         c->tag_span >>= 1;
         c->tag_slots = (int)(((long)c->tag_ub + 1) / c->tag_span);
     }

@@ -181,8 +181,12 @@ const char *trl_sched_phase_name(const trl_sched *s, int phase);
  * tag_base + k % tag_span, the span a power of two of at least this; a tag
  * range per run keeps runs that overlap apart). So trl_sched_finish makes
  * each message to or from a peer wait for the one this many tags before it
- * in the same direction: messages that share a tag are never in flight
- * together, and none can take another's receive. */
+ * in the same direction. Then sends that share a tag start in tag order, and
+ * receives that share one are posted (or looked for) one at a time, in tag
+ * order; since MPI matches messages of one sender and tag in the order they
+ * were sent, and the shared-memory rings and stash keep that order too, the
+ * i-th receive of a tag gets the i-th message. An executor that matched
+ * out of order would need more. */
 enum { TRL_SCHED_TAG_PERIOD = 256 };
 
 /* Derive the executor tables; returns s->status. Chains messages a tag

@@ -100,6 +100,9 @@ static const char *const sharded_allreduce[] = {
     /* Pipelined: more pieces than small vectors have elements, too. */
     "pipeline=3",
     "pipeline=64 reduce_scatter=reduce_scatterv world=recursive_doubling allgather=bruck",
+    /* Pieces in segments of 4 bytes: hundreds of messages between a pair, past a
+     * tag period (the chain of trl_sched_finish across the pipeline). */
+    "pipeline=8 world=ring(segment=4)",
     NULL,
 };
 static const char *const hier_reduce_scatter[] = {

@@ -45,6 +45,10 @@ static int variants_for(const trl_algo *algo, variant *out)
     }
     if (trl_algo_param(algo, "segment", 7)) {
         out[n++] = (variant){"segment=24", 1000}; /* a few elements, not dividing counts */
+        /* More than a tag period (256) of messages between a pair: the
+         * chained messages (trl_sched_finish) must not deadlock here, where a
+         * send completes only when taken. */
+        out[n++] = (variant){"segment=8", 1000};
         out[n++] = (variant){"segment=1K", SIZE_MAX};
     }
     if (trl_algo_param(algo, "reduce", 6)) {
