@@ -103,9 +103,7 @@ static int check_peer(trl_sched *s, int peer)
     return TRL_OK;
 }
 
-/* The tag counters of one peer, found or added. Keyed by peer in a table
- * that stays at most half full, so building one rank's schedule costs
- * nothing per rank of the communicator (simulate builds a million). */
+/* Where peer's tag counters are in the table, or the free slot for them. */
 static size_t slot_of(const trl_sched *s, int peer)
 {
     size_t j = (size_t)peer & (s->seq_cap - 1);
@@ -114,6 +112,9 @@ static size_t slot_of(const trl_sched *s, int peer)
     return j;
 }
 
+/* The tag counters of one peer, found or added. Keyed by peer in a table
+ * that stays at most half full, so building one rank's schedule costs
+ * nothing per rank of the communicator (simulate builds a million). */
 static trl_sched_seq *seq_of(trl_sched *s, int peer)
 {
     if (2 * (s->seq_n + 1) > s->seq_cap) {

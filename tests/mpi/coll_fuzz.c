@@ -468,6 +468,25 @@ static size_t place(rng *l, int n, const size_t *len, size_t *off)
     return at + (size_t)rbelow(l, 3);
 }
 
+/* The blocks of a gather, scatter or allgather, in units: rank i's count
+ * (c->k[i] for the v forms, else the count) in cnt, len and, as
+ * displacements, off and dsp; in rank order, or for the v forms where this
+ * rank describes them (`placed`) by place. Returns the span. */
+static size_t lay_out_blocks(const call *c, int v, int unit, int placed, rng *l, int *cnt,
+                             size_t *len, size_t *off, int *dsp)
+{
+    int p = c->p, n = c->count;
+    for (int i = 0; i < p; i++) {
+        cnt[i] = (v ? c->k[i] : n) * unit;
+        len[i] = (size_t)cnt[i];
+        off[i] = (size_t)i * (size_t)(n * unit);
+    }
+    size_t span = (size_t)p * (size_t)(n * unit);
+    if (v && placed) span = place(l, p, len, off);
+    for (int i = 0; i < p; i++) dsp[i] = (int)off[i];
+    return span;
+}
+
 static int describe(const call *c, char *out, size_t size)
 {
     int at = snprintf(out, size,
@@ -757,14 +776,7 @@ static void run_call(int idx, int only)
     case C_GATHERV: {
         int v = coll == C_GATHERV;
         int sn = (v ? c.k[r] : n) * c.a;
-        for (int i = 0; i < p; i++) {
-            cnt[i] = (v ? c.k[i] : n) * c.b;
-            len[i] = (size_t)cnt[i];
-            off[i] = (size_t)i * (size_t)(n * c.b);
-        }
-        size_t span = (size_t)p * (size_t)(n * c.b);
-        if (v && me) span = place(&l, p, len, off);
-        for (int i = 0; i < p; i++) dsp[i] = (int)off[i];
+        size_t span = lay_out_blocks(&c, v, c.b, me, &l, cnt, len, off, dsp);
         int inpl = me && c.inpl;
         fb_free(&sb);
         fb_free(&rb);
@@ -790,14 +802,7 @@ static void run_call(int idx, int only)
     case C_SCATTERV: {
         int v = coll == C_SCATTERV;
         int rn = (v ? c.k[r] : n) * c.b;
-        for (int i = 0; i < p; i++) {
-            cnt[i] = (v ? c.k[i] : n) * c.a;
-            len[i] = (size_t)cnt[i];
-            off[i] = (size_t)i * (size_t)(n * c.a);
-        }
-        size_t span = (size_t)p * (size_t)(n * c.a);
-        if (v && me) span = place(&l, p, len, off);
-        for (int i = 0; i < p; i++) dsp[i] = (int)off[i];
+        size_t span = lay_out_blocks(&c, v, c.a, me, &l, cnt, len, off, dsp);
         int inpl = me && c.inpl;
         fb_free(&sb);
         fb_free(&rb);
@@ -825,14 +830,8 @@ static void run_call(int idx, int only)
     case C_ALLGATHERV: {
         int v = coll == C_ALLGATHERV;
         int sn = (v ? c.k[r] : n) * c.a;
-        for (int i = 0; i < p; i++) {
-            cnt[i] = (v ? c.k[i] : n) * c.b;
-            len[i] = (size_t)cnt[i];
-            off[i] = (size_t)i * (size_t)(n * c.b);
-        }
-        size_t span = (size_t)p * (size_t)(n * c.b);
-        if (v) span = place(&l, p, len, off); /* each rank its own displacements */
-        for (int i = 0; i < p; i++) dsp[i] = (int)off[i];
+        /* Every rank places the blocks, each its own way. */
+        size_t span = lay_out_blocks(&c, v, c.b, 1, &l, cnt, len, off, dsp);
         fb_free(&sb);
         fb_free(&rb);
         fb_init(&sb, "sendbuf", c.inpl ? 0 : (size_t)sn * S->ext);
