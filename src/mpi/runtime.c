@@ -366,11 +366,14 @@ trl_comm *trl_comm_get(MPI_Comm comm)
         PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &has_ub);
         c->tag_ub = has_ub && *ub > 0 ? *ub : 32767; /* MPI guarantees 32767 */
         /* Ranges of 64K tags, as many as fit (32768 with Open MPI's and
-         * MPICH's 2^31 - 1); a library with fewer tags gets one range. Never
-         * under the schedules' tag period: messages that share a tag are
-         * ordered only a period apart (TRL_SCHED_TAG_PERIOD). */
+         * MPICH's 2^31 - 1); a library with fewer tags gets one range. With
+         * the 32767 tags MPI guarantees a span is 32768, a multiple of the
+         * schedules' tag period, as the order of messages that share a tag
+         * needs (TRL_SCHED_TAG_PERIOD). A library with fewer (against the
+         * standard) still gets a range that fits, never an empty one. */
+        _Static_assert(32768 % TRL_SCHED_TAG_PERIOD == 0, "spans are multiples of the period");
         c->tag_span = 1 << 16;
-        while (c->tag_span > TRL_SCHED_TAG_PERIOD && (long)c->tag_span - 1 > (long)c->tag_ub)
+        while (c->tag_span > 1 && (long)c->tag_span - 1 > (long)c->tag_ub)
             c->tag_span >>= 1;
         c->tag_slots = (int)(((long)c->tag_ub + 1) / c->tag_span);
         if (trl_topo_for_comm(&rt.world, comm, &c->topo) != TRL_OK)
