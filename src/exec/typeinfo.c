@@ -67,14 +67,31 @@ const trl_type_info *trl_type_info_of(MPI_Datatype type, trl_type_info *out)
     }
 }
 
+/* MPI's predefined operations: the reductions', which commute, then
+ * MPI_REPLACE and MPI_NO_OP (one-sided accumulates only). */
+enum { COMMUTING = 12 };
+
+static int predefined_index(MPI_Op op)
+{
+    static const MPI_Op predefined[] = {MPI_MAX,  MPI_MIN,    MPI_SUM,    MPI_PROD,    MPI_LAND,
+                                        MPI_BAND, MPI_LOR,    MPI_BOR,    MPI_LXOR,    MPI_BXOR,
+                                        MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP};
+    for (int i = 0; i < (int)(sizeof predefined / sizeof *predefined); i++)
+        if (op == predefined[i])
+            return i;
+    return -1;
+}
+
+bool trl_op_predefined(MPI_Op op)
+{
+    return predefined_index(op) >= 0;
+}
+
 bool trl_op_commutes(MPI_Op op)
 {
-    static const MPI_Op predefined[] = {MPI_MAX,  MPI_MIN, MPI_SUM, MPI_PROD,   MPI_LAND,
-                                        MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR,   MPI_BXOR,
-                                        MPI_MAXLOC, MPI_MINLOC};
-    for (size_t i = 0; i < sizeof predefined / sizeof *predefined; i++)
-        if (op == predefined[i])
-            return true;
+    int i = predefined_index(op);
+    if (i >= 0 && i < COMMUTING)
+        return true;
     int commute = 0;
     PMPI_Op_commutative(op, &commute);
     return commute;

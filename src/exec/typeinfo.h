@@ -21,6 +21,9 @@ typedef struct {
 /* Fills *out and returns it. */
 const trl_type_info *trl_type_info_of(MPI_Datatype type, trl_type_info *out);
 
+/* Whether op is one of MPI's predefined operations (never freed). */
+bool trl_op_predefined(MPI_Op op);
+
 /* Whether op is commutative: predefined ones are, without a call. */
 bool trl_op_commutes(MPI_Op op);
 

@@ -8,6 +8,7 @@
 #include "exec/exec_mpi.h"
 #include "exec/pack.h"
 #include "exec/typeinfo.h"
+#include "mpi/holds.h"
 #include "mpi/trace.h"
 
 const trl_mode trl_blocking = {TRL_MODE_BLOCKING, NULL};
@@ -287,18 +288,45 @@ static int move_after(trl_op *op, int rc)
     return rc != MPI_SUCCESS ? rc : local;
 }
 
+/* The datatypes a staged side packs or unpacks with after its call
+ * returned, held while its op lives (holds.h); a direct side's are not
+ * used again. */
+static void hold_side(const trl_move_side *m)
+{
+    if (m->used && m->side.staging && m->b.types)
+        trl_hold_types(m->b.types, m->b.n);
+    else if (m->used && m->side.staging)
+        trl_hold_type(m->b.type);
+}
+
+static void let_side(const trl_move_side *m)
+{
+    if (m->used && m->side.staging && m->b.types)
+        trl_let_types(m->b.types, m->b.n);
+    else if (m->used && m->side.staging)
+        trl_let_type(m->b.type);
+}
+
 static void move_release(trl_op *op)
 {
     move_data *d = op->data;
+    bool own = d->send == &d->own[0];
+    if (own) {
+        let_side(d->send);
+        let_side(d->recv);
+    }
     trl_move_abandon(d->send, d->recv);
-    if (d->send == &d->own[0])
+    if (own)
         free(d);
 }
 
 static const trl_op_hooks move_hooks = {move_before, move_after, move_release};
 
-/* An op's own copy of side m into *to, its byte arrays at arrays. */
-static void keep_side(trl_move_side *to, const trl_move_side *m, size_t *arrays)
+/* An op's own copy of side m into *to, its byte arrays at arrays, its
+ * datatypes (alltoallw's) at types: the program may free a datatype
+ * through its own array's entry once the call returned. */
+static void keep_side(trl_move_side *to, const trl_move_side *m, size_t *arrays,
+                      MPI_Datatype *types)
 {
     *to = *m;
     if (!m->used)
@@ -308,6 +336,11 @@ static void keep_side(trl_move_side *to, const trl_move_side *m, size_t *arrays)
     memcpy(arrays + n, m->displs, n * sizeof *arrays);
     to->counts = arrays;
     to->displs = arrays + n;
+    if (m->b.types) {
+        memcpy(types, m->b.types, n * sizeof *types);
+        to->b.types = types;
+    }
+    hold_side(to);
 }
 
 int trl_move_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, trl_move_side *send,
@@ -316,13 +349,15 @@ int trl_move_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, trl_move_
     move_data local = {.send = send, .recv = recv}, *d = &local;
     if (mode->kind != TRL_MODE_BLOCKING) {
         size_t ns = send->used ? (size_t)send->b.n : 0, nr = recv->used ? (size_t)recv->b.n : 0;
-        d = malloc(sizeof *d + 2 * (ns + nr) * sizeof(size_t));
+        size_t ts = send->used && send->b.types ? ns : 0, tr = recv->used && recv->b.types ? nr : 0;
+        d = malloc(sizeof *d + 2 * (ns + nr) * sizeof(size_t) + (ts + tr) * sizeof(MPI_Datatype));
         if (!d) {
             trl_move_abandon(send, recv);
             return trl_error(comm, MPI_ERR_NO_MEM);
         }
-        keep_side(&d->own[0], send, d->arrays);
-        keep_side(&d->own[1], recv, d->arrays + 2 * ns);
+        MPI_Datatype *types = (MPI_Datatype *)(d->arrays + 2 * (ns + nr));
+        keep_side(&d->own[0], send, d->arrays, types);
+        keep_side(&d->own[1], recv, d->arrays + 2 * ns, types + ts);
         d->send = &d->own[0];
         d->recv = &d->own[1];
     }

@@ -18,6 +18,7 @@
 
 #include "mpi/coll_common.h"
 #include "mpi/coll_entry.h"
+#include "mpi/holds.h"
 #include "mpi/inter.h"
 #include "mpi/validate.h"
 
@@ -30,6 +31,7 @@ typedef struct {
     int count;
     MPI_Datatype datatype;
     bool root;
+    bool held;   /* datatype held for an op (holds.h) */
     size_t bytes;
     char packed[];
 } bcast_packing;
@@ -55,7 +57,10 @@ static int bcast_unpack(trl_op *op, int rc)
 
 static void bcast_free(trl_op *op)
 {
-    free(op->data);
+    bcast_packing *p = op->data;
+    if (p->held)
+        trl_let_type(p->datatype);
+    free(p);
 }
 
 static const trl_op_hooks bcast_hooks = {bcast_pack, bcast_unpack, bcast_free};
@@ -90,7 +95,12 @@ int trl_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     bcast_packing *p = malloc(sizeof *p + bytes);
     if (!p)
         return MPI_SUCCESS;
-    *p = (bcast_packing){buffer, count, datatype, c->rank == root, bytes};
+    /* An op packs or unpacks after the call returned, when the program
+     * may have freed the datatype already. */
+    bool held = mode->kind != TRL_MODE_BLOCKING;
+    if (held)
+        trl_hold_type(datatype);
+    *p = (bcast_packing){buffer, count, datatype, c->rank == root, held, bytes};
     *served = true;
     return trl_run_hooked(e, c, comm, NULL, p->packed, MPI_BYTE, MPI_OP_NULL, &bcast_hooks, p,
                           mode);

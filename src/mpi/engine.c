@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "mpi/holds.h"
 #include "mpi/mpi_impl.h"
 
 static struct {
@@ -248,6 +249,10 @@ static void release(trl_op *op)
     }
     if (op->hooks.release)
         op->hooks.release(op);
+    if (op->holds) {
+        trl_let_type(op->call.dtype);
+        trl_let_op(op->call.op);
+    }
     if (op->entry)
         trl_cache_unpin(op->c, op->entry);
     if (op->c)
@@ -285,7 +290,8 @@ static int begin(trl_op *op)
     /* The schedule runs even if preparing failed, so no rank is left
      * waiting; the failure is reported when it finishes (op->rc). */
     op->rc = op->hooks.before ? op->hooks.before(op) : MPI_SUCCESS;
-    trl_comm_tags(op->c, op->entry, &op->call.tag_base, &op->call.tag_span);
+    if (!op->persistent) /* a persistent op's were fixed at its init */
+        trl_comm_tags(op->c, op->entry, &op->call.tag_base, &op->call.tag_span);
     op->running = true;
     op->finished = false;
     link_op(op);
@@ -490,11 +496,22 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
     }
     op->c = c;
     op->comm = comm;
-    if (e)
+    if (e) {
         op->call = (trl_exec_call){sendbuf, recvbuf, dtype, mpi_op, c->dup, 0, 0, &c->shm, NULL, NULL};
+        /* The program may free the datatype and the operation as soon as
+         * this call returns (holds.h). */
+        trl_hold_type(dtype);
+        trl_hold_op(mpi_op);
+        op->holds = true;
+    }
     op->hooks = *hooks;
     op->data = data;
     op->persistent = mode->kind == TRL_MODE_PERSISTENT;
+    /* MPI matches persistent collectives by the order of their inits, not
+     * of their starts (which may differ between ranks): each takes its tag
+     * range here, once, from its own class of ranges (trl_comm_tags). */
+    if (op->persistent && e)
+        trl_comm_tags(c, op->entry, &op->call.tag_base, &op->call.tag_span);
     int rc;
     trl_engine_lock();
     /* A persistent op's handle is a request of the MPI library's own that

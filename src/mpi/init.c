@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include "mpi/engine.h"
+#include "mpi/holds.h"
 #include "mpi/inter.h"
 #include "mpi/runtime.h"
 
@@ -31,6 +32,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int MPI_Finalize(void)
 {
     trl_engine_finalize();
+    trl_holds_finalize();
     trl_inter_finalize();
     trl_runtime_finalize();
     return PMPI_Finalize();

@@ -46,6 +46,17 @@ static void empty_status(MPI_Status *st, int rc)
     PMPI_Status_set_elements(st, MPI_BYTE, 0);
 }
 
+/* An inactive request's status: MPI's empty status (source MPI_ANY_SOURCE,
+ * tag MPI_ANY_TAG, error MPI_SUCCESS, no elements, not cancelled). */
+static void inactive_status(MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    empty_status(st, MPI_SUCCESS);
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+}
+
 static MPI_Status *status_at(MPI_Status *statuses, int i)
 {
     return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
@@ -123,7 +134,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
     }
     if (op) {
         if (!active(op)) {
-            empty_status(status, MPI_SUCCESS);
+            inactive_status(status);
             return MPI_SUCCESS;
         }
         while (!op->finished)
@@ -150,7 +161,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
         *flag = !op->running;
         if (!op->finished) {
             if (*flag)
-                empty_status(status, MPI_SUCCESS); /* inactive */
+                inactive_status(status);
             return MPI_SUCCESS;
         }
         return take(op, status);
@@ -177,7 +188,7 @@ static int testall_once(int n, MPI_Request *reqs, int *flag, MPI_Status *statuse
             continue;
         int r = sp->ops[i]->finished ? take(sp->ops[i], status_at(statuses, i)) : MPI_SUCCESS;
         if (!sp->ops[i]->finished && r == MPI_SUCCESS)
-            empty_status(status_at(statuses, i), MPI_SUCCESS);
+            inactive_status(status_at(statuses, i));
         if (first == MPI_SUCCESS)
             first = r;
     }
@@ -240,6 +251,8 @@ static int testany_once(int n, MPI_Request *reqs, int *index, int *flag, MPI_Sta
     int rc = PMPI_Testany(n, sp->found ? sp->tmp : reqs, index, flag, status);
     if (rc == MPI_SUCCESS && *flag && *index == MPI_UNDEFINED && any_active)
         *flag = 0; /* the library has nothing active, but a Trellis op runs */
+    else if (rc == MPI_SUCCESS && *flag && *index == MPI_UNDEFINED)
+        inactive_status(status); /* the library may leave its error field */
     return rc;
 }
 
@@ -360,8 +373,10 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
     trl_op *op = persistent_op(req);
     if (op) {
         *flag = !op->running;
-        if (*flag)
-            empty_status(status, op->finished ? op->rc : MPI_SUCCESS);
+        if (*flag && op->finished)
+            empty_status(status, op->rc);
+        else if (*flag)
+            inactive_status(status);
         return MPI_SUCCESS;
     }
     return PMPI_Request_get_status(req, flag, status);

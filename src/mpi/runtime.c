@@ -18,6 +18,10 @@
 #include "mpi/trace.h"
 #include "mpi/validate.h"
 
+/* Forms of call (blocking, non-blocking, persistent): each counts its tag
+ * ranges apart (trl_comm_tags). */
+enum { CALL_KINDS = TRL_CALL_PERSISTENT + 1 };
+
 static struct {
     bool ready;          /* rules loaded; Trellis serves collectives */
     trl_ruleset user;    /* from TRELLIS_RULES (may be empty) */
@@ -376,6 +380,12 @@ trl_comm *trl_comm_get(MPI_Comm comm)
         while (c->tag_span > 1 && (long)c->tag_span - 1 > (long)c->tag_ub)
             c->tag_span >>= 1;
         c->tag_slots = (int)(((long)c->tag_ub + 1) / c->tag_span);
+        /* At least 16 ranges for each form of call (trl_comm_tags) where
+         * spans of a tag period allow it: 21 each with 32767 tags. */
+        while (c->tag_span > TRL_SCHED_TAG_PERIOD && c->tag_slots < 16 * CALL_KINDS) {
+            c->tag_span >>= 1;
+            c->tag_slots = (int)(((long)c->tag_ub + 1) / c->tag_span);
+        }
         if (trl_topo_for_comm(&rt.world, comm, &c->topo) != TRL_OK)
             trl_topo_single_host(c->size, &c->topo);
     }
@@ -494,27 +504,26 @@ static void say_choice(const trl_comm *c, const trl_coll_args *a, size_t bytes,
 void trl_comm_tags(trl_comm *c, const trl_cache_entry *e, int *base, int *span)
 {
     *span = c->tag_span;
-    if (!c->class_seq) {
-        *base = (int)(c->seq++ % (unsigned)c->tag_slots) * c->tag_span;
-        return;
-    }
-    int cls = e->tag_class % c->nclasses, per = c->tag_slots / c->nclasses;
-    if (per < 1) /* more classes than ranges: classes share them */
-        *base = (int)(((unsigned)cls + c->class_seq[cls]++ * (unsigned)c->nclasses) %
-                      (unsigned)c->tag_slots) * c->tag_span;
+    /* The counter of e's group: its form of call, then its class. */
+    int classes = c->class_seq ? c->nclasses : 1, groups = CALL_KINDS * classes;
+    int g = (int)e->call * classes + (c->class_seq ? e->tag_class % classes : 0);
+    unsigned n = c->class_seq ? c->class_seq[g]++ : c->seq[g]++;
+    int per = c->tag_slots / groups;
+    if (per < 1) /* more groups than ranges: groups share them */
+        *base = (int)(((unsigned)g + n * (unsigned)groups) % (unsigned)c->tag_slots) * c->tag_span;
     else
-        *base = (cls * per + (int)(c->class_seq[cls]++ % (unsigned)per)) * c->tag_span;
+        *base = (g * per + (int)(n % (unsigned)per)) * c->tag_span;
 }
 
 bool trl_comm_tag_classes(trl_comm *c, int n)
 {
-    unsigned *seq = calloc((size_t)n, sizeof *seq);
+    unsigned *seq = calloc((size_t)n * CALL_KINDS, sizeof *seq);
     if (!seq)
         return false;
     free(c->class_seq);
     c->class_seq = seq;
     c->nclasses = n;
-    while (c->tag_span > TRL_SCHED_TAG_PERIOD && c->tag_slots / n < 16) {
+    while (c->tag_span > TRL_SCHED_TAG_PERIOD && c->tag_slots / (n * CALL_KINDS) < 16) {
         c->tag_span >>= 1;
         c->tag_slots = (int)(((long)c->tag_ub + 1) / c->tag_span);
     }

@@ -64,15 +64,20 @@ typedef struct {
      * overlap (non-blocking calls, a blocking one among them) never match
      * each other's messages. MPI's rule that every rank starts the
      * collectives of a communicator in the same order keeps the ranks'
-     * counts in step. */
-    unsigned seq;
+     * counts in step. Blocking, non-blocking and persistent calls count
+     * apart, each in its own share of the ranges, as the MPI libraries
+     * keep them apart (a program that calls a blocking and a non-blocking
+     * collective in different orders on different ranks still runs); a
+     * persistent call takes its range once, at its init (MPI matches
+     * persistent calls by the order of their inits). */
+    unsigned seq[TRL_CALL_PERSISTENT + 1];
     int tag_slots, tag_span;
     /* An intercommunicator's merged communicator counts runs per class
      * (trl_comm_tag_classes): the ranks of the root's group other than the
      * root take no part in a rooted call, so one counter for all calls
      * would fall out of step between them and the others; each root's
-     * calls count apart, among the ranks that take part in them. NULL:
-     * one class, seq. */
+     * calls count apart, among the ranks that take part in them (and per
+     * form of call: nclasses x 3 counters). NULL: one class, seq. */
     unsigned *class_seq;
     int nclasses;
     /* The attribute and every op alive hold one: a communicator freed while
@@ -141,7 +146,8 @@ trl_sizeless trl_comm_sizeless(trl_comm *c, trl_coll_args *a);
 void trl_comm_hold(trl_comm *c);
 void trl_comm_release(trl_comm *c);
 
-/* The tag range of the next run of e on c. */
+/* The tag range of the next run of e on c (of a persistent e: of its
+ * init). */
 void trl_comm_tags(trl_comm *c, const trl_cache_entry *e, int *base, int *span);
 
 /* Count runs in n classes (an intercommunicator's merged communicator:

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
+
 #if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
 #define ALLREDUCE_INIT MPIX_Allreduce_init
 #define BCAST_INIT MPIX_Bcast_init
@@ -35,23 +37,6 @@
 
 static int rank, size, failures, checks;
 static const char *only;
-
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                          \
-        checks++;                                                                                 \
-        if (!(cond)) {                                                                            \
-            failures++;                                                                           \
-            fprintf(stderr, "rank %d: %s:%d: ", rank, __func__, __LINE__);                        \
-            fprintf(stderr, __VA_ARGS__);                                                         \
-            fprintf(stderr, "\n");                                                                \
-        }                                                                                         \
-    } while (0)
-
-static unsigned lcg(unsigned *s)
-{
-    *s = *s * 1103515245u + 12345u;
-    return *s >> 16;
-}
 
 /* Whether a test of a communicator freed with collectives still pending
  * can run: Open MPI 4.1's own non-blocking and persistent collectives
