@@ -1,6 +1,6 @@
-/* A plain MPI program that fuzzes the 17 blocking intracommunicator
- * collectives differentially. It knows nothing of Trellis: every call runs
- * twice, on two copies of its buffers prefilled alike (a sentinel pattern in
+/* A plain MPI program that fuzzes the 17 intracommunicator collectives
+ * differentially, blocking, non-blocking or persistent. It knows nothing of
+ * Trellis: every call runs twice, on two copies of its buffers prefilled alike (a sentinel pattern in
  * receive buffers, in the gaps of derived datatypes and in guard bytes on
  * both sides of every buffer), once as MPI_X (under LD_PRELOAD, Trellis) and
  * once as PMPI_X (always the MPI library's own), and the two copies must then
@@ -45,15 +45,31 @@
  * MPI_MAX and MPI_MIN compare MPI_UNSIGNED_CHAR as signed (found here): there
  * those values stay below 128.
  *
- *   coll_fuzz --seed S --calls N [--first K] [--only <collective>] [--verbose]
+ * In the non-blocking and persistent forms (--form) copy 0's calls are
+ * MPI_IX or MPI_X_init instead, 1 to 4 of them outstanding at once (a
+ * batch, the same on every rank) while copy 1's blocking PMPI_X calls run;
+ * persistent requests are started in an order of each rank's own (MPI
+ * matches them by their inits) and freed after; a batch completes through
+ * MPI_Wait in an order of the rank's own, MPI_Waitall, MPI_Testany or
+ * MPI_Waitsome. Copy 0's derived datatypes and user operations are then
+ * duplicates of its own, freed as soon as its call returned: MPI keeps them
+ * until the call completes.
  *
- * --first K runs calls K..N-1 only (call K alone: --first K --calls K+1),
+ *   coll_fuzz --seed S --calls N [--first K] [--only <collective>]
+ *             [--form blocking|nonblocking|persistent] [--verbose]
+ *
+ * --first K runs calls K..N-1 only (call K alone: --first K --calls K+1; in
+ * the other forms batches then start at K, so a call may need its batch),
  * --only runs one collective's calls, --verbose has rank 0 print each call.
  * Each mismatch prints one line to stderr with every parameter; rank 0 ends
  * with "coll_fuzz: N calls, F failed" (F: calls that failed on some rank),
  * and the exit status is 1 when F > 0.
  */
 #include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +84,9 @@ static uint64_t seed;
 static int world_rank, world_size, verbose;
 static unsigned char *failed; /* per call: failed here */
 static long bad_userop_type; /* user operations called with another datatype */
+enum { F_BLOCKING, F_NONBLOCKING, F_PERSISTENT };
+static const char *const form_names[] = {"blocking", "nonblocking", "persistent"};
+static int form = F_BLOCKING; /* how copy 0's calls are made (--form) */
 
 #ifdef MPICH_VERSION
 static const int is_mpich = 1;
@@ -215,9 +234,11 @@ static const char *const op_names[NO] = {
     "user:affinemod1009(noncommutative)", "user:sum3mod1009", "user:wrapsum(vector)"};
 static MPI_Op ops[NO];
 
+static int is_alias(MPI_Datatype t, int k);
+
 static void check_type(MPI_Datatype *t, int want)
 {
-    if (*t != types[want].t) bad_userop_type++;
+    if (*t != types[want].t && !is_alias(*t, want)) bad_userop_type++;
 }
 
 /* inout = in x inout, in from the lower ranks; 2x2 row-major mod 1009. */
@@ -266,15 +287,17 @@ static void uop_vecsum(void *in, void *inout, int *len, MPI_Datatype *t)
             if (k % 3 != 2) b[k] += a[k];
 }
 
+static void (*const user_fns[NO])(void *, void *, int *, MPI_Datatype *) = {
+    [O_MATMUL] = uop_matmul, [O_AFFINE] = uop_affine, [O_SUM3] = uop_sum3,
+    [O_VECSUM] = uop_vecsum};
+static const int user_commutes[NO] = {[O_SUM3] = 1, [O_VECSUM] = 1};
+
 static void make_ops(void)
 {
     MPI_Op pre[] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_BAND, MPI_BOR,
                     MPI_BXOR, MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MINLOC, MPI_MAXLOC};
     for (int k = 0; k <= O_MAXLOC; k++) ops[k] = pre[k];
-    MPI_Op_create(uop_matmul, 0, &ops[O_MATMUL]);
-    MPI_Op_create(uop_affine, 0, &ops[O_AFFINE]);
-    MPI_Op_create(uop_sum3, 1, &ops[O_SUM3]);
-    MPI_Op_create(uop_vecsum, 1, &ops[O_VECSUM]);
+    for (int k = O_MATMUL; k < NO; k++) MPI_Op_create(user_fns[k], user_commutes[k], &ops[k]);
 }
 
 static void free_ops(void)
@@ -490,8 +513,8 @@ static size_t lay_out_blocks(const call *c, int v, int unit, int placed, rng *l,
 static int describe(const call *c, char *out, size_t size)
 {
     int at = snprintf(out, size,
-                      "seed=%llu call=%d coll=%s comm=%s size=%d rank=%d (world %d) count=%d",
-                      (unsigned long long)seed, c->idx, coll_names[c->coll], c->comm_name, c->p,
+                      "seed=%llu form=%s call=%d coll=%s comm=%s size=%d rank=%d (world %d) count=%d",
+                      (unsigned long long)seed, form_names[form], c->idx, coll_names[c->coll], c->comm_name, c->p,
                       c->r, world_rank, c->count);
     if (c->op >= 0)
         at += snprintf(out + at, size - (size_t)at, " type=%s op=%s", types[c->S].name,
@@ -544,8 +567,8 @@ static void report(const call *c, const char *what)
     if (++reports > MAX_REPORTS) return;
     char d[2048];
     describe(c, d, sizeof d);
-    fprintf(stderr, "coll_fuzz: MISMATCH %s: %s (rerun: --seed %llu --first %d --calls %d)\n", d,
-            what, (unsigned long long)seed, c->idx, c->idx + 1);
+    fprintf(stderr, "coll_fuzz: MISMATCH %s: %s (rerun: --seed %llu --form %s --first %d --calls %d)\n", d,
+            what, (unsigned long long)seed, form_names[form], c->idx, c->idx + 1);
 }
 
 static int call_failed;
@@ -585,15 +608,140 @@ static void check_rc(const call *c, const int rc[2])
     call_failed = 1;
 }
 
-/* Both calls: MPI_X on copy 0, then PMPI_X on copy 1. */
-#define BOTH(fn, ...)                                                          \
-    do {                                                                       \
-        for (int side = 0; side < 2; side++)                                   \
-            rc[side] = side ? P##fn(__VA_ARGS__) : fn(__VA_ARGS__);            \
+/* ---- forms of call: blocking, non-blocking, persistent ------------------------------ */
+
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define PINIT(Name) MPIX_##Name##_init
+#elif MPI_VERSION >= 4
+#define PINIT(Name) MPI_##Name##_init
+#endif
+
+
+/* A call made and not yet compared: in the non-blocking and persistent
+ * forms several are outstanding at once, so everything MPI may still read
+ * or write lives here until the batch completes. */
+enum { MAX_OWN = 2 * NT + 2 };
+typedef struct {
+    call c;
+    fbuf sb, rb;
+    int rc[2];
+    MPI_Request req; /* copy 0's, in the non-blocking and persistent forms */
+    int cnt[MAXP], dsp[MAXP], scnt[MAXP], sdsp[MAXP];
+    MPI_Datatype stype[MAXP], rtype[MAXP], own_stype[MAXP], own_rtype[MAXP];
+    /* Copy 0's own datatypes and operation, freed as soon as its call
+     * returned (MPI keeps them until the call completes). */
+    MPI_Datatype own_from[MAX_OWN], own_to[MAX_OWN];
+    int nown;
+    MPI_Op own_op;
+} pending;
+
+/* Datatypes made as duplicates of types[k] for copy 0's calls: the user
+ * operations accept them as types[k] (check_type). A ring: old entries are
+ * long freed. */
+enum { ALIASES = 256 };
+typedef struct {
+    MPI_Datatype t;
+    int k;
+} alias;
+static alias aliases[ALIASES];
+static int next_alias;
+
+static void add_alias(MPI_Datatype t, int k)
+{
+    for (int i = 0; i < ALIASES; i++)
+        if (aliases[i].t == t) { aliases[i].k = k; return; } /* a handle freed and reused */
+    aliases[next_alias] = (alias){t, k};
+    next_alias = (next_alias + 1) % ALIASES;
+}
+
+static int is_alias(MPI_Datatype t, int k)
+{
+    for (int i = 0; i < ALIASES; i++)
+        if (aliases[i].t == t && aliases[i].k == k) return 1;
+    return 0;
+}
+
+/* Whether copy 0's derived datatypes and user operation are its own, freed
+ * right after the call returned. Open MPI 4.1's own persistent collectives
+ * crash on objects freed after the init (tests/mpi/test_request_rules.c):
+ * there only where Trellis serves the call (loaded, more than one rank). */
+static int frees_early(const call *c)
+{
+    if (form == F_BLOCKING) return 0;
+#if defined(OPEN_MPI) && OPEN_MPI
+    if (form == F_PERSISTENT && (!dlsym(RTLD_DEFAULT, "trellis_version") || c->p == 1))
+        return 0;
+#endif
+    (void)c;
+    return 1;
+}
+
+/* Copy 0's datatype for t: a duplicate of a derived one where it frees
+ * early (one per call and type), t itself otherwise. */
+static MPI_Datatype own_type(pending *pc, MPI_Datatype t)
+{
+    int k = -1;
+    for (int i = T_C3; i < NT; i++)
+        if (types[i].t == t) k = i;
+    if (k < 0 || !frees_early(&pc->c)) return t;
+    for (int i = 0; i < pc->nown; i++)
+        if (pc->own_from[i] == t) return pc->own_to[i];
+    MPI_Datatype d;
+    MPI_Type_dup(t, &d);
+    MPI_Type_commit(&d);
+    add_alias(d, k);
+    pc->own_from[pc->nown] = t;
+    pc->own_to[pc->nown++] = d;
+    return d;
+}
+
+static MPI_Datatype *own_types(pending *pc, const MPI_Datatype *t, MPI_Datatype *out)
+{
+    for (int j = 0; j < pc->c.p; j++) out[j] = own_type(pc, t[j]);
+    return out;
+}
+
+/* Copy 0's operation k: a new one with the same function where it frees
+ * early, ops[k] otherwise. */
+static MPI_Op own_op(pending *pc, int k)
+{
+    if (k < O_MATMUL || !frees_early(&pc->c)) return ops[k];
+    if (pc->own_op == MPI_OP_NULL) MPI_Op_create(user_fns[k], user_commutes[k], &pc->own_op);
+    return pc->own_op;
+}
+
+/* Copy 0's call returned: free its own objects now. */
+static void free_own(pending *pc)
+{
+    for (int i = 0; i < pc->nown; i++) MPI_Type_free(&pc->own_to[i]);
+    pc->nown = 0;
+    if (pc->own_op != MPI_OP_NULL) MPI_Op_free(&pc->own_op);
+}
+
+/* Both calls: copy 0 through MPI_X (or MPI_IX, or MPI_X_init, in the other
+ * forms: completed with its batch), then copy 1 through PMPI_X, blocking. */
+#ifdef PINIT
+#define START0(Name, name, ...)                                                            \
+    (form == F_BLOCKING      ? MPI_##Name(__VA_ARGS__)                                     \
+     : form == F_NONBLOCKING ? MPI_I##name(__VA_ARGS__, &pc->req)                          \
+                             : PINIT(Name)(__VA_ARGS__, MPI_INFO_NULL, &pc->req))
+#else
+#define START0(Name, name, ...)                                                            \
+    (form == F_BLOCKING ? MPI_##Name(__VA_ARGS__) : MPI_I##name(__VA_ARGS__, &pc->req))
+#endif
+#define BOTH(Name, name, ...)                                                              \
+    do {                                                                                   \
+        for (int side = 0; side < 2; side++) {                                             \
+            rc[side] = side ? PMPI_##Name(__VA_ARGS__) : START0(Name, name, __VA_ARGS__);  \
+            if (!side) free_own(pc);                                                       \
+        }                                                                                  \
     } while (0)
 #define PTR(f) fb_ptr(&(f), side)
+#define TY(t) (side ? (t) : own_type(pc, (t)))
+#define OPX(k) (side ? ops[k] : own_op(pc, (k)))
+#define TYS(a) (side ? (a) : own_types(pc, (a), (a) == pc->stype ? pc->own_stype : pc->own_rtype))
 
-static void run_call(int idx, int only)
+static pending *start_call(int idx, int only)
 {
     rng g = rng_for(seed, (uint64_t)idx, 0x5eed); /* the same on every rank */
     call c;
@@ -601,12 +749,12 @@ static void run_call(int idx, int only)
     c.idx = idx;
     int ci = rbelow(&g, NCOMMS);
     c.coll = rbelow(&g, NCOLL);
-    if (comms[ci].comm == MPI_COMM_NULL || (only >= 0 && c.coll != only)) return;
+    if (comms[ci].comm == MPI_COMM_NULL || (only >= 0 && c.coll != only)) return NULL;
     c.comm = comms[ci].comm;
     c.comm_name = comms[ci].name;
     MPI_Comm_size(c.comm, &c.p);
     MPI_Comm_rank(c.comm, &c.r);
-    if (c.p > MAXP) return;
+    if (c.p > MAXP) return NULL;
     int p = c.p, r = c.r, coll = c.coll;
     rng l = rng_for(seed, (uint64_t)idx, 1000 + (uint64_t)world_rank); /* this rank's own */
 
@@ -684,16 +832,20 @@ static void run_call(int idx, int only)
 
     const tdesc *S = &types[c.S], *R = &types[c.R];
     int me = r == c.root, rc[2] = {MPI_SUCCESS, MPI_SUCCESS};
+    pending *pc = xmalloc(sizeof *pc);
+    memset(pc, 0, sizeof *pc);
+    pc->c = c;
+    pc->req = MPI_REQUEST_NULL;
+    pc->own_op = MPI_OP_NULL;
     fbuf sb, rb;
     fb_init(&sb, "sendbuf", 0);
     fb_init(&rb, "recvbuf", 0);
     size_t len[MAXP] = {0}, off[MAXP] = {0}, soff[MAXP] = {0}, roff[MAXP] = {0};
-    int cnt[MAXP], dsp[MAXP], scnt[MAXP], sdsp[MAXP];
-    call_failed = 0;
+    int *cnt = pc->cnt, *dsp = pc->dsp, *scnt = pc->scnt, *sdsp = pc->sdsp;
 
     switch (coll) {
     case C_BARRIER:
-        BOTH(MPI_Barrier, c.comm);
+        BOTH(Barrier, barrier, c.comm);
         break;
 
     case C_BCAST: {
@@ -706,7 +858,7 @@ static void run_call(int idx, int only)
         fb_init(&rb, "buffer", (size_t)cn * T->ext);
         if (me) fill(fb_data(&rb), T, (size_t)cn, -1, r, &l);
         fb_sync(&rb);
-        BOTH(MPI_Bcast, PTR(rb), cn, T->t, c.root, c.comm);
+        BOTH(Bcast, bcast, PTR(rb), cn, TY(T->t), c.root, c.comm);
         break;
     }
 
@@ -724,22 +876,22 @@ static void run_call(int idx, int only)
         fb_sync(&rb);
         if (coll == C_REDUCE) {
             if (!me) rb.check = 0; /* insignificant off the root */
-            BOTH(MPI_Reduce, all_inpl ? MPI_IN_PLACE : PTR(sb),
-                 !me && c.nullins ? NULL : PTR(rb), n, S->t, ops[c.op], c.root, c.comm);
+            BOTH(Reduce, reduce, all_inpl ? MPI_IN_PLACE : PTR(sb),
+                 !me && c.nullins ? NULL : PTR(rb), n, TY(S->t), OPX(c.op), c.root, c.comm);
         } else if (coll == C_ALLREDUCE) {
-            BOTH(MPI_Allreduce, all_inpl ? MPI_IN_PLACE : PTR(sb), PTR(rb), n, S->t,
-                 ops[c.op], c.comm);
+            BOTH(Allreduce, allreduce, all_inpl ? MPI_IN_PLACE : PTR(sb), PTR(rb), n, TY(S->t),
+                 OPX(c.op), c.comm);
         } else {
             if (coll == C_EXSCAN && r == 0) { /* undefined at rank 0 */
                 rb.skip_lo = 0;
                 rb.skip_hi = rb.n;
             }
             if (coll == C_SCAN)
-                BOTH(MPI_Scan, all_inpl ? MPI_IN_PLACE : PTR(sb), PTR(rb), n, S->t, ops[c.op],
+                BOTH(Scan, scan, all_inpl ? MPI_IN_PLACE : PTR(sb), PTR(rb), n, TY(S->t), OPX(c.op),
                      c.comm);
             else
-                BOTH(MPI_Exscan, all_inpl ? MPI_IN_PLACE : PTR(sb), PTR(rb), n, S->t,
-                     ops[c.op], c.comm);
+                BOTH(Exscan, exscan, all_inpl ? MPI_IN_PLACE : PTR(sb), PTR(rb), n, TY(S->t),
+                     OPX(c.op), c.comm);
         }
         break;
     }
@@ -764,11 +916,11 @@ static void run_call(int idx, int only)
             rb.skip_hi = rb.n;
         }
         if (block)
-            BOTH(MPI_Reduce_scatter_block, c.inpl ? MPI_IN_PLACE : PTR(sb), PTR(rb), n, S->t,
-                 ops[c.op], c.comm);
+            BOTH(Reduce_scatter_block, reduce_scatter_block, c.inpl ? MPI_IN_PLACE : PTR(sb), PTR(rb), n, TY(S->t),
+                 OPX(c.op), c.comm);
         else
-            BOTH(MPI_Reduce_scatter, c.inpl ? MPI_IN_PLACE : PTR(sb), PTR(rb), cnt, S->t,
-                 ops[c.op], c.comm);
+            BOTH(Reduce_scatter, reduce_scatter, c.inpl ? MPI_IN_PLACE : PTR(sb), PTR(rb), cnt, TY(S->t),
+                 OPX(c.op), c.comm);
         break;
     }
 
@@ -789,12 +941,12 @@ static void run_call(int idx, int only)
         fb_sync(&rb);
         int nul = !me && c.nullins;
         if (v)
-            BOTH(MPI_Gatherv, inpl ? MPI_IN_PLACE : PTR(sb), sn, S->t, nul ? NULL : PTR(rb),
-                 nul ? NULL : cnt, nul ? NULL : dsp, nul ? MPI_DATATYPE_NULL : R->t, c.root,
+            BOTH(Gatherv, gatherv, inpl ? MPI_IN_PLACE : PTR(sb), sn, TY(S->t), nul ? NULL : PTR(rb),
+                 nul ? NULL : cnt, nul ? NULL : dsp, nul ? MPI_DATATYPE_NULL : TY(R->t), c.root,
                  c.comm);
         else
-            BOTH(MPI_Gather, inpl ? MPI_IN_PLACE : PTR(sb), sn, S->t, nul ? NULL : PTR(rb),
-                 nul ? 0 : n * c.b, nul ? MPI_DATATYPE_NULL : R->t, c.root, c.comm);
+            BOTH(Gather, gather, inpl ? MPI_IN_PLACE : PTR(sb), sn, TY(S->t), nul ? NULL : PTR(rb),
+                 nul ? 0 : n * c.b, nul ? MPI_DATATYPE_NULL : TY(R->t), c.root, c.comm);
         break;
     }
 
@@ -816,12 +968,12 @@ static void run_call(int idx, int only)
         fb_sync(&rb);
         int nul = !me && c.nullins;
         if (v)
-            BOTH(MPI_Scatterv, nul ? NULL : PTR(sb), nul ? NULL : cnt, nul ? NULL : dsp,
-                 nul ? MPI_DATATYPE_NULL : S->t, inpl ? MPI_IN_PLACE : PTR(rb), rn, R->t, c.root,
+            BOTH(Scatterv, scatterv, nul ? NULL : PTR(sb), nul ? NULL : cnt, nul ? NULL : dsp,
+                 nul ? MPI_DATATYPE_NULL : TY(S->t), inpl ? MPI_IN_PLACE : PTR(rb), rn, TY(R->t), c.root,
                  c.comm);
         else
-            BOTH(MPI_Scatter, nul ? NULL : PTR(sb), nul ? 0 : n * c.a,
-                 nul ? MPI_DATATYPE_NULL : S->t, inpl ? MPI_IN_PLACE : PTR(rb), rn, R->t, c.root,
+            BOTH(Scatter, scatter, nul ? NULL : PTR(sb), nul ? 0 : n * c.a,
+                 nul ? MPI_DATATYPE_NULL : TY(S->t), inpl ? MPI_IN_PLACE : PTR(rb), rn, TY(R->t), c.root,
                  c.comm);
         break;
     }
@@ -843,11 +995,11 @@ static void run_call(int idx, int only)
         fb_sync(&sb);
         fb_sync(&rb);
         if (v)
-            BOTH(MPI_Allgatherv, c.inpl ? MPI_IN_PLACE : PTR(sb), sn, S->t, PTR(rb), cnt, dsp,
-                 R->t, c.comm);
+            BOTH(Allgatherv, allgatherv, c.inpl ? MPI_IN_PLACE : PTR(sb), sn, TY(S->t), PTR(rb), cnt, dsp,
+                 TY(R->t), c.comm);
         else
-            BOTH(MPI_Allgather, c.inpl ? MPI_IN_PLACE : PTR(sb), sn, S->t, PTR(rb), n * c.b,
-                 R->t, c.comm);
+            BOTH(Allgather, allgather, c.inpl ? MPI_IN_PLACE : PTR(sb), sn, TY(S->t), PTR(rb), n * c.b,
+                 TY(R->t), c.comm);
         break;
     }
 
@@ -863,7 +1015,7 @@ static void run_call(int idx, int only)
             fill(fb_data(&sb), S, (size_t)p * sblk, -1, r, &l);
         fb_sync(&sb);
         fb_sync(&rb);
-        BOTH(MPI_Alltoall, c.inpl ? MPI_IN_PLACE : PTR(sb), n * c.a, S->t, PTR(rb), n * c.b, R->t,
+        BOTH(Alltoall, alltoall, c.inpl ? MPI_IN_PLACE : PTR(sb), n * c.a, TY(S->t), PTR(rb), n * c.b, TY(R->t),
              c.comm);
         break;
     }
@@ -893,13 +1045,13 @@ static void run_call(int idx, int only)
         }
         fb_sync(&sb);
         fb_sync(&rb);
-        BOTH(MPI_Alltoallv, c.inpl ? MPI_IN_PLACE : PTR(sb), scnt, sdsp, S->t, PTR(rb), cnt, dsp,
-             R->t, c.comm);
+        BOTH(Alltoallv, alltoallv, c.inpl ? MPI_IN_PLACE : PTR(sb), scnt, sdsp, TY(S->t), PTR(rb), cnt, dsp,
+             TY(R->t), c.comm);
         break;
     }
 
     case C_ALLTOALLW: {
-        MPI_Datatype stype[MAXP], rtype[MAXP];
+        MPI_Datatype *stype = pc->stype, *rtype = pc->rtype;
         size_t sbytes[MAXP], rbytes[MAXP];
         int u = c.peer_types_unit;
         for (int j = 0; j < p; j++) {
@@ -945,22 +1097,130 @@ static void run_call(int idx, int only)
         }
         fb_sync(&sb);
         fb_sync(&rb);
-        BOTH(MPI_Alltoallw, c.inpl ? MPI_IN_PLACE : PTR(sb), scnt, sdsp, stype, PTR(rb), cnt,
-             dsp, rtype, c.comm);
+        BOTH(Alltoallw, alltoallw, c.inpl ? MPI_IN_PLACE : PTR(sb), scnt, sdsp, TYS(pc->stype), PTR(rb), cnt,
+             dsp, TYS(pc->rtype), c.comm);
         break;
     }
     }
 
-    check_rc(&c, rc);
-    compare(&c, &sb);
-    compare(&c, &rb);
-    fb_free(&sb);
-    fb_free(&rb);
+    pc->c = c;
+    pc->sb = sb;
+    pc->rb = rb;
+    pc->rc[0] = rc[0];
+    pc->rc[1] = rc[1];
+    return pc;
 done:
     free(c.K);
     free(c.ST);
     free(c.RT);
-    if (call_failed) failed[idx] = 1;
+    return NULL;
+}
+
+/* Compare a call whose copy 0 completed, and let it go. */
+static void finish_call(pending *pc)
+{
+    call_failed = 0;
+    check_rc(&pc->c, pc->rc);
+    compare(&pc->c, &pc->sb);
+    compare(&pc->c, &pc->rb);
+    fb_free(&pc->sb);
+    fb_free(&pc->rb);
+    if (form == F_PERSISTENT && pc->req != MPI_REQUEST_NULL) MPI_Request_free(&pc->req);
+    free(pc->c.K);
+    free(pc->c.ST);
+    free(pc->c.RT);
+    if (call_failed) failed[pc->c.idx] = 1;
+    free(pc);
+}
+
+/* A failed completion's error, where the start had none. */
+static void completed(pending *pc, int rc)
+{
+    if (pc->rc[0] == MPI_SUCCESS) pc->rc[0] = rc;
+}
+
+/* Complete copy 0 of a batch's calls (non-blocking and persistent forms):
+ * persistent ones started first, in an order of this rank's own (MPI
+ * matches them by their inits); then every request completed by one of
+ * MPI_Wait in an order of this rank's own, MPI_Waitall, MPI_Testany or
+ * MPI_Waitsome, drawn per batch and rank. */
+enum { MAX_BATCH = 4 };
+
+static void complete_batch(pending **pcs, int n, int first)
+{
+    rng l = rng_for(seed, (uint64_t)first, 2000 + (uint64_t)world_rank);
+    int order[MAX_BATCH];
+    for (int i = 0; i < n; i++) order[i] = i;
+    shuffle(&l, order, n);
+    if (form == F_PERSISTENT)
+        for (int k = 0; k < n; k++) {
+            pending *pc = pcs[order[k]];
+            if (pc->req != MPI_REQUEST_NULL && pc->rc[0] == MPI_SUCCESS)
+                completed(pc, MPI_Start(&pc->req));
+        }
+    MPI_Request reqs[MAX_BATCH];
+    MPI_Status st[MAX_BATCH];
+    for (int i = 0; i < n; i++)
+        reqs[i] = pcs[i]->rc[0] == MPI_SUCCESS ? pcs[i]->req : MPI_REQUEST_NULL;
+    int how = rbelow(&l, 4), rc, idx, flag, outcount, indices[MAX_BATCH];
+    switch (how) {
+    case 0:
+        for (int k = 0; k < n; k++)
+            completed(pcs[order[k]], MPI_Wait(&reqs[order[k]], MPI_STATUS_IGNORE));
+        break;
+    case 1:
+        rc = MPI_Waitall(n, reqs, st);
+        for (int i = 0; rc != MPI_SUCCESS && i < n; i++)
+            completed(pcs[i], rc == MPI_ERR_IN_STATUS ? st[i].MPI_ERROR : rc);
+        break;
+    case 2:
+        for (;;) {
+            rc = MPI_Testany(n, reqs, &idx, &flag, &st[0]);
+            if (rc != MPI_SUCCESS && idx >= 0 && idx < n) completed(pcs[idx], rc);
+            if (rc != MPI_SUCCESS && (idx < 0 || idx >= n)) {
+                for (int i = 0; i < n; i++) completed(pcs[i], rc);
+                break;
+            }
+            if (flag && idx == MPI_UNDEFINED) break;
+            if (flag && form == F_PERSISTENT) reqs[idx] = MPI_REQUEST_NULL;
+        }
+        break;
+    default:
+        for (;;) {
+            rc = MPI_Waitsome(n, reqs, &outcount, indices, st);
+            if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+                for (int i = 0; i < n; i++) completed(pcs[i], rc);
+                break;
+            }
+            if (outcount == MPI_UNDEFINED) break;
+            for (int k = 0; k < outcount; k++) {
+                if (rc == MPI_ERR_IN_STATUS) completed(pcs[indices[k]], st[k].MPI_ERROR);
+                if (form == F_PERSISTENT) reqs[indices[k]] = MPI_REQUEST_NULL;
+            }
+        }
+        break;
+    }
+}
+
+/* Calls first..first+n-1 made, completed together and compared. */
+static void run_batch(int first, int n, int only)
+{
+    pending *pcs[MAX_BATCH];
+    int k = 0;
+    for (int i = first; i < first + n; i++) {
+        pending *pc = start_call(i, only);
+        if (pc) pcs[k++] = pc;
+    }
+    if (form != F_BLOCKING) complete_batch(pcs, k, first);
+    for (int i = 0; i < k; i++) finish_call(pcs[i]);
+}
+
+/* How many calls from call i on are outstanding together: one in the
+ * blocking form, 1 to MAX_BATCH in the others (the same on every rank). */
+static int batch_at(int i)
+{
+    rng g = rng_for(seed, (uint64_t)i, 0xba7c4);
+    return form == F_BLOCKING ? 1 : 1 + rbelow(&g, MAX_BATCH);
 }
 
 /* ---- communicators -------------------------------------------------------------- */
@@ -1024,6 +1284,15 @@ int main(int argc, char **argv)
             bad |= only < 0;
         } else if (strcmp(argv[a], "--verbose") == 0) {
             verbose = 1;
+        } else if (strcmp(argv[a], "--form") == 0 && a + 1 < argc) {
+            a++;
+            form = -1;
+            for (int k = 0; k < 3; k++)
+                if (strcmp(argv[a], form_names[k]) == 0) form = k;
+#ifndef PINIT
+            if (form == F_PERSISTENT) form = -1;
+#endif
+            bad |= form < 0;
         } else {
             bad = 1;
         }
@@ -1031,7 +1300,7 @@ int main(int argc, char **argv)
     if (bad || !have_seed || calls < 0 || first < 0 || first > calls) {
         if (world_rank == 0)
             fprintf(stderr, "usage: %s --seed S --calls N [--first K] [--only <collective>] "
-                            "[--verbose]\n", argv[0]);
+                            "[--form blocking|nonblocking|persistent] [--verbose]\n", argv[0]);
         MPI_Finalize();
         return 2;
     }
@@ -1040,7 +1309,11 @@ int main(int argc, char **argv)
     make_ops();
     make_comms();
     failed = calloc((size_t)calls + 1, 1);
-    for (int i = first; i < calls; i++) run_call(i, only);
+    for (int i = first, n; i < calls; i += n) {
+        n = batch_at(i);
+        if (n > calls - i) n = calls - i;
+        run_batch(i, n, only);
+    }
     if (bad_userop_type) {
         fprintf(stderr, "coll_fuzz: rank %d: user operations called %ld times with a datatype "
                         "other than the call's (seed=%llu)\n",
@@ -1056,7 +1329,7 @@ int main(int argc, char **argv)
     int nfailed = 0;
     for (int i = 0; i <= calls; i++) nfailed += any[i] != 0;
     if (world_rank == 0)
-        printf("coll_fuzz: %d calls, %d failed\n", calls - first, nfailed);
+        printf("coll_fuzz: %d calls (%s), %d failed\n", calls - first, form_names[form], nfailed);
     free(failed);
     free(any);
     free_comms();
