@@ -36,7 +36,9 @@ stand anywhere among the options:
     --verbose       set TRELLIS_VERBOSE=1 (mpirun's own verbose flag is -v)
     --trace DIR     set TRELLIS_TRACE: every rank records its collectives' steps and
                     writes DIR/rank-N.jsonl at MPI_Finalize (`trellis trace DIR` shows
-                    them; docs/trace-format.md); DIR is made absolute
+                    them; docs/trace-format.md); DIR is made absolute. What an earlier
+                    trace left in DIR (rank-*.jsonl, and trellis trace's trace.json and
+                    timeline.png) is removed first, and the command says so
     --dry-run       print the mpirun command instead of running it
     -h, --help      this help
 
@@ -287,6 +289,28 @@ def plan(  # noqa: PLR0913 -- the inputs are explicit so that tests can vary the
     return Plan(command=command, env=env, dry_run=split.dry_run)
 
 
+TRACE_LEFTOVERS = ("rank-*.jsonl", "trace.json", "timeline.png")
+
+
+def clear_trace(directory: Path) -> str | None:
+    """Remove what an earlier trace wrote into `directory` (its ranks' files and trellis
+    trace's default outputs), so that the run about to start is all it holds; what was
+    removed, to say, or None."""
+    if not directory.is_dir():
+        return None
+    gone = [p for pattern in TRACE_LEFTOVERS for p in sorted(directory.glob(pattern))
+            if p.is_file()]  # fmt: skip
+    for p in gone:
+        p.unlink()
+    if not gone:
+        return None
+    ranks = sum(1 for p in gone if p.suffix == ".jsonl")
+    others = [p.name for p in gone if p.suffix != ".jsonl"]
+    what = f"{ranks} rank file{'s' if ranks != 1 else ''}" if ranks else ""
+    what = ", ".join(x for x in (what, *others) if x)
+    return f"trellis run: --trace {directory}: removed what an earlier trace left there ({what})"
+
+
 def format_plan(p: Plan) -> str:
     """The command as a shell line, with the variables it sets in front."""
     prefix = [f"{name}={shlex.quote(value)}" for name, value in p.env.items()]
@@ -337,5 +361,9 @@ def run(argv: Sequence[str]) -> int | str:
     )
     if p.dry_run:
         return format_plan(p)
+    if "TRELLIS_TRACE" in p.env:
+        said = clear_trace(Path(p.env["TRELLIS_TRACE"]))
+        if said:
+            sys.stderr.write(said + "\n")
     sys.stdout.flush()
     return execute(p)

@@ -170,6 +170,13 @@ def test_records_read_back_give_the_same_analysis(run_trellis, tmp_path) -> None
     assert f"predicted: {timeline.us(report.total)}" in proc.stdout
     assert timeline.format_report(report) in proc.stdout
     assert sum(report.phase_on_path.values()) == pytest.approx(report.total)
+    # `trellis trace` reads the same file (issue 35), its outputs beside it.
+    proc = run_trellis("trace", str(records))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("1 simulated calls, 8 ranks (trellis simulate)\n")
+    assert timeline.format_report(report) in proc.stdout
+    assert (tmp_path / "t.trace.json").is_file()
+    assert (tmp_path / "t.timeline.png").is_file()
 
 
 def test_a_late_rank_shows_as_waiting(run_trellis) -> None:
