@@ -233,6 +233,48 @@ def test_unreadable_rules_file_is_reported(tmp_path):
     assert f"trellis: {missing}" in proc.stderr or "cannot read" in proc.stderr, proc.stderr
 
 
+MPICH_BUILD = REPO / "build-mpich"
+
+
+def test_a_program_of_the_other_mpi_runs_under_its_own():
+    """`trellis run` reads which MPI the program links (issue 35): an MPICH program runs
+    under MPICH's launcher with the library built for MPICH, no --mpi needed (and no
+    TRELLIS_BUILD: the checkout's build tree for that MPI)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRELLIS_")}
+    proc = subprocess.run([sys.executable, "-m", "trellis", "run", "-np", "2",
+                           str(MPICH_BUILD / "bench" / "global_reduction")],
+                          capture_output=True, text=True, env=env, timeout=120,
+                          check=False)  # fmt: skip
+    global_reduction_ok(proc, 2)
+    assert "(MPICH)" in proc.stdout
+
+
+@pytest.mark.parametrize(("built", "runs"), [("build", "build-mpich"), ("build-mpich", "build")])
+def test_the_library_stops_under_an_mpi_it_was_not_built_for(built, runs):
+    """Preloaded by hand into a program of the other MPI, the library says so and stops,
+    once, before the MPI library sees a handle of the wrong kind (MPICH said "Invalid
+    communicator", Open MPI crashed in MPI_Comm_rank)."""
+    names = {"build": "Open MPI", "build-mpich": "MPICH"}
+    library, program = REPO / built / "libtrellis.so", REPO / runs / "bench" / "global_reduction"
+    if runs == "build":
+        launch = ["mpirun", "--oversubscribe", "-np", "2", "-x", f"LD_PRELOAD={library}"]
+    else:
+        launch = ["mpiexec.mpich", "-n", "2", "-genv", "LD_PRELOAD", str(library)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRELLIS_")}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    proc = subprocess.run([*launch, str(program)], capture_output=True, text=True, env=env,
+                          timeout=120, check=False)  # fmt: skip
+    assert proc.returncode != 0
+    said = [ln for ln in proc.stderr.splitlines() if ln.startswith("trellis: ")]
+    assert len(said) == 1, proc.stderr
+    assert said[0].startswith(f"trellis: this libtrellis.so is built for {names[built]}, but "
+                              f"the program runs under {names[runs]} (")  # fmt: skip
+    assert f"{runs}/libtrellis.so" in said[0]
+    assert "errors=" not in proc.stdout
+    assert "Invalid communicator" not in proc.stderr
+    assert "Segmentation fault" not in proc.stderr
+
+
 COLLECTIVES = [
     "bcast", "reduce", "allreduce", "barrier", "gather", "gatherv", "scatter", "scatterv",
     "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce_scatter",
