@@ -207,8 +207,9 @@ _SHIFT = {"": 0, "K": 10, "M": 20, "G": 30}
 
 
 def parse_size(text: str) -> int:
-    """Bytes as the rules language writes them: digits with an optional K, M or G suffix
-    (powers of 1024; lower case accepted here too). Raises ValueError otherwise."""
+    """Bytes as the rules language writes them: digits with an optional K, M or G suffix,
+    either case (powers of 1024; the C side's trl_parse_size, the one grammar of sizes).
+    Raises ValueError otherwise."""
     match = _SIZE.fullmatch(text.strip())
     if not match:
         raise ValueError(f"expected a size such as 4096, 64K or 1M, got {text!r}")

@@ -1,5 +1,7 @@
 #include "core/log.h"
 
+#include "core/settings.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +33,8 @@ void trl_log(const char *fmt, ...)
 int trl_verbose_level(void)
 {
     static int level = -1;
-    if (level < 0) {
-        const char *v = getenv("TRELLIS_VERBOSE");
-        level = (v && *v) ? atoi(v) : 0;
-        if (level < 0)
-            level = 0;
-    }
+    if (level < 0)
+        level = trl_setting_verbose();
     return level;
 }
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/settings.h"
 
 bool trl_trace_on;
 
@@ -61,16 +62,7 @@ static struct {
 
 static size_t env_size(const char *name, size_t fallback)
 {
-    const char *v = getenv(name);
-    char *end;
-    errno = 0;
-    unsigned long long n = v ? strtoull(v, &end, 10) : 0;
-    if (!v || errno || end == v || *end || n == 0) {
-        if (v && tr.world_rank == 0)
-            trl_log("%s=%s is not a positive number; using %zu", name, v, fallback);
-        return fallback;
-    }
-    return (size_t)n;
+    return (size_t)trl_setting_count(name, (long long)fallback);
 }
 
 /* ---- clocks ---------------------------------------------------------------- */

@@ -166,7 +166,7 @@ static bool split_pair(const token *t, pair *kv)
 
 /* ---- filters ------------------------------------------------------------ */
 
-/* A bound of a range: a size (digits with K, M or G) for bytes, plain
+/* A bound of a range: a size (digits with K, M or G, either case) for bytes, plain
  * digits for ranks. */
 static bool parse_bound(const char *p, size_t len, bool sizes, unsigned long long *out)
 {
@@ -199,7 +199,7 @@ static void range_words(int f, const char **examples, const char **why_not_zero)
 {
     switch (f) {
     case FILTER_BYTES:
-        *examples = "0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)";
+        *examples = "0-4K, 4K-, -64K, 512 or * (sizes take K, M or G, either case)";
         *why_not_zero = NULL;
         return;
     case FILTER_HOSTS:

@@ -94,7 +94,10 @@ static void parses_every_range_form_and_size(void)
                        "bcast ranks=* bytes=* linear\n"
                        "bcast ranks=16 bytes=64K linear\n"
                        "bcast bytes=0 linear\n"
-                       "bcast bytes=18446744073709551615 linear\n";
+                       "bcast bytes=18446744073709551615 linear\n"
+                       /* Either case, as the command's --bytes (issue 35). */
+                       "bcast bytes=-64k linear\n"
+                       "bcast bytes=1m-2g linear\n";
     const trl_range want[][2] = {
         {{2, 8}, {1024, 2u << 20}},
         {{9, TRL_RANGE_MAX}, {3ULL << 30, TRL_RANGE_MAX}},
@@ -103,6 +106,8 @@ static void parses_every_range_form_and_size(void)
         {{16, 16}, {65536, 65536}},
         {{0, TRL_RANGE_MAX}, {0, 0}},
         {{0, TRL_RANGE_MAX}, {TRL_RANGE_MAX, TRL_RANGE_MAX}},
+        {{0, TRL_RANGE_MAX}, {0, 65536}},
+        {{0, TRL_RANGE_MAX}, {1u << 20, 2ULL << 30}},
     };
     size_t nwant = sizeof want / sizeof want[0];
     trl_ruleset rs;
@@ -243,16 +248,14 @@ static const error_case error_cases[] = {
     {"allreduce ranks= ring", false, "test.rules:1:11: missing value after 'ranks='"},
     {"reduce commutative= binomial", false, "test.rules:1:8: missing value after 'commutative='"},
     {"allreduce bytes=4Q- ring", false,
-     "test.rules:1:11: bytes=4Q-: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)"},
+     "test.rules:1:11: bytes=4Q-: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G, either case)"},
     {"allreduce bytes=- ring", false,
-     "test.rules:1:11: bytes=-: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)"},
-    {"allreduce bytes=4k ring", false,
-     "test.rules:1:11: bytes=4k: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)"},
+     "test.rules:1:11: bytes=-: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G, either case)"},
     {"allreduce bytes=1-2-3 ring", false,
-     "test.rules:1:11: bytes=1-2-3: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)"},
+     "test.rules:1:11: bytes=1-2-3: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G, either case)"},
     {"allreduce bytes=99999999999999999999 ring", false,
      "test.rules:1:11: bytes=99999999999999999999: expected a range such as 0-4K, 4K-, -64K, 512 or * "
-     "(sizes take K, M or G)"},
+     "(sizes take K, M or G, either case)"},
     {"allreduce ranks=4K- ring", false,
      "test.rules:1:11: ranks=4K-: expected a range such as 1-8, 9-, -64, 16 or * (whole numbers of ranks)"},
     {"allreduce ranks=** ring", false,
