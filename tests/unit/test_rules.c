@@ -226,6 +226,16 @@ static const error_case error_cases[] = {
      false,
      "test.rules:1:1: unknown collective 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' "
      "(expected one of: " ALL_COLLS ")"},
+    /* A call's name as verbose mode prints it (issue 35). */
+    {"iallreduce ring", false,
+     "test.rules:1:1: unknown collective 'iallreduce': the non-blocking allreduce is served by "
+     "allreduce rules; a rule that only non-blocking and persistent calls take is written "
+     "'allreduce nonblocking=yes ...'"},
+    {"reduce_scatter_block_init ring", false,
+     "test.rules:1:1: unknown collective 'reduce_scatter_block_init': the persistent "
+     "reduce_scatter_block is served by reduce_scatter_block rules; a rule that only "
+     "non-blocking and persistent calls take is written 'reduce_scatter_block nonblocking=yes "
+     "...'"},
     /* Filters. */
     {"allreduce radix=4 ring", false,
      "test.rules:1:11: unknown filter 'radix' (expected one of: ranks, bytes, commutative, "
@@ -1293,7 +1303,7 @@ static void env_inline(void)
 
 static void env_unreadable_paths(void)
 {
-    char path[600], want[800];
+    char path[600], want[2000];
     trl_ruleset rs;
     char *text = (char *)1, msg[900];
 
@@ -1308,6 +1318,21 @@ static void env_unreadable_paths(void)
     snprintf(want, sizeof want, "TRELLIS_RULES: cannot read rules file '%s': %s", tmpdir,
              strerror(EISDIR));
     CHECK_STR(msg, want);
+
+    /* A file name with a blank that names nothing is read as rules: the
+     * error says that no such file exists either (issue 35). */
+    snprintf(path, sizeof path, "%s/my rules.txt", tmpdir);
+    CHECK(load(path, &rs, &text, msg, sizeof msg) == TRL_ERR_PARSE, "missing spaced file");
+    snprintf(want, sizeof want,
+             "TRELLIS_RULES:1:1: unknown collective '%.*s' (expected one of: " ALL_COLLS
+             "); and as a file name, '%s': %s",
+             (int)strcspn(path, " "), path, path, strerror(ENOENT));
+    CHECK_STR(msg, want);
+    free(text);
+    /* Rules with a mistake further on are rules: no word of files. */
+    CHECK(load("allreduce ringg", &rs, &text, msg, sizeof msg) == TRL_ERR_PARSE, "a bad rule");
+    CHECK(!strstr(msg, "file name"), "a bad rule: %s", msg);
+    free(text);
 
     /* A single word is always a file name, never inline rules. */
     CHECK(load("barrier", &rs, &text, msg, sizeof msg) == TRL_ERR_IO, "single word: want TRL_ERR_IO");
