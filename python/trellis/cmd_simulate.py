@@ -102,7 +102,7 @@ def layout_for(args: argparse.Namespace, ranks: int) -> str | None:
 def points(args: argparse.Namespace) -> list[Point]:
     if args.topology and args.ranks_per_host:
         raise TrellisError("trellis simulate: use --topology or --ranks-per-host, not both", 2)
-    configs = [bench_matrix.parse_config(c) for c in args.config]
+    configs = [bench_matrix.parse_config(c, command="trellis simulate") for c in args.config]
     if any(c.kind != "trellis" for c in configs):
         raise TrellisError("trellis simulate: ompi and han have no schedule to simulate; "
                            "give NAME:rules=...", 2)  # fmt: skip
@@ -134,7 +134,12 @@ def simulate(args: argparse.Namespace, p: Point, work: Path) -> Result:
         argv.append("--noncommutative")
     for d in args.delay:
         argv += ["--delay", d]
-    native.info(*argv)
+    try:
+        native.info(*argv)
+    except TrellisError as err:
+        if not p.config:
+            raise
+        raise bench_matrix.config_error(err, p.config, "trellis simulate") from None
     tl, meta = timeline.load_simulation(work)
     if args.records:
         timeline.write_records(tl, args.records)

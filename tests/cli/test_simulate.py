@@ -273,3 +273,20 @@ def test_model_file_errors_say_where(run_trellis, tmp_path) -> None:
     proc = run_trellis("simulate", "bcast", "--ranks", "4", "--bytes", "4", "--model", str(bad))
     assert proc.returncode == 2
     assert f"{bad}:2:7: world has no key 'latncy'" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [("a:rulez=allreduce ring",
+      "trellis simulate: --config a: unknown setting 'rulez=allreduce ring' (rules="),
+     ("a:rules=allreduce ringg",
+      "trellis simulate: --config a rules:1:11: unknown algorithm 'ringg' for allreduce"),
+     ("a:topology=hosts=2 ranks_per_host=x",
+      "trellis simulate: --config a topology:1:9: ranks_per_host: expected a number")],
+)  # fmt: skip
+def test_a_bad_configuration_is_named_as_simulate_and_its_own(run_trellis, config,
+                                                              message) -> None:  # fmt: skip
+    """Issue 35: these said `trellis bench`, or TRELLIS_RULES:1:11 with no configuration."""
+    proc = run_trellis("simulate", "allreduce", "--ranks", "4", "--bytes", "8", "--config", config)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(message), proc.stderr
