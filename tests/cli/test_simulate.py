@@ -290,3 +290,34 @@ def test_a_bad_configuration_is_named_as_simulate_and_its_own(run_trellis, confi
     proc = run_trellis("simulate", "allreduce", "--ranks", "4", "--bytes", "8", "--config", config)
     assert proc.returncode == 2
     assert proc.stderr.startswith(message), proc.stderr
+
+
+def test_a_flat_algorithm_shows_its_name_as_its_phase(run_trellis) -> None:
+    """Issue 35: a schedule without named phases showed `(unnamed)`."""
+    args = ["simulate", "allreduce", "--ranks", "4", "--bytes", "8", "--rules",
+            "allreduce recursive_doubling"]  # fmt: skip
+    proc = run_trellis(*args)
+    assert proc.returncode == 0, proc.stderr
+    assert "(unnamed)" not in proc.stdout
+    assert re.search(r"^  recursive_doubling\s+\S+ \S+ 100\.0%", proc.stdout, re.M), proc.stdout
+    sweep = run_trellis(*args, "--sweep")
+    assert sweep.stdout.splitlines()[-1].endswith("  recursive_doubling 100%")
+
+
+def test_a_sweep_reports_the_librarys_own_collective_and_goes_on(run_trellis) -> None:
+    """Issue 35: one configuration choosing mpi stopped the whole sweep."""
+    proc = run_trellis("simulate", "allreduce", "--ranks", "4", "--bytes", "8,64K", "--sweep",
+                       "--config", "lib:rules=allreduce bytes=32K- mpi",
+                       "--config", "rd:rules=allreduce recursive_doubling")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split() for line in proc.stdout.splitlines()[2:]]
+    assert [r[:4] for r in rows] == [["lib", "4", "8", "recursive_doubling"],
+                                     ["lib", "4", "65536", "mpi"],
+                                     ["rd", "4", "8", "recursive_doubling"],
+                                     ["rd", "4", "65536", "recursive_doubling"]]  # fmt: skip
+    assert " ".join(rows[1][4:]) == "- the MPI library's own: no schedule to simulate"
+    # One call alone is still an error: there is nothing to show.
+    one = run_trellis("simulate", "allreduce", "--ranks", "4", "--bytes", "64K", "--rules",
+                      "allreduce mpi")  # fmt: skip
+    assert one.returncode == 1
+    assert "no schedule to simulate" in one.stderr
