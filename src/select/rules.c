@@ -666,15 +666,16 @@ static int check_no_nul(const char *text, size_t len, const char *name, trl_rule
     return TRL_ERR_PARSE;
 }
 
-/* A value read as rules that fails at its first word may have been meant
- * as a file name with a blank in it ('my rules.txt') that names nothing:
- * say that too. */
+/* A value read as rules that fails at its first word, and looks like a file
+ * name with a blank in it (a '.' or '/': 'my rules.txt'), may have been
+ * meant as one that names nothing: say that too. */
 static void not_a_file_either(const char *value, const char *name, trl_rules_error *err)
 {
     int first = 1 + (int)(strspn(value, " \t\r\v\f\n"));
     bool persistent;
     struct stat st;
-    if (err->line != 1 || err->column != first || strchr(name, ';') || !trl_could_be_path(name) ||
+    if (err->line != 1 || err->column != first || strchr(name, ';') || !strpbrk(name, "./") ||
+        !trl_could_be_path(name) ||
         call_name_coll(name, strcspn(name, " \t\r\v\f\n"), &persistent) >= 0 ||
         stat(name, &st) == 0)
         return;
