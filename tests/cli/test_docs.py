@@ -163,3 +163,22 @@ def test_install_examples_compile_and_run_under_trellis(language, compiler, tmp_
         proc.stderr)  # fmt: skip
     if language == "fortran":
         assert proc.stdout.strip() == "ranks=2 sum=3"
+
+
+def test_readme_says_what_app_is_and_names_every_explain_option() -> None:
+    """README's `./app` is seed 000's program as setup.sh builds it, and its `explain`
+    item names every option the command takes (--nonblocking was missing: issue 35)."""
+    import argparse  # noqa: PLC0415 -- only here
+
+    from trellis import cmd_explain  # noqa: PLC0415
+
+    readme = (REPO / "README.md").read_text()
+    assert "`build/bench/global_reduction`" in readme
+    sub = argparse.ArgumentParser().add_subparsers()
+    cmd_explain.add_parser(sub)
+    explain = sub.choices["explain"]
+    options = {o for a in explain._actions for o in a.option_strings
+               if o.startswith("--") and o != "--help"}  # fmt: skip
+    start = readme.index("- `trellis explain <collective>")
+    item = readme[start:readme.index("\n- `trellis ", start + 1)]
+    assert {o for o in options if f"{o}" not in item} == set()
