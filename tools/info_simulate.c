@@ -174,7 +174,7 @@ int cmd_simulate(int argc, char **argv)
         fprintf(stderr, "trellis: simulate: the rules choose the MPI library's own %s, which "
                         "has no schedule to simulate\n",
                 trl_coll_mpi_name(o.coll));
-        status = EXIT_FAIL;
+        status = EXIT_NO_SCHEDULE;
         goto out;
     }
     if (o.out_dir) {

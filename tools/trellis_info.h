@@ -13,7 +13,9 @@
 #include "select/rules.h"
 #include "topo/topo.h"
 
-enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
+/* EXIT_NO_SCHEDULE: simulate's call goes to the MPI library's own
+ * collective (the rules chose mpi): there is nothing to simulate. */
+enum { EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NO_SCHEDULE = 3 };
 
 /* Large enough for any machine an MPI job runs on today, small enough that
  * a typo (an extra zero or two) fails at once instead of building schedules

@@ -53,19 +53,21 @@ class Config:
         return env
 
 
-def parse_config(text: str, mpi: mpi_impl.MPI | None = None) -> Config:
+def parse_config(text: str, mpi: mpi_impl.MPI | None = None,
+                 command: str = "trellis bench") -> Config:  # fmt: skip
     """One of the MPI's baselines (`ompi`, `han`; `mpich`), or `NAME:SETTING;SETTING...`
     with settings `rules=RULES`, `topology=LAYOUT` (every run), `topology@N=LAYOUT` (runs
     on N ranks), each a file or the text itself, any other TRELLIS_* variable as
     `TRELLIS_NAME=value`, and the MPI library's own variables (MPIR_CVAR_*, OMPI_MCA_*):
-    Trellis, unless only the MPI library's variables are set."""
+    Trellis, unless only the MPI library's variables are set. `command` names the command
+    in messages (trellis simulate takes configurations too)."""
     mpi = mpi or mpi_impl.OpenMPI()
     if text in mpi.baselines:
         return Config(text, "mpi", options=mpi.baselines[text])
     name, sep, rest = text.partition(":")
     if not sep or not name or name in mpi.baselines:
         raise TrellisError(
-            f"trellis bench: --config {text!r}: expected {', '.join(mpi.baselines)} or "
+            f"{command}: --config {text!r}: expected {', '.join(mpi.baselines)} or "
             "NAME:rules=...;topology=...",
             2,
         )
@@ -88,7 +90,7 @@ def parse_config(text: str, mpi: mpi_impl.MPI | None = None) -> Config:
         per_count = at and base == "topology" and count.isdigit() and int(count) > 0
         if not eq or base not in CONFIG_KEYS or (at and not per_count):
             raise TrellisError(
-                f"trellis bench: --config {name}: unknown setting {item!r} ({SETTINGS_HELP}), "
+                f"{command}: --config {name}: unknown setting {item!r} ({SETTINGS_HELP}), "
                 f"or {mpi.title}'s own {mpi.variable_prefixes[0]}*=",
                 2,
             )
@@ -101,6 +103,30 @@ def parse_config(text: str, mpi: mpi_impl.MPI | None = None) -> Config:
     if layouts or any(k.startswith("TRELLIS_") for k in env):
         library_only = False
     return Config(name, "mpi" if library_only else "trellis", env, layouts)
+
+
+def config_error(err: TrellisError, name: str, command: str) -> TrellisError:
+    """A rules or layout error of configuration `name`'s settings, said as that
+    configuration's: "TRELLIS_RULES:1:11: ..." becomes "--config NAME rules:1:11: ..."
+    (the settings reach the library as TRELLIS_RULES and TRELLIS_TOPOLOGY); the error of
+    a file the settings name keeps the file's name."""
+    message = str(err).removeprefix("trellis: ")
+    for variable, setting in (("TRELLIS_RULES", "rules"), ("TRELLIS_TOPOLOGY", "topology")):
+        if message.startswith(f"{variable}:"):
+            rest = message.removeprefix(variable)
+            return TrellisError(f"{command}: --config {name} {setting}{rest}", err.status)
+    return TrellisError(f"{command}: --config {name}: {message}", err.status)
+
+
+def check_rules(config: Config, command: str = "trellis bench") -> None:
+    """Refuse, before anything runs, rules that do not parse."""
+    rules = config.env.get("TRELLIS_RULES")
+    if rules is None:
+        return
+    try:
+        native.info("explain", "barrier", "--ranks", "1", "--rules", rules)
+    except TrellisError as err:
+        raise config_error(err, config.name, command) from None
 
 
 def check_layouts(config: Config, counts: list[int]) -> None:

@@ -201,6 +201,19 @@ def model_text(links: dict[str, LinkFit], measured: dict[str, str], local: list[
 # ---- measuring -----------------------------------------------------------------------
 
 
+# What Open MPI's mpirun says when --map-by ppr:1:node finds one node only: the job has
+# one host, and nothing to measure across hosts.
+ONE_HOST = "more processes than the ppr"
+
+
+class MeasureError(TrellisError):
+    """One class's measurement failed; one_host: because the job has one host."""
+
+    def __init__(self, message: str, *, one_host: bool = False) -> None:
+        super().__init__(message, 1)
+        self.one_host = one_host
+
+
 def measure(cls: str, args: argparse.Namespace, testbed_dir: Path | None) -> list[dict]:
     program = native.built_file("bench/calibrate")
     # As trellis bench runs its programs: ranks that share cores with the rest (the
@@ -218,21 +231,50 @@ def measure(cls: str, args: argparse.Namespace, testbed_dir: Path | None) -> lis
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False,
                           timeout=3600)  # fmt: skip
     if proc.returncode:
-        tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-15:])
-        raise TrellisError(f"trellis calibrate: {cls}: mpirun failed ({proc.returncode}):\n{tail}")
+        output = proc.stdout + proc.stderr
+        tail = "\n".join(output.splitlines()[-15:])
+        raise MeasureError(f"trellis calibrate: {cls}: mpirun failed ({proc.returncode}):\n{tail}",
+                           one_host=ONE_HOST in " ".join(output.split()))  # fmt: skip
     records = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     for r in records:
         r["class"] = cls
     (pair,) = [r for r in records if r["what"] == "pair"]
     if pair["same_host"] != (cls != "world"):
-        raise TrellisError(
+        raise MeasureError(
             f"trellis calibrate: {cls}: mpirun placed the two ranks on {pair['hosts']}; "
-            "give mpirun options (after --) that place them right", 1
+            "give mpirun options (after --) that place them right"
         )  # fmt: skip
     return records
 
 
+Measured = tuple[list[dict], dict[str, str], MeasureError | None]
+
+
+def measure_all(classes: list[str], args: argparse.Namespace,
+                testbed_dir: Path | None) -> Measured:  # fmt: skip
+    """Every class's records, in order, up to the first failure; the classes passed over
+    for the job having one host (by default, world: said, and not a failure), with why;
+    the failure, if one came."""
+    records: list[dict] = []
+    skipped: dict[str, str] = {}
+    for c in classes:
+        try:
+            records += measure(c, args, testbed_dir)
+        except MeasureError as err:
+            if not (err.one_host and c == "world" and args.classes is None):
+                return records, skipped, err
+            skipped[c] = "not measured (the job has one host)"
+            sys.stderr.write(
+                "trellis calibrate: world: mpirun found one host (it cannot place one rank on "
+                "each of two): calibrating what this host has; world takes the nearest class's "
+                "figures. To measure it, give mpirun two hosts after -- (--hostfile FILE), or "
+                "use --testbed\n")  # fmt: skip
+    return records, skipped, None
+
+
 def run(args: argparse.Namespace) -> str:
+    skipped: dict[str, str] = {}
+    failure = None
     if args.from_raw:
         records = [json.loads(line) for line in args.from_raw.read_text().splitlines() if line]
         classes = list(dict.fromkeys(r["class"] for r in records))
@@ -245,9 +287,11 @@ def run(args: argparse.Namespace) -> str:
             raise TrellisError(f"trellis calibrate: --classes: unknown {unknown}; "
                                f"choose among {', '.join(CLASSES)}", 2)  # fmt: skip
         testbed_dir = None if args.testbed is None else Path(args.testbed or testbed.DEFAULT_DIR)
-        records = []
-        for c in classes:
-            records += measure(c, args, testbed_dir)
+        records, skipped, failure = measure_all(classes, args, testbed_dir)
+        # What was measured before a failure is kept: the model of those classes.
+        classes = list(dict.fromkeys(r["class"] for r in records))
+        if not classes:
+            raise failure or TrellisError("trellis calibrate: nothing measured")
         where = f"the testbed {testbed_dir}" if testbed_dir is not None else "mpirun"
         origin = (f"measured on {where}, {time.strftime('%Y-%m-%d %H:%M')}, "
                   f"trellis calibrate {' '.join(sys.argv[2:])}")  # fmt: skip
@@ -265,10 +309,14 @@ def run(args: argparse.Namespace) -> str:
         if c not in links:
             near = next(x for x in nearest[c] if x in links)
             links[c] = links[near]
-            measured[c] = f"not measured: {near}'s figures"
+            measured[c] = f"{skipped.get(c, 'not measured')}: {near}'s figures"
     local = [r for r in records if r["what"] in ("reduce", "copy") and r["class"] == classes[0]]
     header = ["Trellis model for `trellis simulate` (docs/simulate.md), by trellis calibrate.",
               origin, "Times in ns, per_byte in ns per byte, eager in bytes."]  # fmt: skip
     text = model_text(links, measured, local, header)
     args.out.write_text(text)
+    if failure is not None:
+        raise TrellisError(f"{failure}\ntrellis calibrate: wrote {args.out} from the classes "
+                           f"measured before the failure ({', '.join(classes)}); the others take "
+                           "their figures", 1)  # fmt: skip
     return text + f"wrote {args.out}\n"

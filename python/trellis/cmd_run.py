@@ -2,8 +2,11 @@
 
     trellis run [trellis options] [mpirun options] program [args...]
 
-The MPI: Open MPI's mpirun, or MPICH's mpiexec with `--mpi mpich` (or TRELLIS_MPI=mpich;
-by default, the MPI the library found is built for). The library: $TRELLIS_LIB, or the
+The MPI: Open MPI's mpirun, or MPICH's mpiexec with `--mpi mpich` (or TRELLIS_MPI=mpich);
+by default the MPI the program is linked with (its dynamic dependencies, as `ldd` lists
+them: libmpi.so.40 is Open MPI, libmpich.so.12 MPICH), else the one the library found is
+built for. A program linked with the other MPI than the one named stops here, with a
+message: the other MPI's launcher and library cannot run it. The library: $TRELLIS_LIB, or the
 first found next to the package, in the install prefix's lib, in the build tree (build/,
 build-mpich/ for MPICH; docs/install.md). What it adds to the launcher's command line,
 with Open MPI (MPICH: -genv NAME VALUE for -x):
@@ -36,7 +39,9 @@ stand anywhere among the options:
     --verbose       set TRELLIS_VERBOSE=1 (mpirun's own verbose flag is -v)
     --trace DIR     set TRELLIS_TRACE: every rank records its collectives' steps and
                     writes DIR/rank-N.jsonl at MPI_Finalize (`trellis trace DIR` shows
-                    them; docs/trace-format.md); DIR is made absolute
+                    them; docs/trace-format.md); DIR is made absolute. What an earlier
+                    trace left in DIR (rank-*.jsonl, and trellis trace's trace.json and
+                    timeline.png) is removed first, and the command says so
     --dry-run       print the mpirun command instead of running it
     -h, --help      this help
 
@@ -196,15 +201,37 @@ def split_args(argv: Sequence[str], mpi: Tables = ALL_MPIS) -> Split:
     return split
 
 
-def which_mpi(split: Split, environ: Mapping[str, str], library: Path | None) -> mpi_impl.MPI:
-    """--mpi, else TRELLIS_MPI, else the MPI the library is built for, else Open MPI."""
-    name = mpi_impl.chosen(split.mpi, environ)
+def which_mpi(split: Split, environ: Mapping[str, str], library: Path | None,
+              linked: tuple[str, str] | None = None) -> mpi_impl.MPI:  # fmt: skip
+    """--mpi, else TRELLIS_MPI, else the MPI the program is linked with (`linked`:
+    mpi_impl.program_mpi's), else the MPI the library is built for, else Open MPI. A
+    program linked with another MPI than the one named, or than the library given
+    ($TRELLIS_LIB) is built for, cannot run: that is an error here, before the launch."""
+    named = mpi_impl.chosen(split.mpi, environ)
+    name = named or (linked[0] if linked else None)
     if name is None and library is not None:
         name = mpi_impl.built_for(library)
     try:
-        return mpi_impl.get(name or mpi_impl.DEFAULT)
+        mpi = mpi_impl.get(name or mpi_impl.DEFAULT)
     except mpi_impl.UnknownMPIError as err:
         raise TrellisError(f"trellis run: {err}", 2) from None
+    if linked and linked[0] != mpi.name:
+        program, theirs = split.program[0], mpi_impl.get(linked[0])
+        how = f"--mpi {split.mpi}" if split.mpi else f"{mpi_impl.VARIABLE}={named}"
+        raise TrellisError(
+            f"trellis run: {program} is linked with {theirs.title} ({linked[1]}), but {how} "
+            f"asks for {mpi.title}: {mpi.title}'s launcher and Trellis' library for it cannot "
+            f"run an {theirs.title} program. Leave out {how} (trellis run then picks "
+            f"{theirs.title}'s), or build {program} with {mpi.title}'s compiler "
+            f"(mpicc.{mpi.name})", 2)  # fmt: skip
+    built = mpi_impl.built_for(library) if library is not None and linked else None
+    if built and linked and built != linked[0]:
+        theirs, lib_mpi = mpi_impl.get(linked[0]), mpi_impl.get(built)
+        raise TrellisError(
+            f"trellis run: {split.program[0]} is linked with {theirs.title} ({linked[1]}), but "
+            f"the library {library} is built for {lib_mpi.title}: set {native.LIB_VARIABLE} to "
+            f"a libtrellis.so built for {theirs.title}, or unset it", 2)  # fmt: skip
+    return mpi
 
 
 def ranks_requested(mpirun: Sequence[str], mpi: Tables = ALL_MPIS) -> int | None:
@@ -248,10 +275,11 @@ def plan(  # noqa: PLR0913 -- the inputs are explicit so that tests can vary the
     as_root: bool,
     library: Path,
     cwd: Path | None = None,
+    linked: tuple[str, str] | None = None,
 ) -> Plan:
     """The launcher's command for a `trellis run` command line, computed without running
-    it."""
-    mpi = which_mpi(split_args(argv), environ, library)
+    it; `linked`: the MPI the program is linked with, if known (mpi_impl.program_mpi)."""
+    mpi = which_mpi(split_args(argv), environ, library, linked)
     split = split_args(argv, mpi)
     if not split.program:
         raise TrellisError(f"trellis run: which program?\n{USAGE}", 2)
@@ -285,6 +313,28 @@ def plan(  # noqa: PLR0913 -- the inputs are explicit so that tests can vary the
 
     command = [mpi.launcher(), *added, *options, *exports, *split.program]
     return Plan(command=command, env=env, dry_run=split.dry_run)
+
+
+TRACE_LEFTOVERS = ("rank-*.jsonl", "trace.json", "timeline.png")
+
+
+def clear_trace(directory: Path) -> str | None:
+    """Remove what an earlier trace wrote into `directory` (its ranks' files and trellis
+    trace's default outputs), so that the run about to start is all it holds; what was
+    removed, to say, or None."""
+    if not directory.is_dir():
+        return None
+    gone = [p for pattern in TRACE_LEFTOVERS for p in sorted(directory.glob(pattern))
+            if p.is_file()]  # fmt: skip
+    for p in gone:
+        p.unlink()
+    if not gone:
+        return None
+    ranks = sum(1 for p in gone if p.suffix == ".jsonl")
+    others = [p.name for p in gone if p.suffix != ".jsonl"]
+    what = f"{ranks} rank file{'s' if ranks != 1 else ''}" if ranks else ""
+    what = ", ".join(x for x in (what, *others) if x)
+    return f"trellis run: --trace {directory}: removed what an earlier trace left there ({what})"
 
 
 def format_plan(p: Plan) -> str:
@@ -326,16 +376,32 @@ def run(argv: Sequence[str]) -> int | str:
         return __doc__ or ""
     if not split.program:  # before looking for the build: the usage error comes first
         raise TrellisError(f"trellis run: which program?\n{USAGE}", 2)
-    # The library for the MPI named, if one is (checked first).
-    wanted = mpi_impl.chosen(split.mpi, os.environ) and which_mpi(split, os.environ, None).name
+    # The library for the MPI named, else for the one the program is linked with (a
+    # program of the other MPI stops at once: checked here, before the library is looked
+    # for).
+    linked = mpi_impl.program_mpi(split.program[0])
+    named = mpi_impl.chosen(split.mpi, os.environ)
+    wanted = which_mpi(split, os.environ, None, linked).name if named or linked else None
+    try:
+        library = native.library(wanted)
+    except TrellisError as err:
+        if linked and not named:  # the MPI was the program's: say so
+            raise TrellisError(f"{err} ({split.program[0]} is linked with "
+                               f"{mpi_impl.get(linked[0]).title}: {linked[1]})") from None
+        raise
     p = plan(
         argv,
         environ=os.environ,
         cpus=available_cpus(),
         as_root=os.geteuid() == 0,
-        library=native.library(wanted),
+        library=library,
+        linked=linked,
     )
     if p.dry_run:
         return format_plan(p)
+    if "TRELLIS_TRACE" in p.env:
+        said = clear_trace(Path(p.env["TRELLIS_TRACE"]))
+        if said:
+            sys.stderr.write(said + "\n")
     sys.stdout.flush()
     return execute(p)

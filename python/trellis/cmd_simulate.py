@@ -80,11 +80,17 @@ class Point:
     nbytes: int | None
 
 
+# trellis-info simulate's exit status when the rules choose the MPI library's own
+# collective (tools/trellis_info.h: EXIT_NO_SCHEDULE).
+NO_SCHEDULE = 3
+LIBRARYS_OWN = "the MPI library's own: no schedule to simulate"
+
+
 @dataclass
 class Result:
     point: Point
     meta: dict
-    report: timeline.CallReport
+    report: timeline.CallReport | None  # None: the MPI library's own collective (a sweep's)
 
 
 def layout_for(args: argparse.Namespace, ranks: int) -> str | None:
@@ -102,7 +108,7 @@ def layout_for(args: argparse.Namespace, ranks: int) -> str | None:
 def points(args: argparse.Namespace) -> list[Point]:
     if args.topology and args.ranks_per_host:
         raise TrellisError("trellis simulate: use --topology or --ranks-per-host, not both", 2)
-    configs = [bench_matrix.parse_config(c) for c in args.config]
+    configs = [bench_matrix.parse_config(c, command="trellis simulate") for c in args.config]
     if any(c.kind != "trellis" for c in configs):
         raise TrellisError("trellis simulate: ompi and han have no schedule to simulate; "
                            "give NAME:rules=...", 2)  # fmt: skip
@@ -134,11 +140,37 @@ def simulate(args: argparse.Namespace, p: Point, work: Path) -> Result:
         argv.append("--noncommutative")
     for d in args.delay:
         argv += ["--delay", d]
-    native.info(*argv)
+    try:
+        native.info(*argv)
+    except TrellisError as err:
+        if err.status == NO_SCHEDULE and args.sweep:  # a row of the sweep, and on
+            meta = {"collective": args.collective, "ranks": p.ranks, "bytes": p.nbytes,
+                    "algorithm": "mpi", "predicted_ns": None}  # fmt: skip
+            return Result(p, meta, None)
+        if err.status == NO_SCHEDULE:
+            err = TrellisError(str(err), 1)
+        if not p.config:
+            raise err from None
+        raise bench_matrix.config_error(err, p.config, "trellis simulate") from None
     tl, meta = timeline.load_simulation(work)
     if args.records:
         timeline.write_records(tl, args.records)
     return Result(p, meta, timeline.analyze_call(tl, 0))
+
+
+def model_name(path: Path) -> str:
+    """The model file as printed: the shipped default by its place in the package."""
+    if path.resolve() == DEFAULT_MODEL.resolve():
+        return "trellis/models/default.model (the shipped default: illustrative, not measured)"
+    return str(path)
+
+
+QUICK_S = 0.1  # a simulation faster than this: its time is noise, not said
+
+
+def took(seconds: float) -> str:
+    """How long the simulation took, said where it matters (--json has it exactly)."""
+    return f"under {QUICK_S} s" if seconds < QUICK_S else f"{seconds:.2f} s"
 
 
 def describe(r: Result) -> str:
@@ -149,9 +181,9 @@ def describe(r: Result) -> str:
     return (
         f"{m['collective']}, {m['ranks']} ranks, {m['bytes']} bytes: {m['algorithm']}"
         f"{' ' + params if params else ''}\n"
-        f"chosen by: {chosen}\n{m['layout']}\nmodel: {m['model']}\n"
+        f"chosen by: {chosen}\n{m['layout']}\nmodel: {model_name(Path(m['model']))}\n"
         f"predicted: {timeline.us(m['predicted_ns'])} (last rank to finish: {m['last_rank']}; "
-        f"{m['steps']} steps, {m['messages']} messages simulated in {m['seconds']:.2f} s)\n"
+        f"{m['steps']} steps, {m['messages']} messages simulated in {took(m['seconds'])})\n"
     )  # fmt: skip
 
 
@@ -160,8 +192,14 @@ def sweep_table(results: list[Result]) -> str:
             "critical path by phase")  # fmt: skip
     lines = [head]
     for r in results:
+        if r.report is None:
+            lines.append(f"{r.point.config or '-':<12} {r.meta['ranks']:>8} "
+                         f"{r.meta['bytes'] if r.meta['bytes'] is not None else '-':>9} "
+                         f"{'mpi':<18} {'-':>11}  {LIBRARYS_OWN}")  # fmt: skip
+            continue
         total = r.report.total or 1.0
-        phases = " | ".join(f"{name or '(unnamed)'} {100 * t / total:.0f}%"
+        phases = " | ".join(f"{timeline.phase_label(name, r.meta['algorithm'])} "
+                            f"{100 * t / total:.0f}%"
                             for name, t in sorted(r.report.phase_on_path.items(),
                                                   key=lambda x: -x[1]) if t > 0)  # fmt: skip
         lines.append(f"{r.point.config or '-':<12} {r.meta['ranks']:>8} {r.meta['bytes']:>9} "
@@ -172,6 +210,8 @@ def sweep_table(results: list[Result]) -> str:
 
 def as_json(r: Result) -> dict:
     rep = r.report
+    if rep is None:
+        return {"config": r.point.config, **r.meta, "note": LIBRARYS_OWN}
     return {
         "config": r.point.config, "collective": r.meta["collective"], "ranks": r.meta["ranks"],
         "bytes": r.meta["bytes"], "algorithm": r.meta["algorithm"], "rule": r.meta["rule"],
@@ -194,7 +234,9 @@ def run(args: argparse.Namespace) -> str:
     if args.json:
         return json.dumps([as_json(r) for r in results], indent=1) + "\n"
     if args.sweep:
-        return f"model: {results[0].meta['model']}\n" + sweep_table(results)
+        return f"model: {model_name(args.model)}\n" + sweep_table(results)
     r = results[0]
+    if r.report is None:  # only a sweep keeps the MPI library's own: not reached
+        raise TrellisError(f"trellis simulate: {LIBRARYS_OWN}")
     return describe(r) + timeline.format_report(r.report, args.path_rows)
 

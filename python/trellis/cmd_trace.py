@@ -14,6 +14,7 @@ The records' format: docs/trace-format.md."""
 
 import argparse
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -31,13 +32,20 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         "collective, size and algorithm; write a trace-event JSON file for the Perfetto UI "
         "and a PNG timeline of one call (docs/trace-format.md).",
     )
-    parser.add_argument("dir", type=Path, help="the directory the traced run wrote")
+    parser.add_argument("dir", type=Path, metavar="DIR|FILE",
+                        help="the directory a traced run wrote, or a records file "
+                        "(trellis simulate --records)")  # fmt: skip
+    parser.add_argument("--run", metavar="ID",
+                        help="the run to analyse where DIR holds the files of several (its id "
+                        "or the start of it; default: the newest)")  # fmt: skip
     parser.add_argument("--calls", type=int, default=1, metavar="N",
                         help="print the breakdown of the last N calls (1); 0: none")  # fmt: skip
     parser.add_argument("--perfetto", type=Path, metavar="FILE",
-                        help="the trace-event JSON file (default DIR/trace.json)")  # fmt: skip
+                        help="the trace-event JSON file (default DIR/trace.json, or "
+                        "FILE's name with .trace.json)")  # fmt: skip
     parser.add_argument("--png", type=Path, metavar="FILE",
-                        help="the timeline picture (default DIR/timeline.png)")  # fmt: skip
+                        help="the timeline picture (default DIR/timeline.png, or FILE's "
+                        "name with .timeline.png)")  # fmt: skip
     parser.add_argument("--call", type=int, metavar="K",
                         help="the call the picture shows: K-th in the timeline, from 0, "
                         "negative from the end (default: the last)")  # fmt: skip
@@ -48,16 +56,102 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     parser.set_defaults(func=run)
 
 
-def load(directory: Path) -> timeline.Timeline:
-    if not directory.is_dir():
-        raise TrellisError(f"trace: {directory} is not a directory")
-    files = sorted(directory.glob("rank-*.jsonl"))
-    if not files:
-        raise TrellisError(f"trace: {directory} holds no rank-*.jsonl files: was the run "
-                           "traced (TRELLIS_TRACE, trellis run --trace) and did it reach "
-                           "MPI_Finalize?")  # fmt: skip
+@dataclass
+class Loaded:
+    """The timeline read, the run it is (None: files that name none), and what the
+    reading left out or found missing, to say."""
+
+    timeline: timeline.Timeline
+    run: str | None
+    notes: list[str]
+    source: str = "trace"  # the trace record's: "simulate" for trellis simulate --records
+
+
+def _header(path: Path) -> dict:
+    """A file's `trace` record (its first), or {} where it has none."""
     try:
-        return timeline.read_records(files)
+        with path.open() as f:
+            for line in f:
+                if line.strip():
+                    rec = json.loads(line)
+                    return rec if isinstance(rec, dict) and rec.get("type") == "trace" else {}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        pass
+    return {}
+
+
+NAMES_LISTED = 3  # files named one by one; more as a range
+MISSING_LISTED = 8  # missing files named
+
+
+def _names(paths: list[Path]) -> str:
+    if len(paths) <= NAMES_LISTED:
+        return ", ".join(p.name for p in paths)
+    return f"{paths[0].name} .. {paths[-1].name} ({len(paths)} files)"
+
+
+def _run_name(run: str | None) -> str:
+    return f"run {run}" if run else "files naming no run"
+
+
+def _pick_run(where: Path, groups: dict[str | None, list[Path]], wanted: str | None,
+              notes: list[str]) -> str | None:  # fmt: skip
+    """The run to analyse: --run's, else the only one, else the newest (said)."""
+    if wanted is not None:
+        hits = [r for r in groups if r and r.startswith(wanted)]
+        if len(hits) != 1:
+            held = "; ".join(f"{_run_name(r)}: {_names(p)}" for r, p in groups.items())
+            what = "no run" if not hits else "several runs"
+            raise TrellisError(f"trace: --run {wanted}: {where} holds {what} of that id "
+                               f"({held})", 2)  # fmt: skip
+        return hits[0]
+    if len(groups) == 1:
+        return next(iter(groups))
+
+    def newest(run: str | None) -> float:
+        return max(p.stat().st_mtime for p in groups[run])
+
+    chosen = max(groups, key=newest)
+    others = "; ".join(f"{_run_name(r)}: {_names(p)}" for r, p in groups.items() if r != chosen)
+    notes.append(f"{where} holds the files of {len(groups)} runs: this is the newest, "
+                 f"{_run_name(chosen)} ({_names(groups[chosen])}); left out {others} "
+                 "(--run ID analyses another)")  # fmt: skip
+    return chosen
+
+
+def load(where: Path, run: str | None = None) -> Loaded:
+    """The records of one run: a traced run's directory (every rank-*.jsonl file in it
+    written by one run: the newest, or --run's) or one records file (`trellis simulate
+    --records`)."""
+    if where.is_file():
+        files = [where]
+    elif where.is_dir():
+        files = sorted(where.glob("rank-*.jsonl"))
+        if not files:
+            raise TrellisError(f"trace: {where} holds no rank-*.jsonl files: was the run "
+                               "traced (TRELLIS_TRACE, trellis run --trace) and did it reach "
+                               "MPI_Finalize?")  # fmt: skip
+    else:
+        raise TrellisError(f"trace: {where}: no such directory or records file")
+    headers = {p: _header(p) for p in files}
+    groups: dict[str | None, list[Path]] = {}
+    for p in files:
+        groups.setdefault(headers[p].get("run"), []).append(p)
+    notes: list[str] = []
+    chosen = _pick_run(where, groups, run, notes)
+    files = groups[chosen]
+    size = headers[files[0]].get("world_size")
+    if isinstance(size, int) and len(files) < size:
+        have = {p.name for p in files}
+        missing = [name for name in (f"rank-{r:05d}.jsonl" for r in range(size))
+                   if name not in have]  # fmt: skip
+        more = ", ..." if len(missing) > MISSING_LISTED else ""
+        notes.append(f"{_run_name(chosen)} had {size} ranks, {len(files)} of them left a file "
+                     f"(missing: {', '.join(missing[:MISSING_LISTED])}{more}): did every rank "
+                     "reach MPI_Finalize?")  # fmt: skip
+    try:
+        source = str(headers[files[0]].get("source", "trace"))
+        return Loaded(timeline.read_records(files), chosen, notes, source)
     except timeline.TimelineError as err:
         raise TrellisError(f"trace: {err}") from None
 
@@ -247,8 +341,19 @@ def clock_line(tl: timeline.Timeline) -> str:
             f"{timeline.us(float(err.max()))}")  # fmt: skip
 
 
+def outputs(args: argparse.Namespace) -> tuple[Path, Path]:
+    """Where the trace-event file and the picture go."""
+    if args.dir.is_file():
+        base = args.dir.with_suffix("")
+        json_default, png_default = Path(f"{base}.trace.json"), Path(f"{base}.timeline.png")
+    else:
+        json_default, png_default = args.dir / "trace.json", args.dir / "timeline.png"
+    return args.perfetto or json_default, args.png or png_default
+
+
 def run(args: argparse.Namespace) -> str:
-    tl = load(args.dir)
+    loaded = load(args.dir, args.run)
+    tl = loaded.timeline
     if not tl.calls:
         raise TrellisError(f"trace: {args.dir} holds no traced calls (only blocking "
                            "collectives that Trellis serves are traced)")  # fmt: skip
@@ -257,8 +362,7 @@ def run(args: argparse.Namespace) -> str:
     last = [c for c in order if complete(tl, c)] or order
     shown = [reports[c] for c in last[-args.calls:]] if args.calls > 0 else []
     aggregates = timeline.aggregate(list(reports.values()))
-    out_json = args.perfetto or args.dir / "trace.json"
-    out_png = args.png or args.dir / "timeline.png"
+    out_json, out_png = outputs(args)
     if args.call is not None and not -len(order) <= args.call < len(order):
         raise TrellisError(f"trace: --call {args.call}: the timeline holds {len(order)} calls "
                            f"(0..{len(order) - 1}, or -1..-{len(order)} from the end)")  # fmt: skip
@@ -267,6 +371,7 @@ def run(args: argparse.Namespace) -> str:
     png(tl, which, out_png)
     if args.json:
         return json.dumps({
+            "run": loaded.run, "notes": loaded.notes,
             "calls": len(tl.calls), "ranks": len(tl.ranks),
             "clock_error_ns": float(tl.ranks["clock_error"].max()) if len(tl.ranks) else None,
             "clock_offset_ns": [float(x) for x in tl.ranks["clock_offset"]],
@@ -275,7 +380,12 @@ def run(args: argparse.Namespace) -> str:
             "aggregates": [timeline.aggregate_json(a) for a in aggregates],
             "perfetto": str(out_json), "png": str(out_png),
         }, indent=1) + "\n"  # fmt: skip
-    out = [f"{len(tl.calls)} traced calls, {len(tl.ranks)} ranks; {clock_line(tl)}"]
+    out = [f"note: {n}" for n in loaded.notes]
+    if loaded.source == "simulate":
+        out.append(f"{len(tl.calls)} simulated calls, {len(tl.ranks)} ranks (trellis simulate)")
+    else:
+        run = f" (run {loaded.run})" if loaded.run else ""
+        out.append(f"{len(tl.calls)} traced calls, {len(tl.ranks)} ranks{run}; {clock_line(tl)}")
     for r in shown:
         rule = f" (rule {r.call.rule})" if r.call.rule else ""
         out += ["", f"call {r.call.id}: {call_title(r.call)}{rule}",

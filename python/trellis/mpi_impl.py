@@ -16,6 +16,7 @@ ending in a NUL byte: `mapfile -d ''`), so that they too take it from here."""
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -32,6 +33,9 @@ class MPI:
     launchers: ClassVar[tuple[str, ...]]  # the launcher's names, the first found is used
     build_dir: ClassVar[str]  # this MPI's build tree in a source checkout
     soname: ClassVar[bytes]  # the MPI library's name, as a libtrellis.so built for it needs it
+    # The start of the names of the libraries (sonames) that a program of this MPI
+    # depends on, directly or not: what tells it from a program of another MPI.
+    program_libraries: ClassVar[tuple[str, ...]]
     variable_prefixes: ClassVar[tuple[str, ...]]  # the MPI library's own settings
     baselines: ClassVar[dict[str, tuple[str, ...]]]  # its own collectives: name -> options
     # The launcher's options, named without dashes: those taking a value, two values, and
@@ -97,6 +101,10 @@ class OpenMPI(MPI):
     launchers = ("mpirun.openmpi", "mpirun")
     build_dir = "build"
     soname = b"libmpi.so."
+    # libmpi.so.40 (Open MPI 3 to 5; other MPIs have had a libmpi.so.12), and the
+    # libraries only Open MPI has: its runtime and its Fortran bindings.
+    program_libraries = ("libmpi.so.40", "libopen-pal.so.", "libopen-rte.so.",
+                         "libmpi_mpifh.so.", "libmpi_usempif08.so.")  # fmt: skip
     variable_prefixes = ("OMPI_MCA_",)
     # ompi: the default selection (tuned); han: the hierarchical component forced on.
     baselines: ClassVar[dict[str, tuple[str, ...]]] = {
@@ -181,6 +189,7 @@ class MPICH(MPI):
     launchers = ("mpiexec.mpich", "mpiexec.hydra", "mpiexec")
     build_dir = "build-mpich"
     soname = b"libmpich.so."
+    program_libraries = ("libmpich.so.", "libmpichfort.so.", "libmpichcxx.so.")
     # MPICH's control variables, among them its algorithm choices for the bench
     # baselines: MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling, ...
     variable_prefixes = ("MPIR_CVAR_",)
@@ -257,6 +266,33 @@ def built_for(library: Path) -> str | None:
         if cls.soname in data:
             return cls.name
     return None
+
+
+def program_mpi(program: str) -> tuple[str, str] | None:
+    """The MPI a program is linked with, from its dynamic dependencies (`ldd`, which
+    lists those of its libraries too: a Fortran program's MPI comes through its
+    bindings), and the library that says so: ("mpich", "libmpich.so.12"). None when
+    the program is not found, not a dynamic executable (a script), or links no known
+    MPI or more than one."""
+    path = program if "/" in program else shutil.which(program)
+    if not path or not Path(path).is_file():
+        return None
+    try:
+        proc = subprocess.run(["ldd", path], capture_output=True, text=True, timeout=30,
+                              check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode:
+        return None
+    found: dict[str, str] = {}
+    for line in proc.stdout.splitlines():
+        words = line.split()
+        if not words:
+            continue
+        for cls in KINDS.values():
+            if words[0].startswith(cls.program_libraries):
+                found.setdefault(cls.name, words[0])
+    return next(iter(found.items())) if len(found) == 1 else None
 
 
 def chosen(explicit: str | None, environ: Mapping[str, str]) -> str | None:

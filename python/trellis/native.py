@@ -61,15 +61,33 @@ def build_dir(mpi: str | None = None) -> Path:
     return (source_checkout() or repo_root()) / name
 
 
+def how_to_build() -> str:
+    """What to do when a part of the C build is missing: in a source checkout, build it;
+    installed without it (`pip install .` alone), install it into this prefix."""
+    if os.environ.get("TRELLIS_BUILD"):
+        return "TRELLIS_BUILD names a build directory without it: build it there, or unset it"
+    if source_checkout() is not None:
+        return "run scripts/setup.sh to build Trellis (or set TRELLIS_BUILD to a build directory)"
+    return (f"this trellis command is installed without Trellis' C part: in a source checkout, "
+            f"after scripts/setup.sh, run cmake --install build --prefix {prefixes()[0]} "
+            "(docs/install.md), or set TRELLIS_BUILD to a build directory")  # fmt: skip
+
+
+def missing(what: str, searched: list[Path]) -> TrellisError:
+    """The error for a part of the C build found nowhere: every place looked, and what to
+    do."""
+    where = ", ".join(str(p) for p in searched) or "nowhere (no build tree known)"
+    return TrellisError(f"trellis: no {what}: looked in {where}; {how_to_build()}")
+
+
 def built_file(name: str, mpi: str | None = None) -> Path:
-    """A file of the C build, or a TrellisError saying how to get it."""
-    path = build_dir(mpi) / name
-    if not path.is_file():
-        raise TrellisError(
-            f"trellis: {path} is missing: run scripts/setup.sh to build Trellis "
-            "(or set TRELLIS_BUILD to the build directory)"
-        )
-    return path
+    """A file of the C build tree (programs such as bench/latency live there only), or a
+    TrellisError saying where it looked and how to get it."""
+    trees = _build_trees(mpi)[:1]
+    for tree in trees:
+        if (tree / name).is_file():
+            return tree / name
+    raise missing(f"{name} (of the build tree)", [tree / name for tree in trees])
 
 
 def prefixes() -> list[Path]:
@@ -87,11 +105,15 @@ def _installed(subdirs: list[str], name: str) -> list[Path]:
 
 
 def _build_trees(mpi: str | None) -> list[Path]:
-    if os.environ.get("TRELLIS_BUILD") or mpi:
+    """The build trees to look in: $TRELLIS_BUILD, or a source checkout's (the MPI's, or
+    each MPI's in turn); none for a command installed away from a checkout."""
+    if os.environ.get("TRELLIS_BUILD"):
         return [build_dir(mpi)]
     checkout = source_checkout()
     if checkout is None:
         return []
+    if mpi:
+        return [checkout / mpi_impl.get(mpi).build_dir]
     return [checkout / cls.build_dir for cls in mpi_impl.KINDS.values()]
 
 
@@ -124,19 +146,18 @@ def library(mpi: str | None = None) -> Path:
         if path.is_file() and (not mpi or mpi_impl.built_for(path) in {mpi, None}):
             return path.resolve()
     built_for = f" built for {mpi}" if mpi else ""
-    raise TrellisError(
-        f"trellis: no {LIBRARY}{built_for}: looked in "
-        + ", ".join(str(p) for p in searched)
-        + f"; run scripts/setup.sh to build Trellis, or set {LIB_VARIABLE} to the library"
-    )
+    err = missing(f"{LIBRARY}{built_for}", searched)
+    raise TrellisError(f"{err} (or set {LIB_VARIABLE} to the library)")
 
 
 def info_tool() -> Path:
     """trellis-info: next to the package, in the install prefix's bin, or the build's."""
-    for path in [Path(__file__).resolve().parent / INFO_TOOL, *_installed(["bin"], INFO_TOOL)]:
+    searched = [Path(__file__).resolve().parent / INFO_TOOL, *_installed(["bin"], INFO_TOOL),
+                *(tree / INFO_TOOL for tree in _build_trees(None)[:1])]  # fmt: skip
+    for path in searched:
         if path.is_file():
             return path
-    return built_file(INFO_TOOL)
+    raise missing(INFO_TOOL, searched)
 
 
 def info(*args: str) -> str:
@@ -207,8 +228,9 @@ _SHIFT = {"": 0, "K": 10, "M": 20, "G": 30}
 
 
 def parse_size(text: str) -> int:
-    """Bytes as the rules language writes them: digits with an optional K, M or G suffix
-    (powers of 1024; lower case accepted here too). Raises ValueError otherwise."""
+    """Bytes as the rules language writes them: digits with an optional K, M or G suffix,
+    either case (powers of 1024; the C side's trl_parse_size, the one grammar of sizes).
+    Raises ValueError otherwise."""
     match = _SIZE.fullmatch(text.strip())
     if not match:
         raise ValueError(f"expected a size such as 4096, 64K or 1M, got {text!r}")

@@ -521,6 +521,12 @@ def us(ns: float) -> str:
     return f"{ns:.4g} ns"
 
 
+def phase_label(name: str, algorithm: str) -> str:
+    """A phase as printed: its name; the steps outside any named phase (all the steps of
+    a flat algorithm such as recursive_doubling) under the algorithm's name."""
+    return name or algorithm
+
+
 def format_phases(report: CallReport) -> str:
     lines = [f"  {'phase':<40} {'on the critical path':>22}   span (from the first entry)"]
     names = list(dict.fromkeys([*report.phase_on_path, *report.phase_span]))
@@ -528,7 +534,7 @@ def format_phases(report: CallReport) -> str:
         t = report.phase_on_path.get(name, 0.0)
         share = 100 * t / report.total if report.total else 0.0
         lo, hi = report.phase_span.get(name, (0.0, 0.0))
-        label = name or "(unnamed)"
+        label = phase_label(name, report.call.algorithm)
         span = f"{us(lo)} .. {us(hi)}" if name in report.phase_span else "-"
         lines.append(f"  {label:<40} {us(t):>14} {share:5.1f}%   {span}")
     return "\n".join(lines)
@@ -578,7 +584,8 @@ def format_path(report: CallReport, most: int = 24) -> str:
         else:
             where = f"rank {s.rank}"
         step = f" l{s.step + 1}" if s.step >= 0 else ""
-        lines.append(f"  {at} {s.what:<8} {where:<28}{step:<6} {s.phase}")
+        phase = phase_label(s.phase, report.call.algorithm) if s.step >= 0 else s.phase
+        lines.append(f"  {at} {s.what:<8} {where:<28}{step:<6} {phase}".rstrip())
     return "\n".join(lines)
 
 
@@ -593,7 +600,7 @@ def format_aggregates(aggs: list[Aggregate]) -> str:
                      f"({us(a.total_min)} .. {us(a.total_max)})")  # fmt: skip
         for name, t in sorted(a.phase_on_path.items(), key=lambda x: -x[1]):
             share = 100 * t / a.total if a.total else 0.0
-            lines.append(f"  {name or '(unnamed)':<40} {us(t):>14} {share:5.1f}%")
+            lines.append(f"  {phase_label(name, a.algorithm):<40} {us(t):>14} {share:5.1f}%")
         means = ", ".join(f"{w} {us(a.per_rank_mean[c])}"
                           for c, w in zip(CATEGORIES, CATEGORY_WORDS, strict=True))  # fmt: skip
         lines.append(f"  per rank, mean: {means}")

@@ -183,7 +183,10 @@ size_t trl_parse_size(const char *text, size_t len, unsigned long long *out)
     if (i == 0)
         return 0;
     if (i < len) {
-        int shift = text[i] == 'K' ? 10 : text[i] == 'M' ? 20 : text[i] == 'G' ? 30 : 0;
+        /* Either case: the grammar of sizes everywhere (rules, parameters,
+         * the command's --bytes and --sizes: trellis.native.parse_size). */
+        int unit = toupper((unsigned char)text[i]);
+        int shift = unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0;
         if (shift) {
             if (v > (~0ULL >> shift))
                 return 0;

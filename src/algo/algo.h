@@ -303,8 +303,8 @@ int trl_params_view(const trl_params *given, const trl_algo *sub, trl_params *ou
 void trl_params_release(trl_params *view);
 
 /* Size parsing shared with the rules language: digits with an optional
- * K, M or G suffix (powers of 1024). Returns the characters consumed, 0 on
- * error. */
+ * K, M or G suffix, either case (powers of 1024), as the trellis command
+ * reads its sizes too. Returns the characters consumed, 0 on error. */
 size_t trl_parse_size(const char *text, size_t len, unsigned long long *out);
 /* The other way: 65536 -> "64K". */
 void trl_format_size(unsigned long long v, char *buf, size_t len);

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "exec/exec_mpi.h"
+#include "core/settings.h"
 #include "exec/typeinfo.h"
 #include "mpi/mpi_impl.h"
 #include "reduce/reduce.h"
@@ -30,9 +31,7 @@ size_t trl_exec_window(void)
 {
     static size_t window;
     if (!window) {
-        const char *env = getenv("TRELLIS_EXEC_WINDOW");
-        long v = env && *env ? atol(env) : 0;
-        window = v >= 1 && v <= (1L << 20) ? (size_t)v : 64;
+        window = (size_t)trl_setting_count("TRELLIS_EXEC_WINDOW", 64);
     }
     return window;
 }

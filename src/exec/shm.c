@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "exec/shm.h"
+#include "core/settings.h"
 #include "exec/comm_ranks.h"
 #include "exec/pack.h"
 #include "exec/typeinfo.h"
@@ -351,10 +352,7 @@ int trl_shm_drain(trl_shm *s, bool *moved)
  * poll long, and sleep only a rank that waits long (a late peer). */
 static int spin_polls(void)
 {
-    const char *env = getenv("TRELLIS_SHM_SPIN");
-    if (env && *env)
-        return atoi(env) < 0 ? 0 : atoi(env);
-    return 1 << 16;
+    return (int)trl_setting_count("TRELLIS_SHM_SPIN", 1 << 16);
 }
 
 /* Whether waiting ranks must give their core away between polls: when this
@@ -376,8 +374,7 @@ static bool cores_shared(int node_ranks)
 void trl_shm_attach(trl_shm *s, MPI_Comm comm)
 {
     memset(s, 0, sizeof *s);
-    const char *env = getenv("TRELLIS_SHM");
-    int want = !(env && strcmp(env, "0") == 0);
+    int want = trl_setting_on("TRELLIS_SHM", true);
     MPI_Comm node;
     if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
         return;

@@ -10,6 +10,7 @@
 
 #include "algo/inter/inter.h"
 #include "core/log.h"
+#include "core/settings.h"
 #include "core/status.h"
 #include "mpi/engine.h"
 #include "mpi/mpi_impl.h"
@@ -122,6 +123,28 @@ static void stop_job(void)
     exit(1);
 }
 
+/* The other TRELLIS_* settings (core/settings.h): a value that means
+ * nothing stops the job as a bad rule does, or with TRELLIS_ON_ERROR=warn
+ * is reported and its default used. Collective over WORLD. */
+static void check_settings(int rank, int warn)
+{
+    char msg[400];
+    int local[2] = {trl_settings_check(msg, sizeof msg) ? INT_MAX : rank, warn}, first[2];
+    PMPI_Allreduce(local, first, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first[0] == INT_MAX)
+        return;
+    if (rank == first[0]) {
+        if (rank > 0)
+            trl_log("%s (on rank %d)", msg, rank);
+        else
+            trl_log("%s", msg);
+        trl_log(first[1] ? "TRELLIS_ON_ERROR=warn: going on with its default"
+                         : "stopping (set TRELLIS_ON_ERROR=warn to go on with its default)");
+    }
+    if (!first[1])
+        stop_job();
+}
+
 /* WORLD's layout: TRELLIS_TOPOLOGY where set (checked on every rank, and
  * the same on all), else discovered. Collective over WORLD. */
 static int load_topology(int rank, int warn)
@@ -183,12 +206,9 @@ void trl_runtime_init(void)
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     rt.world_rank = rank;
 
-    /* Entries per communicator; a bound keeps a bad value from asking for
-     * gigabytes on every communicator. */
-    const char *cap = getenv("TRELLIS_CACHE_SIZE");
-    rt.cache_cap = cap && atoi(cap) > 0 ? atoi(cap) : 64;
-    if (rt.cache_cap > 4096)
-        rt.cache_cap = 4096;
+    /* Entries per communicator (1..4096: a bound keeps a value from asking
+     * for gigabytes on every communicator; settings.c). */
+    rt.cache_cap = (int)trl_setting_count("TRELLIS_CACHE_SIZE", 64);
 
     trl_rules_error err;
     if (trl_rules_parse(trl_builtin_rules_text, "built-in", &rt.builtin, &err)) {
@@ -204,8 +224,8 @@ void trl_runtime_init(void)
     char *text = NULL;
     int rc = trl_rules_load_env(&rt.user, &text, &err);
 
-    const char *policy = getenv("TRELLIS_ON_ERROR");
-    int warn = policy && strcmp(policy, "warn") == 0;
+    int warn = trl_setting_warn();
+    check_settings(rank, warn);
 
     /* Every rank must choose alike, or the ranks of one collective would
      * run different schedules and hang: compare a hash of the rules text.

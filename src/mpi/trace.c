@@ -17,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/log.h"
+#include "core/settings.h"
 
 bool trl_trace_on;
 
@@ -55,20 +57,12 @@ static struct {
     const trl_topo *world;
     int world_rank, world_size;
     double offset, error, offset_end, error_end;
+    char run[17]; /* the run's id: rank 0's, the same in every rank's file */
 } tr;
 
 static size_t env_size(const char *name, size_t fallback)
 {
-    const char *v = getenv(name);
-    char *end;
-    errno = 0;
-    unsigned long long n = v ? strtoull(v, &end, 10) : 0;
-    if (!v || errno || end == v || *end || n == 0) {
-        if (v && tr.world_rank == 0)
-            trl_log("%s=%s is not a positive number; using %zu", name, v, fallback);
-        return fallback;
-    }
-    return (size_t)n;
+    return (size_t)trl_setting_count(name, (long long)fallback);
 }
 
 /* ---- clocks ---------------------------------------------------------------- */
@@ -113,12 +107,28 @@ static void measure_clocks(MPI_Comm comm, double *offset, double *error)
     }
 }
 
-static void clocks(double *offset, double *error)
+/* This rank's clock offset to rank 0 and its error; with run_id, first the
+ * run's id: rank 0 draws it (64 random bits, else its clock and process id)
+ * and every rank takes it, so that each file names the run that wrote it
+ * and `trellis trace` never mixes the files of two runs in one directory. */
+static void clocks(double *offset, double *error, bool run_id)
 {
     MPI_Comm comm;
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS) {
         *offset = *error = 0;
         return;
+    }
+    if (run_id) {
+        uint64_t id = 0;
+        if (tr.world_rank == 0) {
+            FILE *f = fopen("/dev/urandom", "rb");
+            if (!f || fread(&id, sizeof id, 1, f) != 1)
+                id = (uint64_t)trl_now_ns() * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
+            if (f)
+                fclose(f);
+        }
+        PMPI_Bcast(&id, 1, MPI_UINT64_T, 0, comm);
+        snprintf(tr.run, sizeof tr.run, "%016" PRIx64, id);
     }
     measure_clocks(comm, offset, error);
     PMPI_Comm_free(&comm);
@@ -147,7 +157,7 @@ void trl_trace_init(const trl_topo *world)
      * directory on each. */
     if (mkdir(tr.dir, 0777) != 0 && errno != EEXIST)
         trl_log("TRELLIS_TRACE: cannot create %s: %s", tr.dir, strerror(errno));
-    clocks(&tr.offset, &tr.error);
+    clocks(&tr.offset, &tr.error, true);
     trl_trace_on = true;
 }
 
@@ -335,7 +345,9 @@ static void write_file(void)
     double error = tr.error > tr.error_end ? tr.error : tr.error_end;
     if (drift < 0 ? -drift > error : drift > error)
         error = drift < 0 ? -drift : drift;
-    fputs("{\"type\": \"trace\", \"version\": 1, \"source\": \"trace\", \"clock\": \"ns\"}\n", f);
+    fprintf(f, "{\"type\": \"trace\", \"version\": 1, \"source\": \"trace\", \"clock\": \"ns\", "
+               "\"run\": \"%s\", \"world_size\": %d}\n",
+            tr.run, tr.world_size);
     char host[MPI_MAX_PROCESSOR_NAME] = "";
     int len = 0;
     PMPI_Get_processor_name(host, &len);
@@ -362,7 +374,7 @@ void trl_trace_finalize(void)
     if (!trl_trace_on)
         return;
     trl_trace_on = false;
-    clocks(&tr.offset_end, &tr.error_end);
+    clocks(&tr.offset_end, &tr.error_end, false);
     write_file();
     for (size_t i = 0; i < tr.max_calls; i++)
         call_free(tr.ring[i]);

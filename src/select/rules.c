@@ -166,7 +166,7 @@ static bool split_pair(const token *t, pair *kv)
 
 /* ---- filters ------------------------------------------------------------ */
 
-/* A bound of a range: a size (digits with K, M or G) for bytes, plain
+/* A bound of a range: a size (digits with K, M or G, either case) for bytes, plain
  * digits for ranks. */
 static bool parse_bound(const char *p, size_t len, bool sizes, unsigned long long *out)
 {
@@ -199,7 +199,7 @@ static void range_words(int f, const char **examples, const char **why_not_zero)
 {
     switch (f) {
     case FILTER_BYTES:
-        *examples = "0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)";
+        *examples = "0-4K, 4K-, -64K, 512 or * (sizes take K, M or G, either case)";
         *why_not_zero = NULL;
         return;
     case FILTER_HOSTS:
@@ -386,6 +386,17 @@ static int parse_param(parser *ps, trl_rule *r, const token *t)
 
 /* ---- one rule ------------------------------------------------------------ */
 
+/* The collective of a non-blocking or persistent call's name, as verbose
+ * mode prints it (iallreduce, allreduce_init): its rules are the
+ * collective's, told apart by the nonblocking= filter. -1 for another word. */
+static int call_name_coll(const char *p, size_t len, bool *persistent)
+{
+    *persistent = len > 5 && memcmp(p + len - 5, "_init", 5) == 0;
+    if (*persistent)
+        return trl_coll_from_name(p, len - 5);
+    return len > 1 && p[0] == 'i' ? trl_coll_from_name(p + 1, len - 1) : -1;
+}
+
 static int parse_collective(parser *ps, trl_rule *r, const token *t)
 {
     int c = trl_coll_from_name(t->p, t->len);
@@ -396,6 +407,16 @@ static int parse_collective(parser *ps, trl_rule *r, const token *t)
     char names[320] = "";
     for (int i = 0; i < TRL_COLL_COUNT; i++)
         list_add(names, sizeof names, trl_coll_name((trl_coll)i));
+    bool persistent;
+    int b = call_name_coll(t->p, t->len, &persistent);
+    if (b >= 0) {
+        const char *name = trl_coll_name((trl_coll)b);
+        return fail(ps, t->column,
+                    "unknown collective '%.*s': the %s %s is served by %s rules; a rule that "
+                    "only non-blocking and persistent calls take is written '%s nonblocking=yes "
+                    "...'",
+                    Q(t->p, t->len), persistent ? "persistent" : "non-blocking", name, name, name);
+    }
     return fail(ps, t->column, "unknown collective '%.*s' (expected one of: %s)", Q(t->p, t->len),
                 names);
 }
@@ -645,6 +666,24 @@ static int check_no_nul(const char *text, size_t len, const char *name, trl_rule
     return TRL_ERR_PARSE;
 }
 
+/* A value read as rules that fails at its first word, and looks like a file
+ * name with a blank in it (a '.' or '/': 'my rules.txt'), may have been
+ * meant as one that names nothing: say that too. */
+static void not_a_file_either(const char *value, const char *name, trl_rules_error *err)
+{
+    int first = 1 + (int)(strspn(value, " \t\r\v\f\n"));
+    bool persistent;
+    struct stat st;
+    if (err->line != 1 || err->column != first || strchr(name, ';') || !strpbrk(name, "./") ||
+        !trl_could_be_path(name) ||
+        call_name_coll(name, strcspn(name, " \t\r\v\f\n"), &persistent) >= 0 ||
+        stat(name, &st) == 0)
+        return;
+    size_t used = strlen(err->message);
+    snprintf(err->message + used, sizeof err->message - used,
+             "; and as a file name, '%s': %s", name, strerror(errno));
+}
+
 int trl_rules_load_env(trl_ruleset *out, char **text, trl_rules_error *err)
 {
     trl_ruleset empty = {0};
@@ -673,6 +712,8 @@ int trl_rules_load_env(trl_ruleset *out, char **text, trl_rules_error *err)
         rc = fail_whole(err, "TRELLIS_RULES", TRL_ERR_NOMEM, "out of memory");
     else
         rc = trl_rules_parse_inline(*text, out, err);
+    if (rc == TRL_ERR_PARSE)
+        not_a_file_either(value, name, err);
 done:
     free(name);
     return rc;

@@ -4,6 +4,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from trellis import native
 from trellis.cli import main
 
@@ -119,7 +121,7 @@ def test_restrictions_follow_the_source(run_trellis) -> None:
 
 
 def test_table_has_a_row_per_algorithm(run_trellis) -> None:
-    proc = run_trellis("algorithms")
+    proc = run_trellis("algorithms", "--wide")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].split()[:3] == ["collective", "algorithm", "needs"]
@@ -155,10 +157,26 @@ def test_collective_filter_for_every_collective(capsys) -> None:
         only = json.loads(capsys.readouterr().out)
         assert only == [a for a in everything if a["collective"] == collective]
         assert len(only) >= 2, collective  # "mpi" and at least one of Trellis' own
-        assert main(["algorithms", "--collective", collective]) == 0
+        assert main(["algorithms", "--wide", "--collective", collective]) == 0
         rows = capsys.readouterr().out.splitlines()[1:]
         assert {row.split()[0] for row in rows} == {collective}
         assert len(rows) == len(only)
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_the_default_table_fits_the_terminal(run_trellis, columns) -> None:
+    """Issue 35: lines of up to 399 characters. Each algorithm: a line of collective,
+    name, restrictions and parameters, then its cost and description, indented."""
+    proc = run_trellis("algorithms", env={"COLUMNS": str(columns)})
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert max(len(line) for line in lines) <= columns
+    table = json.loads(run_trellis("algorithms", "--json").stdout)
+    heads = [line.split()[:2] for line in lines[2:] if not line.startswith(" ")]
+    assert heads == [[a["collective"], a["name"]] for a in table]
+    text = " ".join(" ".join(line.split()) for line in lines)
+    for algo in table:
+        assert " ".join(f"{algo['cost']}: {algo['description']}".split()) in text
 
 
 def test_unknown_collective_is_an_error(run_trellis) -> None:

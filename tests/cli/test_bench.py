@@ -76,12 +76,14 @@ def test_bad_configuration(run_trellis, tmp_path, config, message):
     assert message in proc.stderr
 
 
-def test_a_rules_error_fails_the_run_loudly(run_trellis, tmp_path):
+def test_a_rules_error_stops_the_command_before_any_run(run_trellis, tmp_path):
+    """Named as the configuration's, at its place in the rules (issue 35)."""
     proc = run_trellis("bench", "--np", "1", "--reps", "1", "--iters", "5", "--config", "ompi",
                        "--config", "bad:rules=allreduce ringg", "--out", str(tmp_path))  # fmt: skip
-    assert proc.returncode == 1
-    assert "bad on 1 ranks failed" in proc.stderr
-    assert "unknown algorithm 'ringg'" in proc.stderr
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("trellis bench: --config bad rules:1:11: unknown algorithm "
+                                  "'ringg' for allreduce")  # fmt: skip
+    assert not list(tmp_path.iterdir())  # nothing ran
 
 
 def test_baseline_must_be_a_configuration(run_trellis, tmp_path):

@@ -3,6 +3,7 @@ measuring itself runs in docs/results.md's experiments: it needs two ranks and, 
 every class, hosts)."""
 
 import json
+import os
 
 import pytest
 
@@ -83,3 +84,61 @@ def test_an_unknown_class_is_an_error(run_trellis) -> None:
 
 def test_the_program_is_built() -> None:
     assert native.built_file("bench/calibrate").is_file()
+
+
+def fake_mpirun(directory, records: list[dict]):
+    """An `mpirun` that prints `records` as bench/calibrate would, and fails as Open MPI's
+    does on one host when asked for one rank per node (--map-by ppr:1:node)."""
+    out = directory / "records.jsonl"
+    out.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "class"}) + "\n"
+                           for r in records))  # fmt: skip
+    script = directory / "mpirun"
+    script.write_text(
+        "#!/bin/sh\n"
+        'case "$*" in *ppr:1:node*)\n'
+        "  printf '%s\\n' 'Your job has requested more processes than the ppr for' "
+        "'this topology can support:' >&2; exit 1;;\n"
+        "esac\n"
+        f'cat "{out}"\n'
+    )  # fmt: skip
+    script.chmod(0o755)
+    return {"PATH": f"{directory}:{os.environ['PATH']}"}
+
+
+HOST_LINK = {"alpha": 300, "per_byte": 0.1, "eager": 4096, "jump": 2000, "send": 20,
+             "recv": 30, "gap": 25}  # fmt: skip
+
+
+def model_lines(path) -> dict:
+    return {line.split()[0]: line for line in path.read_text().splitlines()
+            if line and not line.startswith("#")}  # fmt: skip
+
+
+def test_on_one_host_the_defaults_calibrate_the_host_and_say_so(run_trellis, tmp_path) -> None:
+    """Issue 35: `world` on one host used to stop calibrate with mpirun's raw error, the
+    host's measurements lost and no model written."""
+    env = fake_mpirun(tmp_path, made_up("host", HOST_LINK))
+    out = tmp_path / "one.model"
+    proc = run_trellis("calibrate", "--out", str(out), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "trellis calibrate: world: mpirun found one host" in proc.stderr
+    lines = model_lines(out)
+    assert lines["world"].split()[1:] == lines["host"].split()[1:]
+    text = out.read_text()
+    assert "# host: measured between a and a" in text
+    assert "# world: not measured (the job has one host): host's figures" in text
+
+
+def test_a_failure_keeps_the_classes_measured_before(run_trellis, tmp_path) -> None:
+    """Asked for world by name, its failure is one (exit 1), but the model of the classes
+    measured before it is written, and --raw keeps their measurements."""
+    env = fake_mpirun(tmp_path, made_up("host", HOST_LINK))
+    out, raw = tmp_path / "part.model", tmp_path / "raw.jsonl"
+    proc = run_trellis("calibrate", "--classes", "host,world", "--out", str(out),
+                       "--raw", str(raw), env=env)  # fmt: skip
+    assert proc.returncode == 1
+    assert "trellis calibrate: world: mpirun failed (1):" in proc.stderr
+    assert (f"trellis calibrate: wrote {out} from the classes measured before the failure "
+            "(host)") in proc.stderr  # fmt: skip
+    assert "host" in model_lines(out)
+    assert {json.loads(line)["class"] for line in raw.read_text().splitlines()} == {"host"}

@@ -282,7 +282,9 @@ def test_missing_build_says_how_to_get_it(run_trellis, tmp_path) -> None:
         "explain", "bcast", "--ranks", "2", "--bytes", "8", env={"TRELLIS_BUILD": str(tmp_path)}
     )
     assert proc.returncode == 1
-    assert "trellis-info is missing: run scripts/setup.sh" in proc.stderr
+    assert proc.stderr.startswith("trellis: no trellis-info: looked in ")
+    assert f"{tmp_path / 'trellis-info'}; TRELLIS_BUILD names a build directory without it" \
+        in proc.stderr
 
 
 def test_builtin_rules_are_shown_numbered_as_cited(run_trellis) -> None:

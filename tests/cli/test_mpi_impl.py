@@ -57,6 +57,53 @@ def test_mpi_from_the_library(tmp_path: Path) -> None:
     assert mpi_impl.built_for(tmp_path / "none.so") is None
 
 
+BUILDS = {"openmpi": REPO / "build", "mpich": REPO / "build-mpich"}
+
+
+@pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
+def test_the_mpi_a_program_is_linked_with(mpi: str) -> None:
+    """From the program's dependencies, its libraries' included (issue 35): a C program
+    and a Fortran one (whose MPI comes through its bindings) of each MPI's build."""
+    c = mpi_impl.program_mpi(str(BUILDS[mpi] / "bench" / "global_reduction"))
+    assert c == (mpi, "libmpi.so.40" if mpi == "openmpi" else "libmpich.so.12")
+    fortran = mpi_impl.program_mpi(str(BUILDS[mpi] / "tests" / "fortran" / "fcoll_f08"))
+    assert fortran is not None
+    assert fortran[0] == mpi
+    assert mpi_impl.program_mpi(str(REPO / "scripts" / "setup.sh")) is None  # not ELF
+    assert mpi_impl.program_mpi("ls") is None  # found on PATH, links no MPI
+    assert mpi_impl.program_mpi("./no-such-program") is None
+
+
+def test_the_programs_mpi_picks_the_launcher_or_stops_a_forced_other() -> None:
+    linked = ("mpich", "libmpich.so.12")
+    p = plan(["-n", "2", "./app"], environ={}, cpus=2, as_root=False, library=LIB, linked=linked)
+    assert p.command[0] == MPIEXEC
+    forced = [(["--mpi", "openmpi"], {}, "--mpi openmpi"),
+              ([], {"TRELLIS_MPI": "openmpi"}, "TRELLIS_MPI=openmpi")]  # fmt: skip
+    for argv, environ, how in forced:
+        with pytest.raises(TrellisError) as err:
+            plan([*argv, "-n", "2", "./app"], environ=environ, cpus=2, as_root=False,
+                 library=LIB, linked=linked)  # fmt: skip
+        assert err.value.status == 2
+        assert str(err.value).startswith(
+            f"trellis run: ./app is linked with MPICH (libmpich.so.12), but {how} asks for "
+            "Open MPI: ")  # fmt: skip
+
+
+def test_run_picks_the_library_of_the_programs_mpi(run_trellis, monkeypatch) -> None:
+    monkeypatch.delenv("TRELLIS_BUILD", raising=False)  # the checkout's tree for each MPI
+    mpich_program = str(BUILDS["mpich"] / "bench" / "global_reduction")
+    proc = run_trellis("run", "-n", "2", "--dry-run", mpich_program)
+    assert proc.returncode == 0, proc.stderr
+    words = shlex.split(proc.stdout)
+    assert words[0] == MPIEXEC
+    assert words[words.index("LD_PRELOAD") + 1] == str(BUILDS["mpich"] / "libtrellis.so")
+    proc = run_trellis("run", "--mpi", "mpich", "-n", "2", "--dry-run",
+                       str(BUILDS["openmpi"] / "bench" / "global_reduction"))  # fmt: skip
+    assert proc.returncode == 2
+    assert "is linked with Open MPI (libmpi.so.40), but --mpi mpich asks for MPICH" in proc.stderr
+
+
 @pytest.mark.parametrize(
     ("argv", "launcher", "program"),
     [

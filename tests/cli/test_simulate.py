@@ -170,6 +170,13 @@ def test_records_read_back_give_the_same_analysis(run_trellis, tmp_path) -> None
     assert f"predicted: {timeline.us(report.total)}" in proc.stdout
     assert timeline.format_report(report) in proc.stdout
     assert sum(report.phase_on_path.values()) == pytest.approx(report.total)
+    # `trellis trace` reads the same file (issue 35), its outputs beside it.
+    proc = run_trellis("trace", str(records))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("1 simulated calls, 8 ranks (trellis simulate)\n")
+    assert timeline.format_report(report) in proc.stdout
+    assert (tmp_path / "t.trace.json").is_file()
+    assert (tmp_path / "t.timeline.png").is_file()
 
 
 def test_a_late_rank_shows_as_waiting(run_trellis) -> None:
@@ -266,3 +273,51 @@ def test_model_file_errors_say_where(run_trellis, tmp_path) -> None:
     proc = run_trellis("simulate", "bcast", "--ranks", "4", "--bytes", "4", "--model", str(bad))
     assert proc.returncode == 2
     assert f"{bad}:2:7: world has no key 'latncy'" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [("a:rulez=allreduce ring",
+      "trellis simulate: --config a: unknown setting 'rulez=allreduce ring' (rules="),
+     ("a:rules=allreduce ringg",
+      "trellis simulate: --config a rules:1:11: unknown algorithm 'ringg' for allreduce"),
+     ("a:topology=hosts=2 ranks_per_host=x",
+      "trellis simulate: --config a topology:1:9: ranks_per_host: expected a number")],
+)  # fmt: skip
+def test_a_bad_configuration_is_named_as_simulate_and_its_own(run_trellis, config,
+                                                              message) -> None:  # fmt: skip
+    """Issue 35: these said `trellis bench`, or TRELLIS_RULES:1:11 with no configuration."""
+    proc = run_trellis("simulate", "allreduce", "--ranks", "4", "--bytes", "8", "--config", config)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(message), proc.stderr
+
+
+def test_a_flat_algorithm_shows_its_name_as_its_phase(run_trellis) -> None:
+    """Issue 35: a schedule without named phases showed `(unnamed)`."""
+    args = ["simulate", "allreduce", "--ranks", "4", "--bytes", "8", "--rules",
+            "allreduce recursive_doubling"]  # fmt: skip
+    proc = run_trellis(*args)
+    assert proc.returncode == 0, proc.stderr
+    assert "(unnamed)" not in proc.stdout
+    assert re.search(r"^  recursive_doubling\s+\S+ \S+ 100\.0%", proc.stdout, re.M), proc.stdout
+    sweep = run_trellis(*args, "--sweep")
+    assert sweep.stdout.splitlines()[-1].endswith("  recursive_doubling 100%")
+
+
+def test_a_sweep_reports_the_librarys_own_collective_and_goes_on(run_trellis) -> None:
+    """Issue 35: one configuration choosing mpi stopped the whole sweep."""
+    proc = run_trellis("simulate", "allreduce", "--ranks", "4", "--bytes", "8,64K", "--sweep",
+                       "--config", "lib:rules=allreduce bytes=32K- mpi",
+                       "--config", "rd:rules=allreduce recursive_doubling")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split() for line in proc.stdout.splitlines()[2:]]
+    assert [r[:4] for r in rows] == [["lib", "4", "8", "recursive_doubling"],
+                                     ["lib", "4", "65536", "mpi"],
+                                     ["rd", "4", "8", "recursive_doubling"],
+                                     ["rd", "4", "65536", "recursive_doubling"]]  # fmt: skip
+    assert " ".join(rows[1][4:]) == "- the MPI library's own: no schedule to simulate"
+    # One call alone is still an error: there is nothing to show.
+    one = run_trellis("simulate", "allreduce", "--ranks", "4", "--bytes", "64K", "--rules",
+                      "allreduce mpi")  # fmt: skip
+    assert one.returncode == 1
+    assert "no schedule to simulate" in one.stderr

@@ -80,3 +80,25 @@ def test_trellis_lib_built_for_mpich_runs_mpiexec(installed: Path, tmp_path: Pat
     dry = run(installed / "bin" / "trellis", "run", "--dry-run", "-n", "2", "./app",
               cwd=tmp_path, env=env)  # fmt: skip
     assert dry.stdout.startswith("mpiexec"), dry.stdout
+
+
+def test_the_command_installed_alone_says_where_it_looked(installed: Path, tmp_path: Path):
+    """`pip install .` without the C part (issue 35): explain, simulate and run name
+    every place they looked, none of them a checkout's, and say to install the C part
+    into this prefix rather than to run a checkout's scripts/setup.sh."""
+    prefix = tmp_path / "bare"
+    venv.create(prefix, with_pip=False)  # the other prefix's pip installs into it: faster
+    (built,) = (installed.parent / "wheels").glob("trellis-*.whl")
+    pip = run(installed / "bin" / "pip", "--python", prefix / "bin" / "python", "install",
+              "--no-deps", "--no-index", built)  # fmt: skip
+    assert pip.returncode == 0, pip.stdout + pip.stderr
+    trellis = prefix / "bin" / "trellis"
+    for argv in (["explain", "allreduce", "--ranks", "4", "--bytes", "8"],
+                 ["run", "--dry-run", "-np", "2", "./app"]):  # fmt: skip
+        proc = run(trellis, *argv, cwd=tmp_path)
+        assert proc.returncode == 1, proc.stdout
+        assert f"looked in {prefix}/lib/python" in proc.stderr, proc.stderr
+        assert f"{prefix}/bin/trellis-info" in proc.stderr or "libtrellis.so" in proc.stderr
+        assert f"cmake --install build --prefix {prefix}" in proc.stderr, proc.stderr
+        assert "run scripts/setup.sh" not in proc.stderr
+        assert str(REPO) not in proc.stderr

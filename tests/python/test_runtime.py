@@ -107,7 +107,10 @@ def test_figure4_program_with_each_algorithm_forced(algorithm, params, ranks):
     ("ranks", "env", "said"),
     [(3, {}, "shared memory: 3 ranks on rank 0's node, up to 8192 bytes"),
      (16, {}, "shared memory: 16 ranks on rank 0's node, up to 512 bytes"),
-     (3, {"TRELLIS_SHM": "0"}, "shared memory: off")],
+     (3, {"TRELLIS_SHM": "0"}, "shared memory: off"),
+     # The usual spellings of off (issue 35: only 0 used to work).
+     (2, {"TRELLIS_SHM": "off"}, "shared memory: off"),
+     (2, {"TRELLIS_SHM": "False"}, "shared memory: off")],
 )  # fmt: skip
 def test_verbose_says_whether_small_messages_go_through_shared_memory(ranks, env, said):
     """The slots are as large as a 1 MiB segment allows for the node's ranks."""
@@ -117,6 +120,36 @@ def test_verbose_says_whether_small_messages_go_through_shared_memory(ranks, env
     line = re.search(rf"^trellis: communicator of {ranks} ranks: .*$", proc.stderr, re.M)
     assert line, proc.stderr
     assert line.group(0).endswith(said), proc.stderr
+
+
+def test_verbose_yes_is_verbose():
+    proc = trellis_run("-np", "2", str(PROGRAM), env={"TRELLIS_VERBOSE": "yes"})
+    global_reduction_ok(proc, 2)
+    assert "trellis: allreduce ranks=2 bytes=4: " in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "error"),
+    [({"TRELLIS_SHM": "maybe"},
+      ("TRELLIS_SHM:1:1: 'maybe' is neither on nor off (expected 1, on, yes, true; 0, off, no, "
+       "false)")),
+     ({"TRELLIS_CACHE_SIZE": "abc"},
+      ("TRELLIS_CACHE_SIZE:1:1: 'abc' is not a count (expected digits: a whole number of at "
+       "least 1)"))],
+)  # fmt: skip
+def test_a_setting_that_means_nothing_stops_the_job_as_a_bad_rule_does(env, error):
+    """Issue 35: such values were ignored without a word."""
+    proc = trellis_run("-np", "2", str(PROGRAM), env=env)
+    assert proc.returncode != 0
+    said = [ln for ln in proc.stderr.splitlines() if ln.startswith("trellis: ")]
+    assert said == [f"trellis: {error}",
+                    "trellis: stopping (set TRELLIS_ON_ERROR=warn to go on with its default)"], (
+        proc.stderr)  # fmt: skip
+    assert "errors=" not in proc.stdout
+    proc = trellis_run("-np", "2", str(PROGRAM), env={**env, "TRELLIS_ON_ERROR": "warn"})
+    global_reduction_ok(proc, 2)
+    warned = f"trellis: {error}\ntrellis: TRELLIS_ON_ERROR=warn: going on with its default\n"
+    assert warned in proc.stderr
 
 
 def test_mpi_algorithm_hands_the_call_to_the_library():
@@ -231,6 +264,48 @@ def test_unreadable_rules_file_is_reported(tmp_path):
     proc = trellis_run("-np", "2", "--rules", str(missing), str(PROGRAM))
     assert proc.returncode != 0
     assert f"trellis: {missing}" in proc.stderr or "cannot read" in proc.stderr, proc.stderr
+
+
+MPICH_BUILD = REPO / "build-mpich"
+
+
+def test_a_program_of_the_other_mpi_runs_under_its_own():
+    """`trellis run` reads which MPI the program links (issue 35): an MPICH program runs
+    under MPICH's launcher with the library built for MPICH, no --mpi needed (and no
+    TRELLIS_BUILD: the checkout's build tree for that MPI)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRELLIS_")}
+    proc = subprocess.run([sys.executable, "-m", "trellis", "run", "-np", "2",
+                           str(MPICH_BUILD / "bench" / "global_reduction")],
+                          capture_output=True, text=True, env=env, timeout=120,
+                          check=False)  # fmt: skip
+    global_reduction_ok(proc, 2)
+    assert "(MPICH)" in proc.stdout
+
+
+@pytest.mark.parametrize(("built", "runs"), [("build", "build-mpich"), ("build-mpich", "build")])
+def test_the_library_stops_under_an_mpi_it_was_not_built_for(built, runs):
+    """Preloaded by hand into a program of the other MPI, the library says so and stops,
+    once, before the MPI library sees a handle of the wrong kind (MPICH said "Invalid
+    communicator", Open MPI crashed in MPI_Comm_rank)."""
+    names = {"build": "Open MPI", "build-mpich": "MPICH"}
+    library, program = REPO / built / "libtrellis.so", REPO / runs / "bench" / "global_reduction"
+    if runs == "build":
+        launch = ["mpirun", "--oversubscribe", "-np", "2", "-x", f"LD_PRELOAD={library}"]
+    else:
+        launch = ["mpiexec.mpich", "-n", "2", "-genv", "LD_PRELOAD", str(library)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRELLIS_")}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    proc = subprocess.run([*launch, str(program)], capture_output=True, text=True, env=env,
+                          timeout=120, check=False)  # fmt: skip
+    assert proc.returncode != 0
+    said = [ln for ln in proc.stderr.splitlines() if ln.startswith("trellis: ")]
+    assert len(said) == 1, proc.stderr
+    assert said[0].startswith(f"trellis: this libtrellis.so is built for {names[built]}, but "
+                              f"the program runs under {names[runs]} (")  # fmt: skip
+    assert f"{runs}/libtrellis.so" in said[0]
+    assert "errors=" not in proc.stdout
+    assert "Invalid communicator" not in proc.stderr
+    assert "Segmentation fault" not in proc.stderr
 
 
 COLLECTIVES = [

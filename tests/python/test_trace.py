@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from test_runtime import BUILD, trellis_run
+from test_runtime import BUILD, LIBRARY, mpirun, trellis_run
 
 from trellis import timeline
 
@@ -168,3 +168,44 @@ def test_trace_of_a_directory_without_records_says_why(tmp_path) -> None:
                           capture_output=True, text=True, check=False)  # fmt: skip
     assert proc.returncode != 0
     assert "holds no rank-*.jsonl files" in proc.stderr
+
+
+def trace_json(where, *extra: str) -> dict:
+    proc = subprocess.run([sys.executable, "-m", "trellis", "trace", str(where), "--json",
+                           "--calls", "0", *extra],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_a_reused_directory_is_read_one_run_at_a_time(tmp_path) -> None:
+    """Issue 35: a run of 3 ranks, then one of 2 into the same directory: each file
+    names its run, `trellis trace` reads the newest run's files only and says what it
+    left out, and `trellis run --trace` clears what an earlier trace left."""
+    out = tmp_path / "trz"
+    proc = trellis_run("-np", "3", "--trace", str(out), PROGRAM, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # TRELLIS_TRACE set directly, as a batch script would: nothing clears the directory.
+    proc = mpirun("-np", "2", "-x", f"LD_PRELOAD={LIBRARY}", "-x", f"TRELLIS_TRACE={out}",
+                  PROGRAM, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    heads = {f.name: json.loads(f.read_text().splitlines()[0])
+             for f in sorted(out.glob("rank-*.jsonl"))}  # fmt: skip
+    assert len(heads) == 3
+    new, old = heads["rank-00000.jsonl"], heads["rank-00002.jsonl"]
+    assert heads["rank-00001.jsonl"]["run"] == new["run"] != old["run"]
+    assert (new["world_size"], old["world_size"]) == (2, 3)
+    got = trace_json(out)
+    assert (got["run"], got["ranks"]) == (new["run"], 2)
+    assert "holds the files of 2 runs" in got["notes"][0]
+    assert f"left out run {old['run']}: rank-00002.jsonl" in got["notes"][0]
+    # The earlier run on its own, with the ranks it lost said.
+    got = trace_json(out, "--run", old["run"][:6])
+    assert (got["run"], got["ranks"]) == (old["run"], 1)
+    assert ("had 3 ranks, 1 of them left a file (missing: rank-00000.jsonl, "
+            "rank-00001.jsonl)") in got["notes"][0]
+    proc = trellis_run("-np", "2", "--trace", str(out), PROGRAM, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    said = "removed what an earlier trace left there (3 rank files, trace.json, timeline.png)"
+    assert said in proc.stderr
+    assert sorted(f.name for f in out.iterdir()) == ["rank-00000.jsonl", "rank-00001.jsonl"]

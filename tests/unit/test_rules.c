@@ -94,7 +94,10 @@ static void parses_every_range_form_and_size(void)
                        "bcast ranks=* bytes=* linear\n"
                        "bcast ranks=16 bytes=64K linear\n"
                        "bcast bytes=0 linear\n"
-                       "bcast bytes=18446744073709551615 linear\n";
+                       "bcast bytes=18446744073709551615 linear\n"
+                       /* Either case, as the command's --bytes (issue 35). */
+                       "bcast bytes=-64k linear\n"
+                       "bcast bytes=1m-2g linear\n";
     const trl_range want[][2] = {
         {{2, 8}, {1024, 2u << 20}},
         {{9, TRL_RANGE_MAX}, {3ULL << 30, TRL_RANGE_MAX}},
@@ -103,6 +106,8 @@ static void parses_every_range_form_and_size(void)
         {{16, 16}, {65536, 65536}},
         {{0, TRL_RANGE_MAX}, {0, 0}},
         {{0, TRL_RANGE_MAX}, {TRL_RANGE_MAX, TRL_RANGE_MAX}},
+        {{0, TRL_RANGE_MAX}, {0, 65536}},
+        {{0, TRL_RANGE_MAX}, {1u << 20, 2ULL << 30}},
     };
     size_t nwant = sizeof want / sizeof want[0];
     trl_ruleset rs;
@@ -221,6 +226,16 @@ static const error_case error_cases[] = {
      false,
      "test.rules:1:1: unknown collective 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' "
      "(expected one of: " ALL_COLLS ")"},
+    /* A call's name as verbose mode prints it (issue 35). */
+    {"iallreduce ring", false,
+     "test.rules:1:1: unknown collective 'iallreduce': the non-blocking allreduce is served by "
+     "allreduce rules; a rule that only non-blocking and persistent calls take is written "
+     "'allreduce nonblocking=yes ...'"},
+    {"reduce_scatter_block_init ring", false,
+     "test.rules:1:1: unknown collective 'reduce_scatter_block_init': the persistent "
+     "reduce_scatter_block is served by reduce_scatter_block rules; a rule that only "
+     "non-blocking and persistent calls take is written 'reduce_scatter_block nonblocking=yes "
+     "...'"},
     /* Filters. */
     {"allreduce radix=4 ring", false,
      "test.rules:1:11: unknown filter 'radix' (expected one of: ranks, bytes, commutative, "
@@ -243,16 +258,14 @@ static const error_case error_cases[] = {
     {"allreduce ranks= ring", false, "test.rules:1:11: missing value after 'ranks='"},
     {"reduce commutative= binomial", false, "test.rules:1:8: missing value after 'commutative='"},
     {"allreduce bytes=4Q- ring", false,
-     "test.rules:1:11: bytes=4Q-: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)"},
+     "test.rules:1:11: bytes=4Q-: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G, either case)"},
     {"allreduce bytes=- ring", false,
-     "test.rules:1:11: bytes=-: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)"},
-    {"allreduce bytes=4k ring", false,
-     "test.rules:1:11: bytes=4k: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)"},
+     "test.rules:1:11: bytes=-: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G, either case)"},
     {"allreduce bytes=1-2-3 ring", false,
-     "test.rules:1:11: bytes=1-2-3: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G)"},
+     "test.rules:1:11: bytes=1-2-3: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G, either case)"},
     {"allreduce bytes=99999999999999999999 ring", false,
      "test.rules:1:11: bytes=99999999999999999999: expected a range such as 0-4K, 4K-, -64K, 512 or * "
-     "(sizes take K, M or G)"},
+     "(sizes take K, M or G, either case)"},
     {"allreduce ranks=4K- ring", false,
      "test.rules:1:11: ranks=4K-: expected a range such as 1-8, 9-, -64, 16 or * (whole numbers of ranks)"},
     {"allreduce ranks=** ring", false,
@@ -1290,7 +1303,7 @@ static void env_inline(void)
 
 static void env_unreadable_paths(void)
 {
-    char path[600], want[800];
+    char path[600], want[2000];
     trl_ruleset rs;
     char *text = (char *)1, msg[900];
 
@@ -1305,6 +1318,21 @@ static void env_unreadable_paths(void)
     snprintf(want, sizeof want, "TRELLIS_RULES: cannot read rules file '%s': %s", tmpdir,
              strerror(EISDIR));
     CHECK_STR(msg, want);
+
+    /* A file name with a blank that names nothing is read as rules: the
+     * error says that no such file exists either (issue 35). */
+    snprintf(path, sizeof path, "%s/my rules.txt", tmpdir);
+    CHECK(load(path, &rs, &text, msg, sizeof msg) == TRL_ERR_PARSE, "missing spaced file");
+    snprintf(want, sizeof want,
+             "TRELLIS_RULES:1:1: unknown collective '%.*s' (expected one of: " ALL_COLLS
+             "); and as a file name, '%s': %s",
+             (int)strcspn(path, " "), path, path, strerror(ENOENT));
+    CHECK_STR(msg, want);
+    free(text);
+    /* Rules with a mistake further on are rules: no word of files. */
+    CHECK(load("allreduce ringg", &rs, &text, msg, sizeof msg) == TRL_ERR_PARSE, "a bad rule");
+    CHECK(!strstr(msg, "file name"), "a bad rule: %s", msg);
+    free(text);
 
     /* A single word is always a file name, never inline rules. */
     CHECK(load("barrier", &rs, &text, msg, sizeof msg) == TRL_ERR_IO, "single word: want TRL_ERR_IO");
