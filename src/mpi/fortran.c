@@ -56,6 +56,7 @@ void trl_fortran_requests_back(MPI_Request *c, MPI_Fint *requests, MPI_Fint coun
 }
 
 TRL_FORTRAN_COLLECTIVES(DEFINE)
+TRL_FORTRAN_FREES(DEFINE)
 
 /* Starting and stopping: Trellis starts in MPI_Init (init.c), which the
  * Fortran bindings would bypass too. Fortran has no argc and argv. */

@@ -43,6 +43,7 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
  *   INT         an INTEGER in (a count, a root)
  *   INTS        an INTEGER array in (counts, displacements)
  *   TYPE OP COMM  a handle
+ *   TYPE_INOUT, OP_INOUT  a handle in and out (MPI_Type_free, MPI_Op_free)
  *   SEND_TYPES  alltoallw's datatype per rank of comm, send side (not read
  *               when sendbuf is MPI_IN_PLACE); RECV_TYPES, receive side
  *   REQUEST     a request out (a non-blocking collective's)
@@ -62,6 +63,8 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define PARAM_TYPE(n) MPI_Fint *n
 #define PARAM_OP(n) MPI_Fint *n
 #define PARAM_COMM(n) MPI_Fint *n
+#define PARAM_TYPE_INOUT(n) MPI_Fint *n
+#define PARAM_OP_INOUT(n) MPI_Fint *n
 #define PARAM_SEND_TYPES(n) MPI_Fint *n
 #define PARAM_RECV_TYPES(n) MPI_Fint *n
 #define PARAM_REQUEST(n) MPI_Fint *n
@@ -82,6 +85,8 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define BEFORE_TYPE(n)
 #define BEFORE_OP(n)
 #define BEFORE_COMM(n)
+#define BEFORE_TYPE_INOUT(n) MPI_Datatype c_##n = PMPI_Type_f2c(*(n));
+#define BEFORE_OP_INOUT(n) MPI_Op c_##n = PMPI_Op_f2c(*(n));
 #define BEFORE_SEND_TYPES(n)                                                                   \
     MPI_Datatype *c_##n = trl_fortran_in_place(sendbuf) ? NULL : trl_fortran_types(n, *comm);
 #define BEFORE_RECV_TYPES(n) MPI_Datatype *c_##n = trl_fortran_types(n, *comm);
@@ -107,6 +112,8 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define ARG_TYPE(n) PMPI_Type_f2c(*(n))
 #define ARG_OP(n) PMPI_Op_f2c(*(n))
 #define ARG_COMM(n) PMPI_Comm_f2c(*(n))
+#define ARG_TYPE_INOUT(n) &c_##n
+#define ARG_OP_INOUT(n) &c_##n
 #define ARG_SEND_TYPES(n) c_##n
 #define ARG_RECV_TYPES(n) c_##n
 #define ARG_REQUEST(n) &c_##n
@@ -127,6 +134,8 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define AFTER_TYPE(n)
 #define AFTER_OP(n)
 #define AFTER_COMM(n)
+#define AFTER_TYPE_INOUT(n) *(n) = PMPI_Type_c2f(c_##n);
+#define AFTER_OP_INOUT(n) *(n) = PMPI_Op_c2f(c_##n);
 #define AFTER_SEND_TYPES(n) free(c_##n);
 #define AFTER_RECV_TYPES(n) free(c_##n);
 #define AFTER_REQUEST(n)                                                                       \

@@ -109,6 +109,13 @@
     X(buffers, iexscan, Iexscan, IEXSCAN, (BUF, sendbuf), (BUF, recvbuf), (INT, count),          \
       (TYPE, datatype), (OP, op), (COMM, comm), (REQUEST, request))
 
+/* Freeing a datatype or an operation that a collective in flight may still
+ * use (holds.h): the bindings that call PMPI_Type_free and PMPI_Op_free
+ * directly would free it under the collective. */
+#define TRL_FORTRAN_FREES(X)                                                                     \
+    X(handles, type_free, Type_free, TYPE_FREE, (TYPE_INOUT, datatype))                          \
+    X(handles, op_free, Op_free, OP_FREE, (OP_INOUT, op))
+
 /* The request calls, for MPI libraries whose bindings would bypass Trellis'
  * own (fortran_requests.c). The status kinds are mpi_f08's. */
 #define TRL_FORTRAN_REQUEST_CALLS(X)                                                             \

@@ -30,6 +30,7 @@ program fcoll
 #define REQUEST_T type(MPI_Request)
 #define STATUS_T type(MPI_Status)
 #define STATUSES_T(n) type(MPI_Status) :: statuses(n)
+#define OP_T type(MPI_Op)
 #else
 #if defined(BINDING_MPI)
 #define BINDING "mpi"
@@ -41,6 +42,7 @@ program fcoll
 #define REQUEST_T integer
 #define STATUS_T integer, dimension(MPI_STATUS_SIZE) ::
 #define STATUSES_T(n) integer :: statuses(MPI_STATUS_SIZE, n)
+#define OP_T integer
 #endif
 
   integer, parameter :: sizes(3) = [1, 7, 1000]
@@ -424,6 +426,14 @@ contains
     integer, allocatable, asynchronous :: w(:), wout(:), wcounts(:), wdispls(:)
     TYPE_T, allocatable, asynchronous :: types(:)
     double precision, allocatable, asynchronous :: x(:), y(:), z(:)
+    integer, allocatable, asynchronous :: sv(:), gv(:), uin(:), uout(:)
+    TYPE_T :: strided
+    OP_T :: isum
+#if defined(BINDING_F08)
+    procedure(MPI_User_function) :: int_sum
+#else
+    external int_sum
+#endif
     call MPI_Comm_size(comm, np, ierr)
     call MPI_Comm_rank(comm, me, ierr)
     root = np - 1
@@ -467,6 +477,26 @@ contains
     if (me > 0) call ok(all_equal_d(y, [(dble(sum_val(me, i)), i = 1, n)]), 'iexscan')
     call ok(all_equal_d(z(1:n), [(dble(sum_val(np, me * n + i)), i = 1, n)]), &
             'ireduce_scatter_block in place')
+
+    ! A strided datatype and a user operation freed as soon as the calls that
+    ! use them returned: MPI keeps both until the calls complete.
+    allocate (sv(2 * n), gv(n * np), uin(n), uout(n))
+    sv = [(merge(val(me, (i + 1) / 2), -5, mod(i, 2) == 1), i = 1, 2 * n)]
+    gv = -1
+    uin = [(val(me, i), i = 1, n)]
+    uout = -1
+    call MPI_Type_vector(n, 1, 2, MPI_INTEGER, strided, ierr)
+    call MPI_Type_commit(strided, ierr)
+    call MPI_Op_create(int_sum, .true., isum, ierr)
+    call MPI_Iallgather(sv, 1, strided, gv, n, MPI_INTEGER, comm, reqs(1), ierr)
+    call MPI_Iallreduce(uin, uout, n, MPI_INTEGER, isum, comm, reqs(2), ierr)
+    call MPI_Type_free(strided, ierr)
+    call ok(ierr == MPI_SUCCESS .and. strided == MPI_DATATYPE_NULL, 'type_free before the wait')
+    call MPI_Op_free(isum, ierr)
+    call ok(ierr == MPI_SUCCESS .and. isum == MPI_OP_NULL, 'op_free before the wait')
+    call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE, ierr)
+    call ok(all_equal(gv, [((val(q, i), i = 1, n), q = 0, np - 1)]), 'iallgather, type freed')
+    call ok(all_equal(uout, [(sum_val(np, i), i = 1, n)]), 'iallreduce, op freed')
 
     ! gather, scatter, allgather, alltoall: MPI_Waitany, one at a time.
     deallocate (b, c)
@@ -612,3 +642,26 @@ contains
       ' checks, ', total(2), ' failed'
   end subroutine
 end program
+
+! The user operation of nonblocking(): integer sums.
+#if defined(BINDING_F08)
+subroutine int_sum(invec, inoutvec, len, datatype)
+  use mpi_f08
+  use, intrinsic :: iso_c_binding, only : c_ptr, c_f_pointer
+  implicit none
+  type(c_ptr), value :: invec, inoutvec
+  integer :: len
+  type(MPI_Datatype) :: datatype
+  integer, pointer :: a(:), b(:)
+  call c_f_pointer(invec, a, [len])
+  call c_f_pointer(inoutvec, b, [len])
+  b = b + a
+end subroutine
+#else
+subroutine int_sum(invec, inoutvec, len, datatype)
+  implicit none
+  integer :: len, datatype
+  integer :: invec(len), inoutvec(len)
+  inoutvec = inoutvec + invec
+end subroutine
+#endif
