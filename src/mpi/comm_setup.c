@@ -1,7 +1,8 @@
 /* Communicator constructors: each new intracommunicator gets Trellis' state
  * (its private duplicate, shared memory, topology: trl_comm_get) right
- * away, while its ranks are together in the constructor anyway; so does
- * each new intercommunicator (its merged communicator: inter.h), from
+ * away, while its ranks are together in the constructor anyway (the
+ * topology constructors too: a program calls its first collective on a
+ * graph communicator as on any other); so does each new intercommunicator (its merged communicator: inter.h), from
  * MPI_Intercomm_create and from MPI_Comm_dup, split and create of one.
  * MPI_Comm_spawn, accept, connect and join are left alone: their other
  * side may be a program without Trellis, which would never join the
@@ -65,6 +66,32 @@ int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int period
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     return setup(PMPI_Cart_sub(comm, remain_dims, newcomm), newcomm);
+}
+
+int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                     int reorder, MPI_Comm *newcomm)
+{
+    return setup(PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm), newcomm);
+}
+
+int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[],
+                          const int destinations[], const int weights[], MPI_Info info,
+                          int reorder, MPI_Comm *newcomm)
+{
+    return setup(PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info,
+                                        reorder, newcomm),
+                 newcomm);
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
+                                   const int sourceweights[], int outdegree,
+                                   const int destinations[], const int destweights[],
+                                   MPI_Info info, int reorder, MPI_Comm *newcomm)
+{
+    return setup(PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights,
+                                                 outdegree, destinations, destweights, info,
+                                                 reorder, newcomm),
+                 newcomm);
 }
 
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newcomm)
