@@ -97,9 +97,7 @@ int trl_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
         return MPI_SUCCESS;
     /* An op packs or unpacks after the call returned, when the program
      * may have freed the datatype already. */
-    bool held = mode->kind != TRL_MODE_BLOCKING;
-    if (held)
-        trl_hold_type(datatype);
+    bool held = mode->kind != TRL_MODE_BLOCKING && trl_hold_type(datatype);
     *p = (bcast_packing){buffer, count, datatype, c->rank == root, held, bytes};
     *served = true;
     return trl_run_hooked(e, c, comm, NULL, p->packed, MPI_BYTE, MPI_OP_NULL, &bcast_hooks, p,

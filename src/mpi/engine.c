@@ -249,10 +249,10 @@ static void release(trl_op *op)
     }
     if (op->hooks.release)
         op->hooks.release(op);
-    if (op->holds) {
+    if (op->holds_type)
         trl_let_type(op->call.dtype);
+    if (op->holds_op)
         trl_let_op(op->call.op);
-    }
     if (op->entry)
         trl_cache_unpin(op->c, op->entry);
     if (op->c)
@@ -500,9 +500,8 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
         op->call = (trl_exec_call){sendbuf, recvbuf, dtype, mpi_op, c->dup, 0, 0, &c->shm, NULL, NULL};
         /* The program may free the datatype and the operation as soon as
          * this call returns (holds.h). */
-        trl_hold_type(dtype);
-        trl_hold_op(mpi_op);
-        op->holds = true;
+        op->holds_type = trl_hold_type(dtype);
+        op->holds_op = trl_hold_op(mpi_op);
     }
     op->hooks = *hooks;
     op->data = data;

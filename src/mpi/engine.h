@@ -64,7 +64,7 @@ struct trl_op {
     bool running;              /* started and not yet finished */
     bool finished;             /* persistent: finished, not yet completed by
                                   a completion call */
-    bool holds;                /* holds call.dtype and call.op (holds.h) */
+    bool holds_type, holds_op; /* holds call.dtype, call.op (holds.h) */
     int rc;                    /* the last run's result */
     /* Set by each run (only where there is an entry), so a new op need not
      * clear them: the execution is most of an op's size. */

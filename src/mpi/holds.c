@@ -141,10 +141,12 @@ static bool predefined_type(MPI_Datatype type)
     return type == MPI_DATATYPE_NULL || trl_type_info_of(type, &tmp)->named;
 }
 
-void trl_hold_type(MPI_Datatype type)
+bool trl_hold_type(MPI_Datatype type)
 {
-    if (!predefined_type(type))
-        take(bits_of(&type, sizeof type), TYPE);
+    if (predefined_type(type))
+        return false;
+    take(bits_of(&type, sizeof type), TYPE);
+    return true;
 }
 
 void trl_let_type(MPI_Datatype type)
@@ -165,10 +167,12 @@ void trl_let_types(const MPI_Datatype *types, int n)
         trl_let_type(types[i]);
 }
 
-void trl_hold_op(MPI_Op op)
+bool trl_hold_op(MPI_Op op)
 {
-    if (op != MPI_OP_NULL && !trl_op_predefined(op))
-        take(bits_of(&op, sizeof op), OP);
+    if (op == MPI_OP_NULL || trl_op_predefined(op))
+        return false;
+    take(bits_of(&op, sizeof op), OP);
+    return true;
 }
 
 void trl_let_op(MPI_Op op)

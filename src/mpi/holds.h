@@ -19,10 +19,13 @@
 #define TRL_HOLDS_H
 
 #include <mpi.h>
+#include <stdbool.h>
 
-void trl_hold_type(MPI_Datatype type);
+/* Hold a handle; false when it needs no hold (predefined), so a caller on
+ * a hot path need not let it go. */
+bool trl_hold_type(MPI_Datatype type);
 void trl_let_type(MPI_Datatype type);
-void trl_hold_op(MPI_Op op);
+bool trl_hold_op(MPI_Op op);
 void trl_let_op(MPI_Op op);
 
 /* Hold (let go of) every datatype of n, types[i] for i < n. */

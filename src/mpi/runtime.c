@@ -23,6 +23,8 @@
  * ranges apart (trl_comm_tags). */
 enum { CALL_KINDS = TRL_CALL_PERSISTENT + 1 };
 
+static void count_groups(trl_comm *c);
+
 static struct {
     bool ready;          /* rules loaded; Trellis serves collectives */
     trl_ruleset user;    /* from TRELLIS_RULES (may be empty) */
@@ -406,6 +408,7 @@ trl_comm *trl_comm_get(MPI_Comm comm)
             c->tag_span >>= 1;
             c->tag_slots = (int)(((long)c->tag_ub + 1) / c->tag_span);
         }
+        count_groups(c);
         if (trl_topo_for_comm(&rt.world, comm, &c->topo) != TRL_OK)
             trl_topo_single_host(c->size, &c->topo);
     }
@@ -525,14 +528,29 @@ void trl_comm_tags(trl_comm *c, const trl_cache_entry *e, int *base, int *span)
 {
     *span = c->tag_span;
     /* The counter of e's group: its form of call, then its class. */
-    int classes = c->class_seq ? c->nclasses : 1, groups = CALL_KINDS * classes;
+    int classes = c->class_seq ? c->nclasses : 1;
     int g = (int)e->call * classes + (c->class_seq ? e->tag_class % classes : 0);
-    unsigned n = c->class_seq ? c->class_seq[g]++ : c->seq[g]++;
-    int per = c->tag_slots / groups;
-    if (per < 1) /* more groups than ranges: groups share them */
-        *base = (int)(((unsigned)g + n * (unsigned)groups) % (unsigned)c->tag_slots) * c->tag_span;
-    else
-        *base = (g * per + (int)(n % (unsigned)per)) * c->tag_span;
+    unsigned *seq = c->class_seq ? &c->class_seq[g] : &c->seq[g];
+    unsigned n = (*seq)++;
+    int per = c->tag_per_group;
+    if (per > 0) {
+        /* Every call of every form passes here: a counter that wraps, no
+         * division. */
+        if (*seq == (unsigned)per)
+            *seq = 0;
+        *base = (g * per + (int)n) * c->tag_span;
+        return;
+    }
+    unsigned groups = (unsigned)(CALL_KINDS * classes); /* groups share the ranges */
+    *base = (int)(((unsigned)g + n * groups) % (unsigned)c->tag_slots) * c->tag_span;
+}
+
+/* Ranges per counter (trl_comm_tags), after tag_slots or the classes
+ * changed. */
+static void count_groups(trl_comm *c)
+{
+    int groups = CALL_KINDS * (c->class_seq ? c->nclasses : 1);
+    c->tag_per_group = c->tag_slots / groups;
 }
 
 bool trl_comm_tag_classes(trl_comm *c, int n)
@@ -547,6 +565,7 @@ bool trl_comm_tag_classes(trl_comm *c, int n)
         c->tag_span >>= 1;
         c->tag_slots = (int)(((long)c->tag_ub + 1) / c->tag_span);
     }
+    count_groups(c);
     return true;
 }
 

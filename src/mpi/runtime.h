@@ -72,6 +72,8 @@ typedef struct {
      * persistent calls by the order of their inits). */
     unsigned seq[TRL_CALL_PERSISTENT + 1];
     int tag_slots, tag_span;
+    int tag_per_group; /* ranges each counter cycles through; 0: counters
+                          share the ranges (more counters than ranges) */
     /* An intercommunicator's merged communicator counts runs per class
      * (trl_comm_tag_classes): the ranks of the root's group other than the
      * root take no part in a rooted call, so one counter for all calls
