@@ -37,7 +37,8 @@ static void ask(MPI_Datatype type, trl_type_info *out)
     out->named = false;
 }
 
-const trl_type_info *trl_type_info_of(MPI_Datatype type, trl_type_info *out)
+/* A named type's slot, or NULL (not named, or not in the table yet). */
+static const slot *find_named(MPI_Datatype type)
 {
     size_t i = slot_of(type);
     for (size_t n = 0; n < SLOTS; n++, i = (i + 1) & (SLOTS - 1)) {
@@ -45,8 +46,30 @@ const trl_type_info *trl_type_info_of(MPI_Datatype type, trl_type_info *out)
         if (state == EMPTY)
             break;
         if (state == NAMED && table[i].type == type)
-            return &table[i].info;
+            return &table[i];
     }
+    return NULL;
+}
+
+bool trl_type_named(MPI_Datatype type)
+{
+    if (find_named(type))
+        return true;
+    int ni, na, nd, combiner;
+    PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
+    if (combiner != MPI_COMBINER_NAMED)
+        return false;
+    trl_type_info tmp;
+    trl_type_info_of(type, &tmp); /* into the table, for the next time */
+    return true;
+}
+
+const trl_type_info *trl_type_info_of(MPI_Datatype type, trl_type_info *out)
+{
+    const slot *known = find_named(type);
+    if (known)
+        return &known->info;
+    size_t i;
     ask(type, out);
     int ni, na, nd, combiner;
     PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);

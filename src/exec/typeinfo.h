@@ -18,6 +18,10 @@ typedef struct {
     bool named; /* predefined: the handle always means this type */
 } trl_type_info;
 
+/* Whether type is predefined (asks the library once per named type; a
+ * derived one costs one query). */
+bool trl_type_named(MPI_Datatype type);
+
 /* Fills *out and returns it. */
 const trl_type_info *trl_type_info_of(MPI_Datatype type, trl_type_info *out);
 

@@ -436,7 +436,9 @@ static int free_fn(void *extra)
         return MPI_SUCCESS; /* a retired request: its op went already */
     trl_engine_lock();
     eng.in_free_fn = true;
+    trl_holds_inside_library(true);
     release(extra);
+    trl_holds_inside_library(false);
     eng.in_free_fn = false;
     trl_engine_unlock();
     return MPI_SUCCESS;
@@ -479,6 +481,13 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
                   const void *sendbuf, void *recvbuf, MPI_Datatype dtype, MPI_Op mpi_op,
                   const trl_op_hooks *hooks, void *data)
 {
+    /* MPI matches persistent collectives by the order of their inits, not
+     * of their starts (which may differ between ranks): each takes its tag
+     * range here, once, from its own class of ranges (trl_comm_tags); first
+     * of all, so that every rank counts this init whatever fails below. */
+    int tag_base = 0, tag_span = 0;
+    if (mode->kind == TRL_MODE_PERSISTENT && e)
+        trl_comm_tags(c, e, &tag_base, &tag_span);
     trl_engine_lock();
     trl_op *op = op_new();
     /* The holds under the lock too: free_fn on another of the program's
@@ -506,11 +515,10 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
     op->hooks = *hooks;
     op->data = data;
     op->persistent = mode->kind == TRL_MODE_PERSISTENT;
-    /* MPI matches persistent collectives by the order of their inits, not
-     * of their starts (which may differ between ranks): each takes its tag
-     * range here, once, from its own class of ranges (trl_comm_tags). */
-    if (op->persistent && e)
-        trl_comm_tags(c, op->entry, &op->call.tag_base, &op->call.tag_span);
+    if (op->persistent && e) {
+        op->call.tag_base = tag_base;
+        op->call.tag_span = tag_span;
+    }
     int rc;
     trl_engine_lock();
     /* A persistent op's handle is a request of the MPI library's own that
@@ -547,9 +555,11 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
     }
     trl_engine_unlock();
     /* The requests of earlier ops, freed now that this op's first
-     * messages are on their way, and the communicators they kept. */
+     * messages are on their way, and the communicators, datatypes and
+     * operations they kept. */
     free_retired();
     let_go();
+    trl_holds_flush();
     return rc;
 }
 

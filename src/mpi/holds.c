@@ -19,12 +19,23 @@ typedef struct {
     bool freed;
 } hold;
 
+/* A library free that came due inside one of the library's own calls. */
+typedef struct {
+    uint64_t bits;
+    int kind;
+} due;
+
 static struct {
     pthread_mutex_t lock;
     hold *slot;
     size_t cap, n;
     atomic_int any; /* n, read without the lock by the free calls */
+    due *due;       /* trl_holds_flush frees these */
+    size_t ndue, cap_due;
 } h = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Set while this thread is inside the MPI library's own call. */
+static _Thread_local bool in_library;
 
 /* A handle's bits, never 0 (a null handle is never held). */
 static uint64_t bits_of(const void *handle, size_t size)
@@ -107,7 +118,10 @@ static void take(uint64_t bits, int kind)
 }
 
 /* Let go of one hold; true when the program freed the handle and this was
- * the last hold, so the caller frees it in the library now. */
+ * the last hold, so the caller frees it in the library now. Inside the
+ * library's own call the free waits for trl_holds_flush instead (true is
+ * not returned then): MPI calls from there are not allowed everywhere
+ * (MPICH asserts with MPI_THREAD_MULTIPLE). */
 static bool let(uint64_t bits, int kind)
 {
     pthread_mutex_lock(&h.lock);
@@ -117,8 +131,52 @@ static bool let(uint64_t bits, int kind)
         free_now = e->freed;
         remove_at(e);
     }
+    if (free_now && in_library) {
+        free_now = false;
+        if (h.ndue == h.cap_due) {
+            size_t cap = h.cap_due ? 2 * h.cap_due : 16;
+            due *d = realloc(h.due, cap * sizeof *d);
+            if (d) {
+                h.due = d;
+                h.cap_due = cap;
+            }
+        }
+        if (h.ndue < h.cap_due) /* else out of memory: the handle is never freed */
+            h.due[h.ndue++] = (due){bits, kind};
+    }
     pthread_mutex_unlock(&h.lock);
     return free_now;
+}
+
+static void free_in_library(uint64_t bits, int kind)
+{
+    if (kind == TYPE) {
+        MPI_Datatype t;
+        memcpy(&t, &bits, sizeof t);
+        PMPI_Type_free(&t);
+    } else {
+        MPI_Op op;
+        memcpy(&op, &bits, sizeof op);
+        PMPI_Op_free(&op);
+    }
+}
+
+void trl_holds_inside_library(bool inside)
+{
+    in_library = inside;
+}
+
+void trl_holds_flush(void)
+{
+    for (;;) {
+        pthread_mutex_lock(&h.lock);
+        bool any = h.ndue > 0;
+        due d = any ? h.due[--h.ndue] : (due){0, 0};
+        pthread_mutex_unlock(&h.lock);
+        if (!any)
+            return;
+        free_in_library(d.bits, d.kind);
+    }
 }
 
 /* The program frees a handle: true when it is held (then it is freed at
@@ -137,8 +195,7 @@ static bool defer(uint64_t bits, int kind)
 
 static bool predefined_type(MPI_Datatype type)
 {
-    trl_type_info tmp;
-    return type == MPI_DATATYPE_NULL || trl_type_info_of(type, &tmp)->named;
+    return type == MPI_DATATYPE_NULL || trl_type_named(type);
 }
 
 bool trl_hold_type(MPI_Datatype type)
@@ -151,8 +208,9 @@ bool trl_hold_type(MPI_Datatype type)
 
 void trl_let_type(MPI_Datatype type)
 {
-    if (!predefined_type(type) && let(bits_of(&type, sizeof type), TYPE))
-        PMPI_Type_free(&type);
+    uint64_t bits = bits_of(&type, sizeof type);
+    if (!predefined_type(type) && let(bits, TYPE))
+        free_in_library(bits, TYPE);
 }
 
 void trl_hold_types(const MPI_Datatype *types, int n)
@@ -177,8 +235,9 @@ bool trl_hold_op(MPI_Op op)
 
 void trl_let_op(MPI_Op op)
 {
-    if (op != MPI_OP_NULL && !trl_op_predefined(op) && let(bits_of(&op, sizeof op), OP))
-        PMPI_Op_free(&op);
+    uint64_t bits = bits_of(&op, sizeof op);
+    if (op != MPI_OP_NULL && !trl_op_predefined(op) && let(bits, OP))
+        free_in_library(bits, OP);
 }
 
 int MPI_Type_free(MPI_Datatype *type)
@@ -201,10 +260,14 @@ int MPI_Op_free(MPI_Op *op)
 
 void trl_holds_finalize(void)
 {
+    trl_holds_flush();
     pthread_mutex_lock(&h.lock);
     free(h.slot);
     h.slot = NULL;
     h.cap = h.n = 0;
+    free(h.due);
+    h.due = NULL;
+    h.ndue = h.cap_due = 0;
     atomic_store_explicit(&h.any, 0, memory_order_relaxed);
     pthread_mutex_unlock(&h.lock);
 }

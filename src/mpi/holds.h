@@ -32,7 +32,14 @@ void trl_let_op(MPI_Op op);
 void trl_hold_types(const MPI_Datatype *types, int n);
 void trl_let_types(const MPI_Datatype *types, int n);
 
-/* MPI_Finalize: forget the holds left (ops the program never completed). */
+/* Holds let go of while this thread is inside the MPI library's own call
+ * (a generalized request's free callback) leave the library's frees they
+ * make due to trl_holds_flush, called outside it. */
+void trl_holds_inside_library(bool inside);
+void trl_holds_flush(void);
+
+/* MPI_Finalize: the frees due, then forget the holds left (ops the program
+ * never completed). */
 void trl_holds_finalize(void);
 
 #endif

@@ -533,6 +533,20 @@ void trl_comm_tags(trl_comm *c, const trl_cache_entry *e, int *base, int *span)
     unsigned *seq = c->class_seq ? &c->class_seq[g] : &c->seq[g];
     unsigned n = (*seq)++;
     int per = c->tag_per_group;
+    if (per > 0 && e->call == TRL_CALL_PERSISTENT) {
+        /* A persistent call keeps its range while its request lives, and
+         * the program may keep any number alive: its group's ranges are cut
+         * into ranges of one tag period, which every schedule can run in
+         * (messages a period apart already wait for each other, sched.h),
+         * so that ranges come back only after per x span / period inits
+         * (2.8 million with 2^31 tags). */
+        unsigned small = (unsigned)per * (unsigned)(c->tag_span / TRL_SCHED_TAG_PERIOD);
+        if (*seq == small)
+            *seq = 0;
+        *span = TRL_SCHED_TAG_PERIOD;
+        *base = (int)((long)g * per * c->tag_span + (long)n * TRL_SCHED_TAG_PERIOD);
+        return;
+    }
     if (per > 0) {
         /* Every call of every form passes here: a counter that wraps, no
          * division. */
