@@ -45,27 +45,46 @@ static bool read_number(const char *v, size_t len, double *out)
 
 enum { SET_OK, SET_NO_KEY, SET_BAD_VALUE };
 
+static const char *const link_keys[] = {"latency", "overhead", "gap", "per_byte",
+                                        "recv_gap", "recv_per_byte", "eager"};
+static const char *const local_keys[] = {"per_step", "per_byte"};
+static const char *const engine_keys[] = {"bytes"};
+enum { LINK_EAGER = 6 };
+
+#define COUNT(a) (int)(sizeof(a) / sizeof *(a))
+
+static bool is(const char *v, size_t vlen, const char *word)
+{
+    return strlen(word) == vlen && !strncmp(v, word, vlen);
+}
+
 /* One "key=value" of a line headed by `part`, into *m. */
 static int one_setting(trl_model *m, const char *part, const char *key, size_t klen,
                        const char *v, size_t vlen)
 {
-    static const char *const link_keys[] = {"latency", "overhead", "gap", "per_byte", "eager"};
-    static const char *const local_keys[] = {"per_step", "per_byte"};
     int c = -1;
     for (int i = 0; i < TRL_LINK_COUNT; i++)
         if (!strcmp(part, trl_link_name((trl_link)i)))
             c = i;
-    const char *const *keys = c >= 0 ? link_keys : local_keys;
-    int nkeys = c >= 0 ? 5 : 2, k = -1;
+    bool engine = !strcmp(part, "engine");
+    const char *const *keys = c >= 0 ? link_keys : engine ? engine_keys : local_keys;
+    int nkeys = c >= 0 ? COUNT(link_keys) : engine ? COUNT(engine_keys) : COUNT(local_keys);
+    int k = -1;
     for (int i = 0; i < nkeys; i++)
-        if (strlen(keys[i]) == klen && !strncmp(keys[i], key, klen))
+        if (is(key, klen, keys[i]))
             k = i;
     if (k < 0)
         return SET_NO_KEY;
+    if (engine) {
+        if (!is(v, vlen, "s") && !is(v, vlen, "s-1"))
+            return SET_BAD_VALUE;
+        m->bytes_after_first = is(v, vlen, "s-1");
+        return SET_OK;
+    }
     double x;
-    if (c >= 0 && k == 4) { /* eager: a size, or none */
+    if (c >= 0 && k == LINK_EAGER) { /* a size, or none */
         unsigned long long bytes;
-        if (vlen == 4 && !strncmp(v, "none", 4))
+        if (is(v, vlen, "none"))
             x = INFINITY;
         else if (vlen > 0 && trl_parse_size(v, vlen, &bytes) == vlen)
             x = (double)bytes;
@@ -76,13 +95,33 @@ static int one_setting(trl_model *m, const char *part, const char *key, size_t k
     }
     if (c >= 0) {
         trl_link_model *l = &m->link[c];
-        double *field[] = {&l->latency, &l->overhead, &l->gap, &l->per_byte, &l->eager};
+        double *field[] = {&l->latency,  &l->overhead,      &l->gap,  &l->per_byte,
+                           &l->recv_gap, &l->recv_per_byte, &l->eager};
         *field[k] = x;
     } else {
         trl_local_model *l = !strcmp(part, "reduce") ? &m->reduce : &m->copy;
         *(k == 0 ? &l->per_step : &l->per_byte) = x;
     }
     return SET_OK;
+}
+
+/* What a part's keys are, or what a key's value may be, for errors. */
+static const char *keys_of(const char *part)
+{
+    if (!strcmp(part, "reduce") || !strcmp(part, "copy"))
+        return "per_step, per_byte";
+    if (!strcmp(part, "engine"))
+        return "bytes";
+    return "latency, overhead, gap, per_byte, recv_gap, recv_per_byte, eager";
+}
+
+static const char *values_of(const char *part, const char *key, size_t klen)
+{
+    if (!strcmp(part, "engine"))
+        return "s or s-1";
+    if (is(key, klen, "eager"))
+        return "a size such as 4096 or 64K, or none";
+    return "a number >= 0";
 }
 
 int trl_model_parse(const char *text, const char *source, trl_model *out, trl_model_error *err)
@@ -112,12 +151,12 @@ int trl_model_parse(const char *text, const char *source, trl_model *out, trl_mo
             memcpy(part, w, plen);
             part[plen] = '\0';
             known = !strcmp(part, "socket") || !strcmp(part, "host") || !strcmp(part, "world") ||
-                    !strcmp(part, "reduce") || !strcmp(part, "copy");
+                    !strcmp(part, "reduce") || !strcmp(part, "copy") || !strcmp(part, "engine");
         }
         if (!known)
             return error_at(err, source, line, (int)(w - p) + 1,
-                            "expected socket, host, world, reduce or copy, got '%.*s'", (int)plen,
-                            w);
+                            "expected socket, host, world, reduce, copy or engine, got '%.*s'",
+                            (int)plen, w);
         for (;;) {
             while (q < eol && isspace((unsigned char)*q))
                 q++;
@@ -135,17 +174,11 @@ int trl_model_parse(const char *text, const char *source, trl_model *out, trl_mo
             int rc = one_setting(out, part, kv, klen, eq + 1, vlen);
             if (rc == SET_NO_KEY)
                 return error_at(err, source, line, column, "%s has no key '%.*s' (%s)", part,
-                                (int)klen, kv,
-                                strcmp(part, "reduce") && strcmp(part, "copy")
-                                    ? "latency, overhead, gap, per_byte, eager"
-                                    : "per_step, per_byte");
+                                (int)klen, kv, keys_of(part));
             if (rc == SET_BAD_VALUE)
                 return error_at(err, source, line, (int)(eq + 1 - p) + 1,
                                 "%.*s: expected %s, got '%.*s'", (int)klen, kv,
-                                strncmp(kv, "eager", klen) || klen != 5
-                                    ? "a number >= 0"
-                                    : "a size such as 4096 or 64K, or none",
-                                (int)vlen, eq + 1);
+                                values_of(part, kv, klen), (int)vlen, eq + 1);
         }
         p = *eol ? eol + 1 : eol;
     }

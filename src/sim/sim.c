@@ -22,6 +22,7 @@ typedef enum {
     EV_SENT,   /* a send's last byte has left: rank, a = step */
     EV_RTS,    /* rendezvous: the receiver hears of a send: rank, a = sender, b = tag, c = step */
     EV_CTS,    /* rendezvous: the sender hears the receive is posted: rank, a = step */
+    EV_WAKE,   /* a port the rank's CPU waits for is free: rank */
 } ev_type;
 
 typedef struct {
@@ -101,6 +102,8 @@ typedef struct {
     double t_enter;
     double cpu_until;                /* when its CPU ends the current work */
     double port_free[TRL_LINK_COUNT]; /* when each of its ports may start a message */
+    double recv_free[TRL_LINK_COUNT]; /* when each may start taking one in */
+    double wake_at;                  /* a wake-up (EV_WAKE) is due then; < 0: none */
     int32_t busy;                    /* the step whose work the CPU is doing, -1: idle */
     int busy_work;                   /* WORK_* */
     uint32_t nsteps, ndone, nroots, nsucc;
@@ -264,8 +267,8 @@ static sim_rank *build(sim *S, int r)
         (ptr) = (void *)at;                         \
         at += round8((count) * sizeof *(ptr));      \
     } while (0)
-    *R = (sim_rank){.rank = r, .busy = -1, .nsteps = n, .nroots = (uint32_t)s.nroots,
-                    .recv_mask = cap - 1, .bytes = size};
+    *R = (sim_rank){.rank = r, .busy = -1, .wake_at = -1, .nsteps = n,
+                    .nroots = (uint32_t)s.nroots, .recv_mask = cap - 1, .bytes = size};
     CARVE(R->rec, n);
     CARVE(R->st, n);
     CARVE(R->succ, s.ndeps);
@@ -380,6 +383,21 @@ static int push(sim *S, double t, ev_type type, int rank, int a, int b, int c)
     return rc ? fail(S, rc, "out of memory") : TRL_OK;
 }
 
+/* The bytes a message's per-byte costs count: s, or s-1 (engine bytes=s-1). */
+static double charged(const sim *S, uint64_t bytes)
+{
+    return S->m->bytes_after_first && bytes > 0 ? (double)(bytes - 1) : (double)bytes;
+}
+
+/* R's CPU waits for a port free at t: look again then. */
+static void wake_at(sim *S, sim_rank *R, double t, double now)
+{
+    if (R->wake_at >= now && R->wake_at <= t)
+        return; /* a wake-up as early is due */
+    R->wake_at = t;
+    push(S, t, EV_WAKE, R->rank, 0, 0, 0);
+}
+
 static void push_ready(sim_rank *R, uint32_t i)
 {
     R->st[i].state = ST_READY;
@@ -414,7 +432,7 @@ static void transmit(sim *S, sim_rank *R, uint32_t i, double now)
 {
     const trl_sim_step *x = &R->rec[i];
     const trl_link_model *l = &S->m->link[x->link];
-    double dur = (double)x->bytes * l->per_byte, start = fmax(now, R->port_free[x->link]);
+    double dur = charged(S, x->bytes) * l->per_byte, start = fmax(now, R->port_free[x->link]);
     if (x->link == TRL_LINK_WORLD)
         start = fmax(start, S->host_out[S->topo->host[R->rank]]);
     R->port_free[x->link] = start + fmax(l->gap, dur);
@@ -463,6 +481,16 @@ static double local_cost(const trl_model *m, const trl_sim_step *x)
     return l->per_step + (double)x->bytes * l->per_byte;
 }
 
+/* R's CPU takes in the message of receive i: overhead + s recv_per_byte of
+ * CPU, the receiving port held max(recv_gap, s recv_per_byte). */
+static void take_in(sim *S, sim_rank *R, uint32_t i, double now)
+{
+    const trl_link_model *l = &S->m->link[R->rec[i].link];
+    double per_bytes = charged(S, R->rec[i].bytes) * l->recv_per_byte;
+    R->recv_free[R->rec[i].link] = now + fmax(l->recv_gap, per_bytes);
+    work(S, R, i, WORK_RECV, l->overhead + per_bytes, now);
+}
+
 static void start(sim *S, sim_rank *R, uint32_t i, double now)
 {
     trl_sim_step *x = &R->rec[i];
@@ -491,7 +519,8 @@ static void start(sim *S, sim_rank *R, uint32_t i, double now)
 
 /* While the CPU is free: start every ready step (receives first, each
  * queue in the order its steps became ready, as the executor does), then
- * take in the messages that have arrived. */
+ * take in the messages that have arrived, in order, each once its
+ * receiving port is free. */
 static void advance(sim *S, sim_rank *R, double now)
 {
     while (R->busy < 0 && R->entered && S->status == TRL_OK) {
@@ -500,8 +529,14 @@ static void advance(sim *S, sim_rank *R, double now)
                                                      : R->ready[R->other_head++];
             start(S, R, i, now);
         } else if (R->in_head != R->in_tail) {
-            uint32_t i = R->in[R->in_head++];
-            work(S, R, i, WORK_RECV, S->m->link[R->rec[i].link].overhead, now);
+            uint32_t i = R->in[R->in_head];
+            double free_at = R->recv_free[R->rec[i].link];
+            if (free_at > now) {
+                wake_at(S, R, free_at, now);
+                break;
+            }
+            R->in_head++;
+            take_in(S, R, i, now);
         } else {
             break;
         }
@@ -565,10 +600,17 @@ static void handle(sim *S, const event *e)
         R->busy = -1;
         work_done(S, R, (uint32_t)i, R->busy_work, now);
         break;
+    case EV_WAKE:
+        if (S->rank_state[e->rank] != RANK_ALIVE)
+            return;
+        R = S->rank[e->rank];
+        if (R->wake_at == now)
+            R->wake_at = -1;
+        break;
     case EV_WIRE: {
         if ((i = matching(S, &R, e->rank, e->a, e->b)) < 0)
             return;
-        double dur = (double)R->rec[i].bytes * S->m->link[TRL_LINK_WORLD].per_byte;
+        double dur = charged(S, R->rec[i].bytes) * S->m->link[TRL_LINK_WORLD].per_byte;
         double *in = &S->host_in[S->topo->host[e->rank]];
         *in = fmax(now + dur, *in + dur);
         push(S, *in, EV_ARRIVE, e->rank, e->a, e->b, 0);

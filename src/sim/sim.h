@@ -6,9 +6,10 @@
  * does: it starts every ready step, receives before the others and each
  * kind in the order it became ready (the executor's two FIFO queues); a send costs its
  * rank's CPU the link's overhead and then travels on its own; a receive is
- * posted at no cost and, once its message is in, costs the CPU the
- * overhead; reduce and copy steps hold the CPU. Messages match receives by
- * (sender, tag), as the schedule assigned them.
+ * posted at no cost and, once its message is in and the receiving port is
+ * free, costs the CPU the overhead (+ recv_per_byte a byte); reduce and
+ * copy steps hold the CPU. Messages match receives by (sender, tag), as the
+ * schedule assigned them.
  *
  * Memory: a rank's schedule is built when the simulation first needs it
  * (when the rank enters the call, or a message reaches it before that),

@@ -1,9 +1,9 @@
 /* The simulator (src/sim/) against times worked out by hand, for small
  * schedules under simple models: linear, binomial and ring on 2..8 ranks,
  * the CPU's overhead, the gap, a host's link shared across hosts,
- * rendezvous, late ranks. Every time below is the hand computation written
- * out in the comment above it; the parameters are integers so the times
- * are exact. No MPI.
+ * rendezvous, late ranks, the receiving side. Every time below is the hand
+ * computation written out in the comment above it; the parameters are
+ * integers so the times are exact. No MPI.
  *
  * Prints "N passed, M failed" last and exits non-zero on any failure. */
 #include <math.h>
@@ -221,6 +221,54 @@ static void hierarchy(void)
                12400.0, 4);
 }
 
+/* The receiving side (recv_per_byte, recv_gap) under the executor's rules,
+ * n = 100 bytes, o = 0. recv_per_byte = 2 holds the receiver's CPU 2 n =
+ * 200 per message:
+ *   gather linear: every block is in at L + n G = 1100, the root takes
+ *   them one after another: 1100 + 200 (p-1);
+ *   alltoall linear: rank r's port sends to r+1, r+2, ... n G = 100 apart,
+ *   so its k-th message comes in at 1100 + 100 (k-1), faster than its CPU
+ *   takes them: 1100 + 200 (p-1);
+ *   reduce knomial radix=4 on 16 ranks, a fan-in tree: a node's 3 children
+ *   of a round send at once, their messages are in 1100 later, and it takes
+ *   and adds each (200 + 50) before the next round's are in: 2 rounds of
+ *   1100 + 3 (200 + 50) = 3700.
+ * recv_gap = 300 alone (no CPU time) spaces a gather's takes at the
+ * root's port: the last starts (and ends) at 1100 + 300 (p-2). Without
+ * these keys each of these is the time with the receiver unlimited. */
+static void receiving_side(void)
+{
+    trl_model m = simple();
+    for (int c = 0; c < TRL_LINK_COUNT; c++)
+        m.link[c].recv_per_byte = 2;
+    for (int p = 2; p <= 8; p++) {
+        CHECK_TIME(simulate(&m, TRL_COLL_GATHER, "linear", "", p, 100, NULL, NULL, NULL),
+                   1100.0 + 200.0 * (p - 1), p);
+        CHECK_TIME(simulate(&m, TRL_COLL_ALLTOALL, "linear", "", p, 100, NULL, NULL, NULL),
+                   1100.0 + 200.0 * (p - 1), p);
+    }
+    CHECK_TIME(simulate(&m, TRL_COLL_REDUCE, "knomial", "radix=4", 16, 100, NULL, NULL, NULL),
+               2 * (1100.0 + 3 * (200 + 50)), 16);
+    m = simple();
+    for (int c = 0; c < TRL_LINK_COUNT; c++)
+        m.link[c].recv_gap = 300;
+    for (int p = 2; p <= 8; p++)
+        CHECK_TIME(simulate(&m, TRL_COLL_GATHER, "linear", "", p, 100, NULL, NULL, NULL),
+                   1100.0 + 300.0 * (p - 2 > 0 ? p - 2 : 0), p);
+}
+
+/* engine bytes=s-1: a message's per-byte costs count n-1 bytes. A linear
+ * bcast of n = 100: the root's port sends p-1 messages of 99 ns each, the
+ * last in L later: 1000 + 99 (p-1). */
+static void bytes_after_first(void)
+{
+    trl_model m = simple();
+    m.bytes_after_first = true;
+    for (int p = 2; p <= 8; p++)
+        CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "linear", "", p, 100, NULL, NULL, NULL),
+                   1000.0 + 99.0 * (p - 1), p);
+}
+
 /* Every rank's record: one per step, in the schedule's order, each with
  * ready <= posted <= done and its phase named. */
 static int check_records(void *ctx, const trl_sim_rank *r)
@@ -276,17 +324,29 @@ static void reads_model_files(void)
     CHECK(isinf(m.link[TRL_LINK_HOST].eager) && m.link[TRL_LINK_HOST].latency == 0,
           "unset: 0, and eager none");
     CHECK(m.copy.per_step == 7 && m.copy.per_byte == 0.25, "copy read back");
+    CHECK(!m.bytes_after_first, "the engine's default");
+    CHECK(m.link[TRL_LINK_WORLD].recv_gap == 0 && m.link[TRL_LINK_WORLD].recv_per_byte == 0,
+          "the receiving side's defaults");
+    CHECK(trl_model_parse("host recv_gap=7 recv_per_byte=0.5\nengine bytes=s-1\n", "f", &m,
+                          &err) == TRL_OK,
+          "parse: %s", err.message);
+    CHECK(m.link[TRL_LINK_HOST].recv_gap == 7 && m.link[TRL_LINK_HOST].recv_per_byte == 0.5 &&
+              m.bytes_after_first,
+          "receiving side and engine read back");
     static const struct {
         const char *text, *want;
     } bad[] = {
-        {"wrld latency=1\n", "f:1:1: expected socket, host, world, reduce or copy, got 'wrld'"},
+        {"wrld latency=1\n",
+         "f:1:1: expected socket, host, world, reduce, copy or engine, got 'wrld'"},
         {"\nhost latncy=1\n", "f:2:6: host has no key 'latncy' (latency, overhead, gap, "
-                              "per_byte, eager)"},
+                              "per_byte, recv_gap, recv_per_byte, eager)"},
         {"reduce latency=1", "f:1:8: reduce has no key 'latency' (per_step, per_byte)"},
         {"host latency=-1", "f:1:14: latency: expected a number >= 0, got '-1'"},
         {"host eager=lots", "f:1:12: eager: expected a size such as 4096 or 64K, or none, got "
                             "'lots'"},
         {"host latency", "f:1:6: expected key=value, got 'latency'"},
+        {"engine bytes=s-2", "f:1:14: bytes: expected s or s-1, got 's-2'"},
+        {"engine gap=1", "f:1:8: engine has no key 'gap' (bytes)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         CHECK(trl_model_parse(bad[i].text, "f", &m, &err) != TRL_OK, "%s parses", bad[i].text);
@@ -305,6 +365,8 @@ int main(void)
     RUN(overhead_and_gap);
     RUN(rendezvous);
     RUN(hierarchy);
+    RUN(receiving_side);
+    RUN(bytes_after_first);
     RUN(records_are_ordered_in_time);
     RUN(reads_model_files);
     printf("%d passed, %d failed\n", passed, failed);
