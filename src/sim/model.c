@@ -48,8 +48,8 @@ enum { SET_OK, SET_NO_KEY, SET_BAD_VALUE };
 static const char *const link_keys[] = {"latency", "overhead", "gap", "per_byte",
                                         "recv_gap", "recv_per_byte", "eager"};
 static const char *const local_keys[] = {"per_step", "per_byte"};
-static const char *const engine_keys[] = {"bytes"};
-enum { LINK_EAGER = 6 };
+static const char *const engine_keys[] = {"style", "bytes"};
+enum { LINK_EAGER = 6, ENGINE_STYLE = 0 };
 
 #define COUNT(a) (int)(sizeof(a) / sizeof *(a))
 
@@ -76,9 +76,12 @@ static int one_setting(trl_model *m, const char *part, const char *key, size_t k
     if (k < 0)
         return SET_NO_KEY;
     if (engine) {
-        if (!is(v, vlen, "s") && !is(v, vlen, "s-1"))
+        if (k == ENGINE_STYLE && (is(v, vlen, "executor") || is(v, vlen, "loggopsim")))
+            m->style = is(v, vlen, "executor") ? TRL_ENGINE_EXECUTOR : TRL_ENGINE_LOGGOPSIM;
+        else if (k != ENGINE_STYLE && (is(v, vlen, "s") || is(v, vlen, "s-1")))
+            m->bytes_after_first = is(v, vlen, "s-1");
+        else
             return SET_BAD_VALUE;
-        m->bytes_after_first = is(v, vlen, "s-1");
         return SET_OK;
     }
     double x;
@@ -111,14 +114,14 @@ static const char *keys_of(const char *part)
     if (!strcmp(part, "reduce") || !strcmp(part, "copy"))
         return "per_step, per_byte";
     if (!strcmp(part, "engine"))
-        return "bytes";
+        return "style, bytes";
     return "latency, overhead, gap, per_byte, recv_gap, recv_per_byte, eager";
 }
 
 static const char *values_of(const char *part, const char *key, size_t klen)
 {
     if (!strcmp(part, "engine"))
-        return "s or s-1";
+        return is(key, klen, "style") ? "executor or loggopsim" : "s or s-1";
     if (is(key, klen, "eager"))
         return "a size such as 4096 or 64K, or none";
     return "a number >= 0";
@@ -129,7 +132,7 @@ int trl_model_parse(const char *text, const char *source, trl_model *out, trl_mo
     memset(out, 0, sizeof *out);
     for (int c = 0; c < TRL_LINK_COUNT; c++)
         out->link[c].eager = INFINITY;
-    int line = 1;
+    int line = 1, style_line = 0, style_column = 0;
     for (const char *p = text; *p; line++) {
         const char *eol = strchr(p, '\n');
         if (!eol)
@@ -179,9 +182,19 @@ int trl_model_parse(const char *text, const char *source, trl_model *out, trl_mo
                 return error_at(err, source, line, (int)(eq + 1 - p) + 1,
                                 "%.*s: expected %s, got '%.*s'", (int)klen, kv,
                                 values_of(part, kv, klen), (int)vlen, eq + 1);
+            if (!strcmp(part, "engine") && is(kv, klen, "style")) {
+                style_line = line;
+                style_column = column;
+            }
         }
         p = *eol ? eol + 1 : eol;
     }
+    for (int c = 0; c < TRL_LINK_COUNT; c++)
+        if (out->style == TRL_ENGINE_LOGGOPSIM && isfinite(out->link[c].eager))
+            return error_at(err, source, style_line, style_column,
+                            "style=loggopsim sends every message eager, but %s has eager=%.0f "
+                            "(leave it out, or none)",
+                            trl_link_name((trl_link)c), out->link[c].eager);
     return TRL_OK;
 }
 

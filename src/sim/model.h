@@ -17,9 +17,16 @@
  * posted its receive and said so (one latency each way). Reduce and copy
  * steps keep their rank's CPU busy per_step + s per_byte.
  *
- * The engine line changes the rules: bytes=s-1 charges every per-byte cost
- * of a message for s-1 bytes (LogGP's convention, the first byte's time
- * being in the latency or the gap; none for an empty message).
+ * The engine line changes the rules (sim.h): bytes=s-1 charges every
+ * per-byte cost of a message for s-1 bytes (LogGP's convention, the first
+ * byte's time being in the latency or the gap; none for an empty message);
+ * style=loggopsim runs LogGOPSim's rules instead of the executor's: a send
+ * waits for its CPU and its rank's one port, which it holds gap + s
+ * per_byte; its message is at the receiver overhead + latency after it
+ * started, its bytes charged there, where it is taken in as soon as the CPU
+ * and the port are free (posted or not), holding them overhead + s
+ * recv_per_byte and recv_gap + s recv_per_byte; the CPU serves whatever
+ * was ready first. Every message is eager under it.
  *
  * Model files are text, one line per part:
  *
@@ -29,11 +36,11 @@
  *   world  latency=20000 overhead=5000 gap=0 per_byte=8 eager=64K recv_gap=0 recv_per_byte=0
  *   reduce per_step=50 per_byte=0.25
  *   copy   per_step=20 per_byte=0.05
- *   engine bytes=s
+ *   engine style=executor bytes=s
  *
  * Times in ns, per_byte and recv_per_byte in ns per byte, eager in bytes
  * (K, M, G suffixes; none: every message eager, the default). Every key
- * defaults to 0; the engine to bytes=s.
+ * defaults to 0; the engine to style=executor bytes=s.
  */
 #ifndef TRL_SIM_MODEL_H
 #define TRL_SIM_MODEL_H
@@ -53,9 +60,16 @@ typedef struct {
     double per_step, per_byte; /* ns, ns per byte */
 } trl_local_model;
 
+/* The rules the engine follows (sim.h). */
+typedef enum {
+    TRL_ENGINE_EXECUTOR,  /* as the MPI executor runs a schedule (the default) */
+    TRL_ENGINE_LOGGOPSIM, /* as LogGOPSim runs a GOAL schedule */
+} trl_engine_style;
+
 typedef struct {
     trl_link_model link[TRL_LINK_COUNT];
     trl_local_model reduce, copy;
+    trl_engine_style style;
     bool bytes_after_first; /* per-byte costs of a message count s-1 bytes, not s */
 } trl_model;
 
