@@ -22,6 +22,16 @@ MODELS = Path(__file__).resolve().parent / "models"
 DEFAULT_MODEL = MODELS / "default.model"
 
 
+def model_file(text: str) -> Path:
+    """--model: a file, or the name of a model shipped in models/ (default, loggopsim)
+    where no file of that name is at hand."""
+    path = Path(text)
+    shipped = MODELS / f"{text}.model"
+    if not path.exists() and "/" not in text and shipped.is_file():
+        return shipped
+    return path
+
+
 def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser(
         "simulate",
@@ -56,9 +66,10 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     parser.add_argument("--config", action="append", default=[], metavar="NAME:SETTINGS",
                         help="a configuration to compare (repeat): NAME:rules=RULES;"
                         "topology=LAYOUT, as trellis bench takes them")  # fmt: skip
-    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, metavar="FILE",
-                        help="the model file (default: the shipped one, illustrative; "
-                        "`trellis calibrate` measures one)")  # fmt: skip
+    parser.add_argument("--model", type=model_file, default=DEFAULT_MODEL, metavar="FILE",
+                        help="the model file, or a shipped model's name: default "
+                        "(illustrative, the default) or loggopsim (LogGOPSim's LogGP and "
+                        "rules); `trellis calibrate` measures one")  # fmt: skip
     parser.add_argument("--delay", action="append", default=[], metavar="R=NS",
                         help="rank R enters the call NS nanoseconds late (repeat)")  # fmt: skip
     parser.add_argument("--sweep", action="store_true",

@@ -45,27 +45,49 @@ static bool read_number(const char *v, size_t len, double *out)
 
 enum { SET_OK, SET_NO_KEY, SET_BAD_VALUE };
 
+static const char *const link_keys[] = {"latency", "overhead", "gap", "per_byte",
+                                        "recv_gap", "recv_per_byte", "eager"};
+static const char *const local_keys[] = {"per_step", "per_byte"};
+static const char *const engine_keys[] = {"style", "bytes"};
+enum { LINK_EAGER = 6, ENGINE_STYLE = 0 };
+
+#define COUNT(a) (int)(sizeof(a) / sizeof *(a))
+
+static bool is(const char *v, size_t vlen, const char *word)
+{
+    return strlen(word) == vlen && !strncmp(v, word, vlen);
+}
+
 /* One "key=value" of a line headed by `part`, into *m. */
 static int one_setting(trl_model *m, const char *part, const char *key, size_t klen,
                        const char *v, size_t vlen)
 {
-    static const char *const link_keys[] = {"latency", "overhead", "gap", "per_byte", "eager"};
-    static const char *const local_keys[] = {"per_step", "per_byte"};
     int c = -1;
     for (int i = 0; i < TRL_LINK_COUNT; i++)
         if (!strcmp(part, trl_link_name((trl_link)i)))
             c = i;
-    const char *const *keys = c >= 0 ? link_keys : local_keys;
-    int nkeys = c >= 0 ? 5 : 2, k = -1;
+    bool engine = !strcmp(part, "engine");
+    const char *const *keys = c >= 0 ? link_keys : engine ? engine_keys : local_keys;
+    int nkeys = c >= 0 ? COUNT(link_keys) : engine ? COUNT(engine_keys) : COUNT(local_keys);
+    int k = -1;
     for (int i = 0; i < nkeys; i++)
-        if (strlen(keys[i]) == klen && !strncmp(keys[i], key, klen))
+        if (is(key, klen, keys[i]))
             k = i;
     if (k < 0)
         return SET_NO_KEY;
+    if (engine) {
+        if (k == ENGINE_STYLE && (is(v, vlen, "executor") || is(v, vlen, "loggopsim")))
+            m->style = is(v, vlen, "executor") ? TRL_ENGINE_EXECUTOR : TRL_ENGINE_LOGGOPSIM;
+        else if (k != ENGINE_STYLE && (is(v, vlen, "s") || is(v, vlen, "s-1")))
+            m->bytes_after_first = is(v, vlen, "s-1");
+        else
+            return SET_BAD_VALUE;
+        return SET_OK;
+    }
     double x;
-    if (c >= 0 && k == 4) { /* eager: a size, or none */
+    if (c >= 0 && k == LINK_EAGER) { /* a size, or none */
         unsigned long long bytes;
-        if (vlen == 4 && !strncmp(v, "none", 4))
+        if (is(v, vlen, "none"))
             x = INFINITY;
         else if (vlen > 0 && trl_parse_size(v, vlen, &bytes) == vlen)
             x = (double)bytes;
@@ -76,7 +98,8 @@ static int one_setting(trl_model *m, const char *part, const char *key, size_t k
     }
     if (c >= 0) {
         trl_link_model *l = &m->link[c];
-        double *field[] = {&l->latency, &l->overhead, &l->gap, &l->per_byte, &l->eager};
+        double *field[] = {&l->latency,  &l->overhead,      &l->gap,  &l->per_byte,
+                           &l->recv_gap, &l->recv_per_byte, &l->eager};
         *field[k] = x;
     } else {
         trl_local_model *l = !strcmp(part, "reduce") ? &m->reduce : &m->copy;
@@ -85,12 +108,31 @@ static int one_setting(trl_model *m, const char *part, const char *key, size_t k
     return SET_OK;
 }
 
+/* What a part's keys are, or what a key's value may be, for errors. */
+static const char *keys_of(const char *part)
+{
+    if (!strcmp(part, "reduce") || !strcmp(part, "copy"))
+        return "per_step, per_byte";
+    if (!strcmp(part, "engine"))
+        return "style, bytes";
+    return "latency, overhead, gap, per_byte, recv_gap, recv_per_byte, eager";
+}
+
+static const char *values_of(const char *part, const char *key, size_t klen)
+{
+    if (!strcmp(part, "engine"))
+        return is(key, klen, "style") ? "executor or loggopsim" : "s or s-1";
+    if (is(key, klen, "eager"))
+        return "a size such as 4096 or 64K, or none";
+    return "a number >= 0";
+}
+
 int trl_model_parse(const char *text, const char *source, trl_model *out, trl_model_error *err)
 {
     memset(out, 0, sizeof *out);
     for (int c = 0; c < TRL_LINK_COUNT; c++)
         out->link[c].eager = INFINITY;
-    int line = 1;
+    int line = 1, style_line = 0, style_column = 0;
     for (const char *p = text; *p; line++) {
         const char *eol = strchr(p, '\n');
         if (!eol)
@@ -112,12 +154,12 @@ int trl_model_parse(const char *text, const char *source, trl_model *out, trl_mo
             memcpy(part, w, plen);
             part[plen] = '\0';
             known = !strcmp(part, "socket") || !strcmp(part, "host") || !strcmp(part, "world") ||
-                    !strcmp(part, "reduce") || !strcmp(part, "copy");
+                    !strcmp(part, "reduce") || !strcmp(part, "copy") || !strcmp(part, "engine");
         }
         if (!known)
             return error_at(err, source, line, (int)(w - p) + 1,
-                            "expected socket, host, world, reduce or copy, got '%.*s'", (int)plen,
-                            w);
+                            "expected socket, host, world, reduce, copy or engine, got '%.*s'",
+                            (int)plen, w);
         for (;;) {
             while (q < eol && isspace((unsigned char)*q))
                 q++;
@@ -135,20 +177,24 @@ int trl_model_parse(const char *text, const char *source, trl_model *out, trl_mo
             int rc = one_setting(out, part, kv, klen, eq + 1, vlen);
             if (rc == SET_NO_KEY)
                 return error_at(err, source, line, column, "%s has no key '%.*s' (%s)", part,
-                                (int)klen, kv,
-                                strcmp(part, "reduce") && strcmp(part, "copy")
-                                    ? "latency, overhead, gap, per_byte, eager"
-                                    : "per_step, per_byte");
+                                (int)klen, kv, keys_of(part));
             if (rc == SET_BAD_VALUE)
                 return error_at(err, source, line, (int)(eq + 1 - p) + 1,
                                 "%.*s: expected %s, got '%.*s'", (int)klen, kv,
-                                strncmp(kv, "eager", klen) || klen != 5
-                                    ? "a number >= 0"
-                                    : "a size such as 4096 or 64K, or none",
-                                (int)vlen, eq + 1);
+                                values_of(part, kv, klen), (int)vlen, eq + 1);
+            if (!strcmp(part, "engine") && is(kv, klen, "style")) {
+                style_line = line;
+                style_column = column;
+            }
         }
         p = *eol ? eol + 1 : eol;
     }
+    for (int c = 0; c < TRL_LINK_COUNT; c++)
+        if (out->style == TRL_ENGINE_LOGGOPSIM && isfinite(out->link[c].eager))
+            return error_at(err, source, style_line, style_column,
+                            "style=loggopsim sends every message eager, but %s has eager=%.0f "
+                            "(leave it out, or none)",
+                            trl_link_name((trl_link)c), out->link[c].eager);
     return TRL_OK;
 }
 

@@ -22,6 +22,7 @@ typedef enum {
     EV_SENT,   /* a send's last byte has left: rank, a = step */
     EV_RTS,    /* rendezvous: the receiver hears of a send: rank, a = sender, b = tag, c = step */
     EV_CTS,    /* rendezvous: the sender hears the receive is posted: rank, a = step */
+    EV_WAKE,   /* a port the rank's CPU waits for is free: rank */
 } ev_type;
 
 typedef struct {
@@ -41,7 +42,8 @@ static bool before(const event *x, const event *y)
     return x->t < y->t || (x->t == y->t && x->seq < y->seq);
 }
 
-static int heap_push(heap *h, event e)
+/* Add e as it is (its seq kept). */
+static int heap_insert(heap *h, event e)
 {
     if (h->n == h->cap) {
         size_t cap = h->cap ? 2 * h->cap : 1024;
@@ -51,7 +53,6 @@ static int heap_push(heap *h, event e)
         h->v = v;
         h->cap = cap;
     }
-    e.seq = h->seq++;
     size_t i = h->n++;
     while (i > 0 && before(&e, &h->v[(i - 1) / 2])) {
         h->v[i] = h->v[(i - 1) / 2];
@@ -59,6 +60,13 @@ static int heap_push(heap *h, event e)
     }
     h->v[i] = e;
     return TRL_OK;
+}
+
+/* Add e after every event added before it at its time. */
+static int heap_push(heap *h, event e)
+{
+    e.seq = h->seq++;
+    return heap_insert(h, e);
 }
 
 static event heap_pop(heap *h)
@@ -87,7 +95,8 @@ enum { ST_WAITING, ST_READY, ST_POSTED, ST_DONE };
 enum { WORK_SEND, WORK_LOCAL, WORK_RECV };
 
 typedef struct {
-    double arrived;      /* recv: when its message was all in (< 0: not yet) */
+    double arrived;      /* recv: when its message was all in (< 0: not yet); under
+                          * style=loggopsim, when it was taken in */
     uint32_t waiting;    /* dependencies not done */
     uint32_t succ_first; /* its successors: succ[succ_first .. next's succ_first) */
     int32_t rts_step;    /* recv by rendezvous: the sender's step, once heard of (-1) */
@@ -101,6 +110,8 @@ typedef struct {
     double t_enter;
     double cpu_until;                /* when its CPU ends the current work */
     double port_free[TRL_LINK_COUNT]; /* when each of its ports may start a message */
+    double recv_free[TRL_LINK_COUNT]; /* when each may start taking one in */
+    double wake_at;                  /* a wake-up (EV_WAKE) is due then; < 0: none */
     int32_t busy;                    /* the step whose work the CPU is doing, -1: idle */
     int busy_work;                   /* WORK_* */
     uint32_t nsteps, ndone, nroots, nsucc;
@@ -111,8 +122,17 @@ typedef struct {
      * the top down, the rest from the bottom up; a step is queued once. */
     uint32_t *ready;
     uint32_t recv_head, recv_tail, other_head, other_tail;
-    uint32_t *in; /* receives whose message is in, waiting for the CPU: a FIFO */
+    uint32_t *in; /* receives whose message is in, waiting for the CPU: a FIFO; under
+                   * style=loggopsim, messages not yet taken in, a heap by stamp */
     uint32_t in_head, in_tail;
+    /* style=loggopsim only (else NULL): when each step became ready or its
+     * message was sent, as a stamp (the events' sequence: smaller, sooner),
+     * and the local steps' own FIFO (sends keep the bottom of `ready`). */
+    uint64_t *stamp;
+    uint32_t *local;
+    uint32_t local_head, local_tail;
+    uint64_t ready_stamp; /* the stamp of steps made ready now */
+    uint64_t busy_stamp;  /* the stamp the CPU's current work started at */
     int32_t *recv_at; /* receive steps by (peer, tag): open addressing */
     uint32_t recv_mask;
     size_t bytes;
@@ -134,6 +154,13 @@ typedef struct {
     uint8_t *rank_state;
     double *host_out, *host_in; /* when each host's link is free, out and in */
     heap events;
+    bool lgs;             /* style=loggopsim */
+    double entry_at;      /* the entries stamped with entry_stamp were at this time */
+    uint64_t entry_stamp;
+    int *dirty;           /* style=loggopsim: ranks whose CPU must choose once this */
+    uint8_t *is_dirty;    /* instant's events are all in */
+    int ndirty;
+    heap choices;         /* style=loggopsim: those ranks by their choice's stamp (as t) */
     trl_build_memo *memo;
     trl_sim_result *res;
     size_t alive, alive_bytes;
@@ -248,6 +275,8 @@ static sim_rank *build(sim *S, int r)
     size_t size = round8(sizeof(sim_rank)) + round8(n * sizeof(trl_sim_step)) +
                   round8(n * sizeof(step_state)) + round8(s.ndeps * sizeof(uint32_t)) +
                   4 * round8(n * sizeof(uint32_t)) + round8(cap * sizeof(int32_t));
+    if (S->lgs)
+        size += round8(n * sizeof(uint64_t)) + round8(n * sizeof(uint32_t));
     char *block = malloc(size);
     int *global = malloc((s.nphases ? s.nphases : 1) * sizeof *global);
     if (!block || !global) {
@@ -264,8 +293,8 @@ static sim_rank *build(sim *S, int r)
         (ptr) = (void *)at;                         \
         at += round8((count) * sizeof *(ptr));      \
     } while (0)
-    *R = (sim_rank){.rank = r, .busy = -1, .nsteps = n, .nroots = (uint32_t)s.nroots,
-                    .recv_mask = cap - 1, .bytes = size};
+    *R = (sim_rank){.rank = r, .busy = -1, .wake_at = -1, .nsteps = n,
+                    .nroots = (uint32_t)s.nroots, .recv_mask = cap - 1, .bytes = size};
     CARVE(R->rec, n);
     CARVE(R->st, n);
     CARVE(R->succ, s.ndeps);
@@ -273,6 +302,10 @@ static sim_rank *build(sim *S, int r)
     CARVE(R->ready, n);
     CARVE(R->in, n);
     CARVE(R->recv_at, cap);
+    if (S->lgs) {
+        CARVE(R->stamp, n);
+        CARVE(R->local, n);
+    }
 #undef CARVE
     for (int i = 0; i < s.nphases; i++)
         global[i] = intern(S, s.phase_names[i]);
@@ -319,20 +352,22 @@ static double entry_time(const sim *S, int r)
 }
 
 static void advance(sim *S, sim_rank *R, double now);
-static void push_ready(sim_rank *R, uint32_t i);
+static void push_ready(sim *S, sim_rank *R, uint32_t i);
 
 /* Rank R enters the call at t: its first steps are ready. */
 static void enter(sim *S, sim_rank *R, double t)
 {
     R->entered = true;
     R->t_enter = t;
+    R->ready_stamp = S->entry_stamp;
     for (uint32_t k = 0; k < R->nroots; k++) { /* in order, as the executor queues them */
         R->rec[R->roots[k]].t_ready = t;
-        push_ready(R, R->roots[k]);
+        push_ready(S, R, R->roots[k]);
     }
     if (R->nsteps == 0)
         R->finished = true;
-    advance(S, R, t);
+    if (!S->lgs) /* under loggopsim, once this instant's events are all in (settle) */
+        advance(S, R, t);
 }
 
 static sim_rank *rank_of(sim *S, int r)
@@ -380,16 +415,50 @@ static int push(sim *S, double t, ev_type type, int rank, int a, int b, int c)
     return rc ? fail(S, rc, "out of memory") : TRL_OK;
 }
 
-static void push_ready(sim_rank *R, uint32_t i)
+/* A stamp no event or step has had: later than every one before. */
+static uint64_t fresh_stamp(sim *S)
+{
+    return S->events.seq++;
+}
+
+/* The bytes a message's per-byte costs count: s, or s-1 (engine bytes=s-1). */
+static double charged(const sim *S, uint64_t bytes)
+{
+    return S->m->bytes_after_first && bytes > 0 ? (double)(bytes - 1) : (double)bytes;
+}
+
+/* The port a message of class `link` uses: one per class, or under
+ * loggopsim one per rank (LogGOPSim's one network interface). */
+static int port_of(const sim *S, int link)
+{
+    return S->lgs ? 0 : link;
+}
+
+/* R's CPU waits for a port free at t: look again then. */
+static void wake_at(sim *S, sim_rank *R, double t, double now)
+{
+    if (R->wake_at >= now && R->wake_at <= t)
+        return; /* a wake-up as early is due */
+    R->wake_at = t;
+    push(S, t, EV_WAKE, R->rank, 0, 0, 0);
+}
+
+static void push_ready(sim *S, sim_rank *R, uint32_t i)
 {
     R->st[i].state = ST_READY;
-    if (R->rec[i].kind == TRL_STEP_RECV)
+    uint8_t kind = R->rec[i].kind;
+    if (S->lgs && kind != TRL_STEP_RECV) /* a receive's stamp is its message's */
+        R->stamp[i] = R->ready_stamp;
+    if (kind == TRL_STEP_RECV)
         R->ready[R->nsteps - 1 - R->recv_tail++] = i;
+    else if (S->lgs && kind != TRL_STEP_SEND)
+        R->local[R->local_tail++] = i;
     else
         R->ready[R->other_tail++] = i;
 }
 
-static void complete(sim_rank *R, uint32_t i, double now)
+/* Step i is done; the steps it frees are ready with R->ready_stamp. */
+static void complete(sim *S, sim_rank *R, uint32_t i, double now)
 {
     R->rec[i].t_done = now;
     R->st[i].state = ST_DONE;
@@ -400,7 +469,7 @@ static void complete(sim_rank *R, uint32_t i, double now)
         if (--R->st[j].waiting == 0) {
             R->rec[j].t_ready = now;
             R->rec[j].after = (int32_t)i;
-            push_ready(R, j);
+            push_ready(S, R, j);
         }
     }
     if (R->ndone == R->nsteps)
@@ -414,7 +483,7 @@ static void transmit(sim *S, sim_rank *R, uint32_t i, double now)
 {
     const trl_sim_step *x = &R->rec[i];
     const trl_link_model *l = &S->m->link[x->link];
-    double dur = (double)x->bytes * l->per_byte, start = fmax(now, R->port_free[x->link]);
+    double dur = charged(S, x->bytes) * l->per_byte, start = fmax(now, R->port_free[x->link]);
     if (x->link == TRL_LINK_WORLD)
         start = fmax(start, S->host_out[S->topo->host[R->rank]]);
     R->port_free[x->link] = start + fmax(l->gap, dur);
@@ -434,8 +503,15 @@ static void work(sim *S, sim_rank *R, uint32_t i, int what, double cost, double 
 static void work_done(sim *S, sim_rank *R, uint32_t i, int what, double now)
 {
     const trl_sim_step *x = &R->rec[i];
-    if (what != WORK_SEND) {
-        complete(R, i, now);
+    R->ready_stamp = R->busy_stamp;
+    if (S->lgs && what == WORK_RECV) { /* taken in: done if posted, else once posted */
+        R->st[i].arrived = now;
+        if (R->st[i].state == ST_POSTED)
+            complete(S, R, i, now);
+        return;
+    }
+    if (what != WORK_SEND || S->lgs) { /* under loggopsim a send's message left at its start */
+        complete(S, R, i, now);
         return;
     }
     const trl_link_model *l = &S->m->link[x->link];
@@ -447,6 +523,8 @@ static void work_done(sim *S, sim_rank *R, uint32_t i, int what, double now)
 
 static void work(sim *S, sim_rank *R, uint32_t i, int what, double cost, double now)
 {
+    if (S->lgs)
+        R->busy_stamp = fresh_stamp(S);
     if (cost <= 0) {
         work_done(S, R, i, what, now);
         return;
@@ -463,6 +541,18 @@ static double local_cost(const trl_model *m, const trl_sim_step *x)
     return l->per_step + (double)x->bytes * l->per_byte;
 }
 
+/* R's CPU takes in the message of receive i: overhead + s recv_per_byte of
+ * CPU, the receiving port held max(recv_gap, s recv_per_byte), or under
+ * loggopsim recv_gap + s recv_per_byte. */
+static void take_in(sim *S, sim_rank *R, uint32_t i, double now)
+{
+    const trl_link_model *l = &S->m->link[R->rec[i].link];
+    double per_bytes = charged(S, R->rec[i].bytes) * l->recv_per_byte;
+    R->recv_free[port_of(S, R->rec[i].link)] =
+        now + (S->lgs ? l->recv_gap + per_bytes : fmax(l->recv_gap, per_bytes));
+    work(S, R, i, WORK_RECV, l->overhead + per_bytes, now);
+}
+
 static void start(sim *S, sim_rank *R, uint32_t i, double now)
 {
     trl_sim_step *x = &R->rec[i];
@@ -471,12 +561,24 @@ static void start(sim *S, sim_rank *R, uint32_t i, double now)
     st->state = ST_POSTED;
     switch ((trl_step_kind)x->kind) {
     case TRL_STEP_RECV:
-        if (st->arrived >= 0)
+        if (S->lgs) { /* its message taken in already: done now */
+            if (st->arrived >= 0) {
+                R->ready_stamp = fresh_stamp(S);
+                complete(S, R, i, now);
+            }
+        } else if (st->arrived >= 0) {
             R->in[R->in_tail++] = i;
-        else if (st->rts_step >= 0) /* a rendezvous sender waits to hear */
+        } else if (st->rts_step >= 0) { /* a rendezvous sender waits to hear */
             push(S, now + S->m->link[x->link].latency, EV_CTS, x->peer, st->rts_step, 0, 0);
+        }
         break;
     case TRL_STEP_SEND:
+        if (S->lgs) { /* the port from now, the message overhead + latency away */
+            const trl_link_model *l = &S->m->link[x->link];
+            R->port_free[port_of(S, x->link)] = now + l->gap + charged(S, x->bytes) * l->per_byte;
+            push(S, now + l->overhead + l->latency, EV_ARRIVE, x->peer, R->rank, x->tag, 0);
+            S->res->messages++;
+        }
         work(S, R, i, WORK_SEND, S->m->link[x->link].overhead, now);
         break;
     case TRL_STEP_COPY:
@@ -484,14 +586,97 @@ static void start(sim *S, sim_rank *R, uint32_t i, double now)
         work(S, R, i, WORK_LOCAL, local_cost(S->m, x), now);
         break;
     case TRL_STEP_NOP:
-        complete(R, i, now);
+        if (S->lgs) /* work of no cost, but in its turn for the CPU */
+            work(S, R, i, WORK_LOCAL, 0, now);
+        else
+            complete(S, R, i, now);
         break;
     }
 }
 
+/* The messages a loggopsim rank has not taken in: a heap of receive steps
+ * by their message's stamp, in R->in[0 .. in_tail). */
+static void in_push(sim_rank *R, uint32_t i)
+{
+    uint32_t k = R->in_tail++;
+    while (k > 0 && R->stamp[R->in[(k - 1) / 2]] > R->stamp[i]) {
+        R->in[k] = R->in[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    R->in[k] = i;
+}
+
+static uint32_t in_pop(sim_rank *R)
+{
+    uint32_t top = R->in[0], last = R->in[--R->in_tail], k = 0;
+    for (;;) {
+        uint32_t c = 2 * k + 1;
+        if (c >= R->in_tail)
+            break;
+        if (c + 1 < R->in_tail && R->stamp[R->in[c + 1]] < R->stamp[R->in[c]])
+            c++;
+        if (R->stamp[R->in[c]] >= R->stamp[last])
+            break;
+        R->in[k] = R->in[c];
+        k = c;
+    }
+    if (R->in_tail)
+        R->in[k] = last;
+    return top;
+}
+
+enum { PICK_NONE, PICK_SEND, PICK_LOCAL, PICK_MESSAGE };
+
+/* Under loggopsim, what R's free CPU serves next (PICK_*): once its ready
+ * receives are posted (at no cost), what was ready first (*stamp) of the
+ * next send (once the port is free), the next local step and the message
+ * sent first that is not taken in (once the port is free). A send goes
+ * before a local step made ready with it, as LogGOPSim orders them. With
+ * nothing to serve, *wait: when a port R waits for is free (or infinity). */
+static int lgs_pick(sim *S, sim_rank *R, double now, uint64_t *stamp, double *wait)
+{
+    while (R->recv_head < R->recv_tail && S->status == TRL_OK)
+        start(S, R, R->ready[R->nsteps - 1 - R->recv_head++], now);
+    int pick = PICK_NONE;
+    *wait = INFINITY;
+    if (R->other_head < R->other_tail) {
+        if (R->port_free[0] <= now) {
+            pick = PICK_SEND;
+            *stamp = R->stamp[R->ready[R->other_head]];
+        } else {
+            *wait = R->port_free[0];
+        }
+    }
+    if (R->local_head < R->local_tail &&
+        (pick == PICK_NONE || R->stamp[R->local[R->local_head]] < *stamp)) {
+        pick = PICK_LOCAL;
+        *stamp = R->stamp[R->local[R->local_head]];
+    }
+    if (R->in_tail > 0) {
+        if (R->recv_free[0] > now) {
+            *wait = fmin(*wait, R->recv_free[0]);
+        } else if (pick == PICK_NONE || R->stamp[R->in[0]] < *stamp) {
+            pick = PICK_MESSAGE;
+            *stamp = R->stamp[R->in[0]];
+        }
+    }
+    return pick;
+}
+
+static void lgs_serve(sim *S, sim_rank *R, int pick, double now)
+{
+    if (pick == PICK_SEND)
+        start(S, R, R->ready[R->other_head++], now);
+    else if (pick == PICK_LOCAL)
+        start(S, R, R->local[R->local_head++], now);
+    else
+        take_in(S, R, in_pop(R), now);
+}
+
 /* While the CPU is free: start every ready step (receives first, each
  * queue in the order its steps became ready, as the executor does), then
- * take in the messages that have arrived. */
+ * take in the messages that have arrived, in order, each once its
+ * receiving port is free. */
 static void advance(sim *S, sim_rank *R, double now)
 {
     while (R->busy < 0 && R->entered && S->status == TRL_OK) {
@@ -500,8 +685,14 @@ static void advance(sim *S, sim_rank *R, double now)
                                                      : R->ready[R->other_head++];
             start(S, R, i, now);
         } else if (R->in_head != R->in_tail) {
-            uint32_t i = R->in[R->in_head++];
-            work(S, R, i, WORK_RECV, S->m->link[R->rec[i].link].overhead, now);
+            uint32_t i = R->in[R->in_head];
+            double free_at = R->recv_free[port_of(S, R->rec[i].link)];
+            if (free_at > now) {
+                wake_at(S, R, free_at, now);
+                break;
+            }
+            R->in_head++;
+            take_in(S, R, i, now);
         } else {
             break;
         }
@@ -523,6 +714,58 @@ static void finish(sim *S, sim_rank *R, double now)
         S->res->last_rank = R->rank;
     }
     drop(S, R, RANK_FINISHED);
+}
+
+/* R may start work now. The executor's rules: at once. LogGOPSim's: once
+ * every event of this instant is in (settle_all), so that what was ready
+ * first goes first whatever order the events came in. */
+static void settle(sim *S, sim_rank *R, double now)
+{
+    if (!S->lgs) {
+        advance(S, R, now);
+        finish(S, R, now);
+    } else if (!S->is_dirty[R->rank]) {
+        S->is_dirty[R->rank] = 1;
+        S->dirty[S->ndirty++] = R->rank;
+    }
+}
+
+/* Under loggopsim, once every event of the instant is in: the free CPUs
+ * serve their choices in the order of those choices' stamps, across ranks,
+ * one at a time (what LogGOPSim's event queue does with the events of an
+ * instant), until every CPU is busy or has nothing to serve. */
+static void settle_all(sim *S, double now)
+{
+    for (int k = 0; k < S->ndirty; k++)
+        S->is_dirty[S->dirty[k]] = 0;
+    for (int k = 0; k < S->ndirty || S->choices.n > 0;) {
+        bool its_turn = k >= S->ndirty;
+        int r = its_turn ? heap_pop(&S->choices).rank : S->dirty[k++];
+        if (S->rank_state[r] != RANK_ALIVE || S->status != TRL_OK)
+            continue;
+        sim_rank *R = S->rank[r];
+        if (R->busy >= 0 || !R->entered)
+            continue;
+        uint64_t stamp = 0;
+        double wait;
+        int pick = lgs_pick(S, R, now, &stamp, &wait);
+        if (its_turn && pick != PICK_NONE) { /* serve it; then what is next, if still free */
+            lgs_serve(S, R, pick, now);
+            if (R->busy >= 0)
+                continue;
+            pick = lgs_pick(S, R, now, &stamp, &wait);
+        }
+        if (pick != PICK_NONE) { /* by stamp, then rank: LogGOPSim's order at entry */
+            event choice = {.t = (double)stamp, .seq = (uint64_t)r, .rank = r};
+            if (heap_insert(&S->choices, choice))
+                fail(S, TRL_ERR_NOMEM, "out of memory");
+            continue;
+        }
+        if (wait < INFINITY)
+            wake_at(S, R, wait, now);
+        finish(S, R, now);
+    }
+    S->ndirty = 0;
 }
 
 /* The receive step of rank `to` that a message from `from` with `tag`
@@ -551,6 +794,10 @@ static void handle(sim *S, const event *e)
     int32_t i;
     switch ((ev_type)e->type) {
     case EV_ENTER:
+        if (S->lgs && now != S->entry_at) { /* ready at entry: before any message since */
+            S->entry_at = now;
+            S->entry_stamp = fresh_stamp(S);
+        }
         if (!(R = rank_of(S, e->rank)))
             return;
         enter(S, R, now);
@@ -565,10 +812,17 @@ static void handle(sim *S, const event *e)
         R->busy = -1;
         work_done(S, R, (uint32_t)i, R->busy_work, now);
         break;
+    case EV_WAKE:
+        if (S->rank_state[e->rank] != RANK_ALIVE)
+            return;
+        R = S->rank[e->rank];
+        if (R->wake_at == now)
+            R->wake_at = -1;
+        break;
     case EV_WIRE: {
         if ((i = matching(S, &R, e->rank, e->a, e->b)) < 0)
             return;
-        double dur = (double)R->rec[i].bytes * S->m->link[TRL_LINK_WORLD].per_byte;
+        double dur = charged(S, R->rec[i].bytes) * S->m->link[TRL_LINK_WORLD].per_byte;
         double *in = &S->host_in[S->topo->host[e->rank]];
         *in = fmax(now + dur, *in + dur);
         push(S, *in, EV_ARRIVE, e->rank, e->a, e->b, 0);
@@ -577,13 +831,18 @@ static void handle(sim *S, const event *e)
     case EV_ARRIVE:
         if ((i = matching(S, &R, e->rank, e->a, e->b)) < 0)
             return;
+        if (S->lgs) { /* to be taken in, posted or not, in the order sent */
+            R->stamp[i] = e->seq;
+            in_push(R, (uint32_t)i);
+            break;
+        }
         R->st[i].arrived = now;
         if (R->st[i].state == ST_POSTED)
             R->in[R->in_tail++] = (uint32_t)i;
         break;
     case EV_SENT:
         R = S->rank[e->rank];
-        complete(R, (uint32_t)e->a, now);
+        complete(S, R, (uint32_t)e->a, now);
         break;
     case EV_RTS:
         if ((i = matching(S, &R, e->rank, e->a, e->b)) < 0)
@@ -596,8 +855,7 @@ static void handle(sim *S, const event *e)
         transmit(S, S->rank[e->rank], (uint32_t)e->a, now);
         return;
     }
-    advance(S, R, now);
-    finish(S, R, now);
+    settle(S, R, now);
 }
 
 static int by_entry(const void *x, const void *y, void *enter)
@@ -614,7 +872,8 @@ int trl_sim_run(const trl_sim_call *c, trl_sim_result *res)
     memset(res, 0, sizeof *res);
     res->last_rank = -1;
     int p = c->args.size;
-    sim S = {.c = c, .m = c->model, .topo = c->args.topo, .p = p, .res = res};
+    sim S = {.c = c, .m = c->model, .topo = c->args.topo, .p = p, .res = res,
+             .lgs = c->model->style == TRL_ENGINE_LOGGOPSIM, .entry_at = NAN};
     trl_topo single = {0};
     if (!S.topo) { /* one host; args.topo stays NULL, as builders see it in a run */
         if (trl_topo_single_host(p, &single))
@@ -626,8 +885,17 @@ int trl_sim_run(const trl_sim_call *c, trl_sim_result *res)
     S.host_out = calloc((size_t)S.topo->nhosts, sizeof *S.host_out);
     S.host_in = calloc((size_t)S.topo->nhosts, sizeof *S.host_in);
     S.memo = trl_build_memo_new();
-    if (!S.rank || !S.rank_state || !S.host_out || !S.host_in || !S.memo)
+    if (S.lgs) {
+        S.dirty = malloc((size_t)p * sizeof *S.dirty);
+        S.is_dirty = calloc((size_t)p, 1);
+    }
+    if (!S.rank || !S.rank_state || !S.host_out || !S.host_in || !S.memo ||
+        (S.lgs && (!S.dirty || !S.is_dirty)))
         fail(&S, TRL_ERR_NOMEM, "out of memory");
+    for (int l = 0; S.lgs && l < TRL_LINK_COUNT; l++)
+        if (isfinite(c->model->link[l].eager))
+            fail(&S, TRL_ERR_INVALID, "style=loggopsim sends every message eager, but %s has "
+                 "eager=%.0f", trl_link_name((trl_link)l), c->model->link[l].eager);
     /* The unnamed phase is index 0 everywhere. */
     intern(&S, "");
     /* Entries come from a list in time order rather than the heap (a
@@ -654,6 +922,13 @@ int trl_sim_run(const trl_sim_call *c, trl_sim_result *res)
         }
         res->events++;
         handle(&S, &e);
+        if (S.ndirty) { /* the CPUs choose once this instant's events are all in */
+            double later = next < p ? entry_time(&S, order ? order[next] : next) : INFINITY;
+            if (S.events.n > 0)
+                later = fmin(later, S.events.v[0].t);
+            if (later > e.t)
+                settle_all(&S, e.t);
+        }
     }
     free(order);
     for (int r = 0; r < p && S.status == TRL_OK; r++) {
@@ -677,6 +952,9 @@ int trl_sim_run(const trl_sim_call *c, trl_sim_result *res)
     free(S.rank_state);
     free(S.host_out);
     free(S.host_in);
+    free(S.dirty);
+    free(S.is_dirty);
+    free(S.choices.v);
     free(S.events.v);
     free(S.name_at);
     trl_build_memo_free(S.memo);

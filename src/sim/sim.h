@@ -3,12 +3,18 @@
  * the LogGP model of sim/model.h (docs/simulate.md).
  *
  * Each rank runs its schedule as the MPI executor (src/exec/exec_mpi.c)
- * does: it starts every ready step, receives before the others and each
- * kind in the order it became ready (the executor's two FIFO queues); a send costs its
- * rank's CPU the link's overhead and then travels on its own; a receive is
- * posted at no cost and, once its message is in, costs the CPU the
- * overhead; reduce and copy steps hold the CPU. Messages match receives by
- * (sender, tag), as the schedule assigned them.
+ * does (engine style=executor, the default): it starts every ready step,
+ * receives before the others and each kind in the order it became ready
+ * (the executor's two FIFO queues); a send costs its rank's CPU the link's
+ * overhead and then travels on its own; a receive is posted at no cost
+ * and, once its message is in and the receiving port is free, costs the
+ * CPU the overhead (+ recv_per_byte a byte); reduce and copy steps hold
+ * the CPU. Under style=loggopsim each rank runs it as LogGOPSim runs a GOAL
+ * schedule: sends wait for the rank's one port, messages are taken in on
+ * arrival, posted or not, and the CPUs serve what was ready first, in that
+ * order across ranks, once every event of the instant is in (sim/model.h,
+ * docs/simulate.md).
+ * Messages match receives by (sender, tag), as the schedule assigned them.
  *
  * Memory: a rank's schedule is built when the simulation first needs it
  * (when the rank enters the call, or a message reaches it before that),

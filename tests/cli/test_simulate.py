@@ -267,6 +267,37 @@ def test_errors(run_trellis, args, message) -> None:
     assert message in proc.stderr
 
 
+# LogGOPSim's LogGP, as python/trellis/models/loggopsim.model sets it: L, o, g in ns, G
+# in ns per byte; its rules in docs/simulate.md ("LogGOPSim's rules").
+LG_L, LG_O, LG_G, LG_PER_BYTE = 2500, 1500, 1000, 6
+KIB = 1024
+ARRIVE = LG_O + LG_L  # from a send's start to its message at the receiver
+TAKE_IN = LG_O + (KIB - 1) * LG_PER_BYTE  # the receiver's CPU per message of 1 KiB
+
+
+@pytest.mark.parametrize(
+    ("collective", "closed_form", "loggopsim_us"),
+    [
+        # The root takes the 63 blocks, all in at o + L, one after another.
+        ("gather", ARRIVE + 63 * TAKE_IN, 485),
+        # A rank's k-th send waits for its CPU, busy taking the (k-1)-th message in,
+        # which came o + L after its sender's (k-1)-th send: 63 rounds alike.
+        ("alltoall", 63 * (ARRIVE + TAKE_IN), 733),
+    ],
+)
+def test_the_loggopsim_model_gives_loggopsims_times(run_trellis, collective, closed_form,
+                                                    loggopsim_us) -> None:  # fmt: skip
+    """The linear gather and alltoall of 1 KiB on 64 ranks, where a rank receiving many
+    messages at once is limited by its CPU and port, under the shipped loggopsim model
+    (named, not a path): LogGOPSim's closed form to the nanosecond, and within 1% of the
+    times issue 30 reports LogGOPSim gave for these GOAL schedules."""
+    (r,) = run_json(run_trellis, collective, "--ranks", "64", "--bytes", "1K", "--rules",
+                    f"{collective} linear", "--model", "loggopsim")  # fmt: skip
+    assert r["model"].endswith("loggopsim.model")
+    assert r["predicted_ns"] == closed_form
+    assert r["predicted_ns"] / 1000 == pytest.approx(loggopsim_us, rel=0.01)
+
+
 def test_model_file_errors_say_where(run_trellis, tmp_path) -> None:
     bad = tmp_path / "bad.model"
     bad.write_text("host latency=1\nworld latncy=2\n")

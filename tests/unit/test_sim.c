@@ -1,9 +1,11 @@
 /* The simulator (src/sim/) against times worked out by hand, for small
  * schedules under simple models: linear, binomial and ring on 2..8 ranks,
  * the CPU's overhead, the gap, a host's link shared across hosts,
- * rendezvous, late ranks. Every time below is the hand computation written
- * out in the comment above it; the parameters are integers so the times
- * are exact. No MPI.
+ * rendezvous, late ranks, the receiving side; and under the shipped
+ * loggopsim.model (its path the first argument), LogGOPSim's closed forms
+ * on 64 ranks. Every time below is the hand computation written out in the
+ * comment above it; the parameters are integers so the times are exact.
+ * No MPI.
  *
  * Prints "N passed, M failed" last and exits non-zero on any failure. */
 #include <math.h>
@@ -221,6 +223,154 @@ static void hierarchy(void)
                12400.0, 4);
 }
 
+/* The receiving side (recv_per_byte, recv_gap) under the executor's rules,
+ * n = 100 bytes, o = 0. recv_per_byte = 2 holds the receiver's CPU 2 n =
+ * 200 per message:
+ *   gather linear: every block is in at L + n G = 1100, the root takes
+ *   them one after another: 1100 + 200 (p-1);
+ *   alltoall linear: rank r's port sends to r+1, r+2, ... n G = 100 apart,
+ *   so its k-th message comes in at 1100 + 100 (k-1), faster than its CPU
+ *   takes them: 1100 + 200 (p-1);
+ *   reduce knomial radix=4 on 16 ranks, a fan-in tree: a node's 3 children
+ *   of a round send at once, their messages are in 1100 later, and it takes
+ *   and adds each (200 + 50) before the next round's are in: 2 rounds of
+ *   1100 + 3 (200 + 50) = 3700.
+ * recv_gap = 300 alone (no CPU time) spaces a gather's takes at the
+ * root's port: the last starts (and ends) at 1100 + 300 (p-2). Without
+ * these keys each of these is the time with the receiver unlimited. */
+static void receiving_side(void)
+{
+    trl_model m = simple();
+    for (int c = 0; c < TRL_LINK_COUNT; c++)
+        m.link[c].recv_per_byte = 2;
+    for (int p = 2; p <= 8; p++) {
+        CHECK_TIME(simulate(&m, TRL_COLL_GATHER, "linear", "", p, 100, NULL, NULL, NULL),
+                   1100.0 + 200.0 * (p - 1), p);
+        CHECK_TIME(simulate(&m, TRL_COLL_ALLTOALL, "linear", "", p, 100, NULL, NULL, NULL),
+                   1100.0 + 200.0 * (p - 1), p);
+    }
+    CHECK_TIME(simulate(&m, TRL_COLL_REDUCE, "knomial", "radix=4", 16, 100, NULL, NULL, NULL),
+               2 * (1100.0 + 3 * (200 + 50)), 16);
+    m = simple();
+    for (int c = 0; c < TRL_LINK_COUNT; c++)
+        m.link[c].recv_gap = 300;
+    for (int p = 2; p <= 8; p++)
+        CHECK_TIME(simulate(&m, TRL_COLL_GATHER, "linear", "", p, 100, NULL, NULL, NULL),
+                   1100.0 + 300.0 * (p - 2 > 0 ? p - 2 : 0), p);
+}
+
+/* engine bytes=s-1: a message's per-byte costs count n-1 bytes. A linear
+ * bcast of n = 100: the root's port sends p-1 messages of 99 ns each, the
+ * last in L later: 1000 + 99 (p-1). */
+static void bytes_after_first(void)
+{
+    trl_model m = simple();
+    m.bytes_after_first = true;
+    for (int p = 2; p <= 8; p++)
+        CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "linear", "", p, 100, NULL, NULL, NULL),
+                   1000.0 + 99.0 * (p - 1), p);
+}
+
+/* LogGOPSim's LogGP (Hoefler, Schneider, Lumsdaine 2010) with L = 2500,
+ * o = 1500, g = 1000, G = 6 ns and local work (GOAL's calc) at 1 ns a
+ * byte, as python/trellis/models/loggopsim.model sets them. Its rules: a
+ * send starts when its rank's CPU and network interface are both free,
+ * takes o of the CPU and g + (s-1) G of the interface; its message is at
+ * the receiver o + L after the send started, and is taken in there as soon
+ * as the receiver's CPU and interface are free, for o + (s-1) G of the CPU
+ * (and g + (s-1) G of the interface); a rank's CPU serves what was ready
+ * first. So, for messages of s bytes:
+ *   A = o + L          from a send's start to its message at the receiver,
+ *   C = o + (s-1) G    the receiver's CPU per message,
+ *   S = g + (s-1) G    between two sends of a rank (here S > o),
+ *   R = s              a reduce or copy of s bytes. */
+enum { LG_L = 2500, LG_O = 1500, LG_G = 1000 };
+static const double LG_PER_BYTE = 6;
+
+typedef struct {
+    double A, C, S, R;
+} closed;
+
+static closed lgs_terms(double s)
+{
+    return (closed){LG_O + LG_L, LG_O + (s - 1) * LG_PER_BYTE, LG_G + (s - 1) * LG_PER_BYTE, s};
+}
+
+static bool is_loggopsim_model(const trl_model *m)
+{
+    for (int c = 0; c < TRL_LINK_COUNT; c++) {
+        const trl_link_model *l = &m->link[c];
+        if (l->latency != LG_L || l->overhead != LG_O || l->gap != LG_G ||
+            l->per_byte != LG_PER_BYTE || l->recv_gap != LG_G ||
+            l->recv_per_byte != LG_PER_BYTE || !isinf(l->eager))
+            return false;
+    }
+    return m->reduce.per_step == 0 && m->reduce.per_byte == 1 && m->copy.per_step == 0 &&
+           m->copy.per_byte == 1 && m->style == TRL_ENGINE_LOGGOPSIM && m->bytes_after_first;
+}
+
+/* The patterns of issue 30 on 64 ranks of 1 KiB (and others where the
+ * closed form is short), each the time of its last rank's last work:
+ *   gather linear: the 63 blocks are all at the root at A, which takes them
+ *   one after another (its own block's copy done long before): A + 63 C.
+ *   LogGOPSim: 485 us.
+ *   alltoall linear: a rank's k-th send waits for its CPU, busy taking its
+ *   (k-1)-th message, which came A after its sender's (k-1)-th send; every
+ *   rank alike, each round is A + C (the copy fits in the first wait):
+ *   63 (A + C). LogGOPSim: 733 us.
+ *   bcast and scatter linear: the root's sends S apart, the last is taken
+ *   in A + C later: 62 S + A + C.
+ *   reduce knomial radix=4, a fan-in tree: a node's 3 children of a round
+ *   send at once; it takes the 3 messages, then adds each in (the messages,
+ *   sent first, go before the additions): 3 rounds of A + 3 (C + R).
+ *   bcast binomial: the path through every rank's first child, each hop
+ *   A + C (later children are S after, and S < A + C): 6 (A + C).
+ *   allreduce recursive_doubling: a copy, then 6 rounds of a message each
+ *   way and an addition: R + 6 (A + C + R).
+ *   allreduce ring, blocks of b = 16 bytes: 63 steps of A + C_b + b
+ *   (reduce-scatter), 63 of A + C_b (allgather).
+ *   allreduce hier on 8 hosts of 8: binomial reduce in each host (3 levels
+ *   of A + C + R), recursive doubling among the 8 leaders (a copy, 3 rounds
+ *   of A + C + R), binomial bcast in each host (3 hops of A + C). */
+static const char *loggopsim_model; /* the first argument */
+
+static void loggopsim_closed_forms(void)
+{
+    const char *path = loggopsim_model;
+    trl_model m;
+    trl_model_error err;
+    if (!path || trl_model_load(path, &m, &err)) {
+        check_at(__LINE__, "cannot load the loggopsim model %s: %s", path ? path : "(none)",
+                 path ? err.message : "give its path as the first argument");
+        return;
+    }
+    CHECK(is_loggopsim_model(&m), "%s is not LogGOPSim's LogGP as this test knows it", path);
+    const int p = 64;
+    const double s = 1024;
+    closed k = lgs_terms(s), b = lgs_terms(s / p);
+    CHECK_TIME(simulate(&m, TRL_COLL_GATHER, "linear", "", p, 1024, NULL, NULL, NULL),
+               k.A + (p - 1) * k.C, p);
+    CHECK_TIME(simulate(&m, TRL_COLL_ALLTOALL, "linear", "", p, 1024, NULL, NULL, NULL),
+               (p - 1) * (k.A + k.C), p);
+    CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "linear", "", p, 1024, NULL, NULL, NULL),
+               (p - 2) * k.S + k.A + k.C, p);
+    CHECK_TIME(simulate(&m, TRL_COLL_SCATTER, "linear", "", p, 1024, NULL, NULL, NULL),
+               (p - 2) * k.S + k.A + k.C, p);
+    CHECK_TIME(simulate(&m, TRL_COLL_REDUCE, "knomial", "radix=4", p, 1024, NULL, NULL, NULL),
+               3 * (k.A + 3 * (k.C + k.R)), p);
+    CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "binomial", "", p, 1024, NULL, NULL, NULL),
+               6 * (k.A + k.C), p);
+    CHECK_TIME(simulate(&m, TRL_COLL_ALLREDUCE, "recursive_doubling", "", p, 1024, NULL, NULL,
+                        NULL),
+               k.R + 6 * (k.A + k.C + k.R), p);
+    CHECK_TIME(simulate(&m, TRL_COLL_ALLREDUCE, "ring", "", p, 1024, NULL, NULL, NULL),
+               (p - 1) * (b.A + b.C + b.R) + (p - 1) * (b.A + b.C), p);
+    CHECK_TIME(simulate(&m, TRL_COLL_ALLREDUCE, "hier",
+                        "levels=host,world host=binomial world=recursive_doubling", p, 1024,
+                        "hosts=8 ranks_per_host=8", NULL, NULL),
+               3 * (k.A + k.C + k.R) + k.R + 3 * (k.A + k.C + k.R) + 3 * (k.A + k.C), p);
+}
+
 /* Every rank's record: one per step, in the schedule's order, each with
  * ready <= posted <= done and its phase named. */
 static int check_records(void *ctx, const trl_sim_rank *r)
@@ -276,17 +426,33 @@ static void reads_model_files(void)
     CHECK(isinf(m.link[TRL_LINK_HOST].eager) && m.link[TRL_LINK_HOST].latency == 0,
           "unset: 0, and eager none");
     CHECK(m.copy.per_step == 7 && m.copy.per_byte == 0.25, "copy read back");
+    CHECK(m.style == TRL_ENGINE_EXECUTOR && !m.bytes_after_first, "the engine's defaults");
+    CHECK(m.link[TRL_LINK_WORLD].recv_gap == 0 && m.link[TRL_LINK_WORLD].recv_per_byte == 0,
+          "the receiving side's defaults");
+    CHECK(trl_model_parse("host recv_gap=7 recv_per_byte=0.5\nengine style=loggopsim bytes=s-1\n",
+                          "f", &m, &err) == TRL_OK,
+          "parse: %s", err.message);
+    CHECK(m.link[TRL_LINK_HOST].recv_gap == 7 && m.link[TRL_LINK_HOST].recv_per_byte == 0.5 &&
+              m.style == TRL_ENGINE_LOGGOPSIM && m.bytes_after_first,
+          "receiving side and engine read back");
     static const struct {
         const char *text, *want;
     } bad[] = {
-        {"wrld latency=1\n", "f:1:1: expected socket, host, world, reduce or copy, got 'wrld'"},
+        {"wrld latency=1\n",
+         "f:1:1: expected socket, host, world, reduce, copy or engine, got 'wrld'"},
         {"\nhost latncy=1\n", "f:2:6: host has no key 'latncy' (latency, overhead, gap, "
-                              "per_byte, eager)"},
+                              "per_byte, recv_gap, recv_per_byte, eager)"},
         {"reduce latency=1", "f:1:8: reduce has no key 'latency' (per_step, per_byte)"},
         {"host latency=-1", "f:1:14: latency: expected a number >= 0, got '-1'"},
         {"host eager=lots", "f:1:12: eager: expected a size such as 4096 or 64K, or none, got "
                             "'lots'"},
         {"host latency", "f:1:6: expected key=value, got 'latency'"},
+        {"engine style=lgs", "f:1:14: style: expected executor or loggopsim, got 'lgs'"},
+        {"engine bytes=s-2", "f:1:14: bytes: expected s or s-1, got 's-2'"},
+        {"engine gap=1", "f:1:8: engine has no key 'gap' (style, bytes)"},
+        {"world eager=4K\n\nengine style=loggopsim", "f:3:8: style=loggopsim sends every "
+                                                    "message eager, but world has eager=4096 "
+                                                    "(leave it out, or none)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         CHECK(trl_model_parse(bad[i].text, "f", &m, &err) != TRL_OK, "%s parses", bad[i].text);
@@ -296,8 +462,9 @@ static void reads_model_files(void)
     CHECK(trl_model_load("/nonexistent/model", &m, &err) == TRL_ERR_IO, "missing file");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    loggopsim_model = argc > 1 ? argv[1] : NULL;
     RUN(linear_bcast);
     RUN(binomial_bcast);
     RUN(ring_allreduce);
@@ -305,6 +472,9 @@ int main(void)
     RUN(overhead_and_gap);
     RUN(rendezvous);
     RUN(hierarchy);
+    RUN(receiving_side);
+    RUN(bytes_after_first);
+    RUN(loggopsim_closed_forms);
     RUN(records_are_ordered_in_time);
     RUN(reads_model_files);
     printf("%d passed, %d failed\n", passed, failed);
