@@ -629,6 +629,23 @@ static void inactive(void)
  * Comm.Iagree does with MPI_Iallreduce and MPI_Barrier). Then the same
  * with data in both (an ibcast and a bcast of different sizes), and with a
  * persistent request. */
+/* An allreduce of x with op on comm, started on rank 0 before a barrier
+ * and on every other rank after it; its result. */
+static int crossed_iallreduce(int x, MPI_Op op, MPI_Comm comm)
+{
+    int y = -1;
+    MPI_Request r;
+    if (rank == 0) {
+        MPI_Iallreduce(&x, &y, 1, MPI_INT, op, comm, &r);
+        MPI_Barrier(comm);
+    } else {
+        MPI_Barrier(comm);
+        MPI_Iallreduce(&x, &y, 1, MPI_INT, op, comm, &r);
+    }
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    return y;
+}
+
 static void crossing(void)
 {
     /* First on a communicator whose first collective is this crossing: a
@@ -639,29 +656,12 @@ static void crossing(void)
     int next = (rank + 1) % size, prev = (rank + size - 1) % size, weight = 1;
     MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &prev, &weight, 1, &next, &weight,
                                    MPI_INFO_NULL, 0, &ring);
-    int gx = rank + 1, gy = -1;
-    MPI_Request gr;
-    if (rank == 0) {
-        MPI_Iallreduce(&gx, &gy, 1, MPI_INT, MPI_SUM, ring, &gr);
-        MPI_Barrier(ring);
-    } else {
-        MPI_Barrier(ring);
-        MPI_Iallreduce(&gx, &gy, 1, MPI_INT, MPI_SUM, ring, &gr);
-    }
-    MPI_Wait(&gr, MPI_STATUS_IGNORE);
+    int gy = crossed_iallreduce(rank + 1, MPI_SUM, ring);
     CHECK(gy == size * (size + 1) / 2, "graph communicator's first calls crossing: %d", gy);
     MPI_Comm_free(&ring);
     for (int round = 0; round < 4; round++) {
-        int x = rank + round, y = -1;
+        int y = crossed_iallreduce(rank + round, MPI_BAND, MPI_COMM_WORLD);
         MPI_Request r;
-        if (rank == 0) {
-            MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_BAND, MPI_COMM_WORLD, &r);
-            MPI_Barrier(MPI_COMM_WORLD);
-        } else {
-            MPI_Barrier(MPI_COMM_WORLD);
-            MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_BAND, MPI_COMM_WORLD, &r);
-        }
-        MPI_Wait(&r, MPI_STATUS_IGNORE);
         int want = round;
         for (int q = 1; q < size; q++)
             want &= q + round;
