@@ -155,6 +155,23 @@ static void print_param_spec_json(const trl_param_spec *p, FILE *out)
     fputs(", \"choices\": ", out);
     json_string(out, p->choices);
     fprintf(out, ", \"required\": %s", p->flags & TRL_PARAM_REQUIRED ? "true" : "false");
+    /* What an ALGO or LEVEL parameter may name, in table order (the tuner's
+     * candidates come from here). */
+    fputs(", \"runs\": ", out);
+    if (names_algo) {
+        fputc('[', out);
+        bool listed = false;
+        for (const trl_algo *a = trl_algorithms; a->name; a++) {
+            if (!trl_param_runs(p, a))
+                continue;
+            fputs(listed ? ", " : "", out);
+            json_string(out, a->name);
+            listed = true;
+        }
+        fputc(']', out);
+    } else {
+        fputs("null", out);
+    }
     fputc('}', out);
 }
 

@@ -260,6 +260,9 @@ const trl_param_spec *trl_algo_param(const trl_algo *a, const char *name, size_t
 /* Whether another algorithm can run `a` inside it (reduce_bcast's reduce=,
  * a hier level): built by Trellis, with no required parameter. */
 bool trl_algo_nestable(const trl_algo *a);
+/* Whether an ALGO or LEVEL parameter may name `a` (its collective, nestable,
+ * and what the level needs besides: a bcast too, a tree shape). */
+bool trl_param_runs(const trl_param_spec *spec, const trl_algo *a);
 /* The names of coll's algorithms in table order, ", " between them (only
  * the nestable ones if asked), cut to fit buf: for messages. */
 void trl_algo_names(trl_coll coll, bool nestable_only, char *buf, size_t len);

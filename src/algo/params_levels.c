@@ -91,6 +91,13 @@ static bool level_runs(const trl_param_spec *spec, const trl_algo *a)
            (!(spec->flags & TRL_PARAM_TREE_SHAPE) || is_tree_shape(a->name, len));
 }
 
+bool trl_param_runs(const trl_param_spec *spec, const trl_algo *a)
+{
+    if (spec->kind == TRL_PARAM_LEVEL)
+        return level_runs(spec, a);
+    return spec->kind == TRL_PARAM_ALGO && a->coll == spec->of && trl_algo_nestable(a);
+}
+
 /* Why a level cannot run what it names, with the names it can run. */
 static const char *bad_level(const trl_param_spec *spec, const trl_algo *named)
 {

@@ -20,7 +20,7 @@ COLLECTIVES = {
     "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
 }  # fmt: skip
 ENTRY_KEYS = {"collective", "name", "description", "cost", "restrictions", "params", "mpi"}
-PARAM_KEYS = {"name", "kind", "default", "min", "max", "help", "of", "choices", "required"}
+PARAM_KEYS = {"name", "kind", "default", "min", "max", "help", "of", "choices", "required", "runs"}
 
 
 def source_table() -> set[tuple[str, str]]:
@@ -78,9 +78,15 @@ def test_json_entries_are_complete_and_consistent(run_trellis) -> None:
             assert set(param) == PARAM_KEYS, where
             assert param["help"], where
             assert param["required"] == (param["default"] is None), where
-            if param["kind"] in {"algorithm", "level algorithm"}:
+            names_algorithm = param["kind"] in {"algorithm", "level algorithm"}
+            # What it may name (the tuner's candidates): its collective's algorithms, the
+            # default among them.
+            assert (param["runs"] is not None) == names_algorithm, where
+            if names_algorithm:
                 assert param["of"] in collectives, where
                 assert (param["of"], param["default"]) in names, where
+                assert param["default"] in param["runs"], where
+                assert all((param["of"], n) in names for n in param["runs"]), where
             elif param["kind"] == "choice":
                 assert param["default"] in param["choices"].split("|"), where
             elif param["kind"] in {"levels", "file"}:
