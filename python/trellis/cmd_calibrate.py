@@ -152,13 +152,15 @@ def fit_link(records: list[dict]) -> LinkFit:
     overhead = min((over["send_ns"] + over["recv_ns"]) / 2, alpha / 2)
     gap = trains[0][1] if trains else 0.0
     eager, jump = eager_limit([(s, t) for s, t in ping if s <= MEDIUM])
-    big = [(s, t) for s, t in trains if s >= LARGE]
+    # A train can time below its lone message on a loaded machine ((all - one) / (n - 1)
+    # then goes negative): such a train says nothing of the bandwidth.
+    big = [(s, t) for s, t in trains if s >= LARGE and t > 0]
     pp_alpha, pp_slope = fit_line(np.array([s for s, _ in ping], float),
                                   np.array([t for _, t in ping], float))  # fmt: skip
     # Bandwidth as a stream of messages sustains it (a train of the largest size): in a
     # collective many large messages are on a link at once, and a token-bucket cap (the
     # testbed's) lets a lone ping-pong message through at its burst rate.
-    per_byte = big[-1][1] / big[-1][0] if big else pp_slope
+    per_byte = big[-1][1] / big[-1][0] if big else max(pp_slope, 0.0)
     notes = [
         "ping-pong, ns: " + ", ".join(f"{s} B {t:.0f}" for s, t in ping),
         f"  alpha (median up to {SMALL} B) {alpha:.0f} ns; a line through all: alpha "
