@@ -20,6 +20,7 @@ from trellis import (
     cmd_run,
     cmd_show,
     cmd_testbed,
+    cmd_tune,
 )
 from trellis.native import TrellisError
 
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_plan.add_parser(subparsers)
     cmd_show.add_parser(subparsers)
     cmd_testbed.add_parser(subparsers)
+    cmd_tune.add_parser(subparsers)
     for name in ANALYSIS_COMMANDS:
         _add_analysis_parser(subparsers, name)
     # `run` passes mpirun's options through untouched, which argparse cannot do: it is
@@ -76,7 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
 def dispatch(argv: Sequence[str]) -> int | str:
     if argv and argv[0] == "run":
         return cmd_run.run(argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if getattr(args, "passthrough", False):  # `tune`: what it does not know goes to mpirun
+        return args.func(args, extra)
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     result: int | str = args.func(args)
     return result
 

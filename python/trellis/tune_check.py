@@ -1,0 +1,101 @@
+"""`trellis tune --check RULES`: how close tuned rules come to the best measured, at the
+sizes they were tuned at and between them.
+
+At each point (a collective at a size) the rules file's choice ("tuned") is measured
+with the built-in rules, `mpi` and the model's best few, interleaved as `trellis tune`
+measures (tune_run, tune_stats, without a built-in to keep); its penalty is its median
+over the best's, less one. The tuned sizes are those of the file's run (RULES.json) or
+--sizes; between two of them, their geometric mean."""
+
+import argparse
+import itertools
+import json
+import math
+import statistics
+import time
+from pathlib import Path
+
+from trellis import cmd_tune, tune_plan, tune_rules, tune_space
+from trellis.native import TrellisError
+from trellis.tune_plan import Model
+from trellis.tune_run import Session, run_point
+
+
+def between(sizes: list[int]) -> list[int]:
+    """The sizes between adjacent tuned ones: their geometric means, in whole 4-byte
+    elements."""
+    out = []
+    for a, b in itertools.pairwise(sizes):
+        mid = max(4, int(math.sqrt(a * b)) // 4 * 4)
+        if a < mid < b:
+            out.append(mid)
+    return out
+
+
+def tuned_sizes(path: Path, args: argparse.Namespace) -> tuple[list[str], list[int]]:
+    state = path.with_suffix(path.suffix + ".json")
+    if state.is_file():
+        config = json.loads(state.read_text())["config"]
+        return config["colls"], sorted(config["sizes"])
+    return args.colls, sorted(args.sizes)
+
+
+def run(args: argparse.Namespace, extra: list[str]) -> str:
+    path: Path = args.check
+    if not path.is_file():
+        raise TrellisError(f"trellis tune --check: no rules file {path}", 2)
+    text = tune_rules.inline(path.read_text())
+    colls, sizes = tuned_sizes(path, args)
+    mids = set(between(sizes))
+    model = Model(args.model or cmd_tune.calibrate(args, extra, path.with_suffix(".model")))
+    algorithms = json.loads(cmd_tune.native.info("algorithms"))
+    counts = args.np or [None]
+    rows: list[tuple[str, tune_rules.Outcome]] = []
+    start = time.monotonic()
+    deadline = start + args.budget
+    csv_path = path.with_suffix(path.suffix + ".check.csv")
+    csv_path.unlink(missing_ok=True)
+    for ranks in counts:
+        worker = cmd_tune.start_worker(args, extra, ranks)
+        try:
+            layout = tune_space.Layout(worker.ranks, worker.hosts, worker.ranks_per_host)
+            session = Session(worker.measure, worker.define, csv_path=csv_path)
+            points = list(cmd_tune.points_for(layout, colls, sorted({*sizes, *mids})))
+            for i, point in enumerate(points):
+                tuned = tune_space.Candidate(point.coll, tune_space.TUNED_NAME, text=text)
+                predicted = tune_plan.ranked(point, algorithms, model)
+                cands = [tuned, tune_space.builtin(point.coll), tune_space.mpi(point.coll),
+                         *tune_plan.top(predicted, args.top)]  # fmt: skip
+                share = max(deadline - time.monotonic(), 0.0) / (len(points) - i)
+                o = run_point(session, point, list(dict.fromkeys(cands)), builtin_label="",
+                              deadline=time.monotonic() + share)  # fmt: skip
+                where = "between" if point.sizes[0] in mids else "tuned"
+                rows.append((where, o))
+                t = o.of("tuned")
+                cmd_tune.bar(len(rows), len(points) * len(counts), deadline - time.monotonic(),
+                             f"{point.coll} {tune_rules.size_words(point.sizes[0])} ({where}): "
+                             f"tuned {t.ratio if t else math.nan:.3f}x the best")  # fmt: skip
+        finally:
+            worker.close()
+    return report(rows)
+
+
+def report(rows: list[tuple[str, tune_rules.Outcome]]) -> str:
+    lines = [(f"{'collective':<21} {'size':>9} {'where':<8} {'tuned us':>9} {'penalty':>8} "
+             f"{'best':<40} {'built-in':>9} {'mpi':>7}")]  # fmt: skip
+    penalties: dict[str, list[float]] = {"tuned": [], "between": []}
+    for where, o in rows:
+        t, b, m = o.of("tuned"), o.of("built-in"), o.of("mpi")
+        pen = (t.ratio - 1) if t and math.isfinite(t.ratio) else math.nan
+        penalties[where].append(max(pen, 0.0))
+        size = "-" if o.coll == "barrier" else tune_rules.size_words(o.sizes[0])
+        tuned_us = t.median_us if t else math.nan
+        b_ratio, m_ratio = (x.ratio if x else math.nan for x in (b, m))
+        lines.append(f"{o.coll:<21} {size:>9} {where:<8} {tuned_us:>9.1f} {100 * pen:>7.1f}% "
+                     f"{o.winner[:40]:<40} {b_ratio:>8.2f}x {m_ratio:>6.2f}x")  # fmt: skip
+    for where, ps in penalties.items():
+        if ps:
+            lines.append(f"mean penalty against the best at the {where} sizes: "
+                         f"{100 * statistics.fmean(ps):.1f}% over {len(ps)} points "
+                         f"(max {100 * max(ps):.1f}%)")  # fmt: skip
+    return "\n".join(lines) + "\n"

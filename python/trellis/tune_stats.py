@@ -1,0 +1,162 @@
+"""The statistics of `trellis tune`: which candidate is fastest at one point, on a noisy
+machine, with as few measurements as that takes.
+
+A point's candidates are measured in rounds: one block each (ITERS calls, the median of
+the calls' slowest-rank times), in an order that rotates from round to round, so that
+drift hits all alike. Two candidates are compared by their paired ratios, block by block
+within the same rounds: the estimate is the geometric mean of those ratios, its 95%
+interval Student's t on their logarithms.
+
+After MIN_ROUNDS rounds, and after each round from then on:
+- a candidate whose interval against the best lies wholly above 1 (clearly slower), or
+  wholly within 1 +- EQUAL (as fast as the best, within what matters), stops being
+  measured;
+- the built-in choice stays until it is settled: its interval against the best wholly
+  above 1 + MATERIAL (beaten), or wholly below it (not beaten by that much);
+- the point ends when only the best and a settled built-in remain, or after MAX_ROUNDS
+  (or when its time is up), deciding on what it has.
+
+A candidate replaces the built-in choice only when it is measurably faster (the built-in's
+interval against it wholly above 1) and by more than MATERIAL (the estimate): a point
+estimate between 1% and 5%, say, needs about 20 rounds to tell apart under 3% noise per
+block, so close calls get them, and a gain too small to tell keeps the built-in choice.
+"""
+
+import math
+import statistics
+from dataclasses import dataclass, field
+
+MIN_ROUNDS = 3
+MAX_ROUNDS = 24
+EQUAL = 0.02
+MATERIAL = 0.03
+PAIRS_FOR_INTERVAL = 2  # an interval needs two blocks at least
+
+# Student's t, two-sided 95%, by degrees of freedom (1..30; beyond, 1.96 + a little).
+_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+        2.060, 2.056, 2.052, 2.048, 2.045, 2.042]  # fmt: skip
+
+
+def t95(df: int) -> float:
+    if df < 1:
+        return math.inf
+    return _T95[df - 1] if df <= len(_T95) else 1.96 + 2.4 / df
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """a / b from paired blocks: the estimate and its 95% interval, over n pairs."""
+
+    estimate: float
+    lo: float
+    hi: float
+    n: int
+
+    def text(self) -> str:
+        if self.n < PAIRS_FOR_INTERVAL:
+            return f"{self.estimate:.3f}"
+        return f"{self.estimate:.3f} [{self.lo:.3f}-{self.hi:.3f}]"
+
+
+def ratio(a: dict[int, float], b: dict[int, float]) -> Ratio:
+    """a's blocks over b's, paired by round."""
+    logs = [math.log(a[r] / b[r]) for r in sorted(a.keys() & b.keys()) if a[r] > 0 and b[r] > 0]
+    n = len(logs)
+    if n == 0:
+        return Ratio(math.nan, 0.0, math.inf, 0)
+    mean = statistics.fmean(logs)
+    if n == 1:
+        return Ratio(math.exp(mean), 0.0, math.inf, 1)
+    half = t95(n - 1) * statistics.stdev(logs) / math.sqrt(n)
+    return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half), n)
+
+
+def median(blocks: dict[int, float]) -> float:
+    return statistics.median(blocks.values()) if blocks else math.nan
+
+
+def spread(blocks: dict[int, float]) -> float:
+    """The standard deviation of a candidate's log block times: its relative noise from
+    block to block (0.03: about 3%)."""
+    logs = [math.log(v) for v in blocks.values() if v > 0]
+    return statistics.stdev(logs) if len(logs) >= PAIRS_FOR_INTERVAL else math.nan
+
+
+@dataclass
+class Search:
+    """The adaptive measurement of one point. ids: the candidates (builtin among them;
+    None when there is no built-in choice to keep)."""
+
+    ids: list[int]
+    builtin: int | None
+    min_rounds: int = MIN_ROUNDS
+    max_rounds: int = MAX_ROUNDS
+    blocks: dict[int, dict[int, float]] = field(default_factory=dict)
+    active: list[int] = field(default_factory=list)
+    dropped: dict[int, str] = field(default_factory=dict)  # id -> why
+    rounds: int = 0
+
+    def __post_init__(self) -> None:
+        self.active = list(self.ids)
+        for i in self.ids:
+            self.blocks.setdefault(i, {})
+
+    def order(self) -> list[int]:
+        """This round's candidates, rotated by the round's number."""
+        k = self.rounds % len(self.active) if self.active else 0
+        return self.active[k:] + self.active[:k]
+
+    def record(self, cid: int, value: float) -> None:
+        self.blocks[cid][self.rounds] = value
+
+    def drop(self, cid: int, why: str) -> None:
+        """Out of the race from now on (a wrong result, an error, or the statistics)."""
+        if cid in self.active:
+            self.active.remove(cid)
+            self.dropped[cid] = why
+
+    def best(self) -> int:
+        """The active candidate with the lowest median block (a dropped one never
+        returns)."""
+        pool = [i for i in self.active if self.blocks[i]] or [i for i in self.ids
+                                                              if self.blocks[i]]  # fmt: skip
+        return min(pool, key=lambda i: median(self.blocks[i]))
+
+    def end_round(self) -> bool:
+        """Apply the rules after a round; True when the point is done."""
+        self.rounds += 1
+        if not self.active:
+            return True
+        if self.rounds < self.min_rounds:
+            return False
+        best = self.best()
+        for cid in list(self.active):
+            if cid == best:
+                continue
+            r = ratio(self.blocks[cid], self.blocks[best])
+            if cid == self.builtin:
+                if r.lo > 1 + MATERIAL:
+                    self.drop(cid, f"built-in slower than the best by {r.text()}")
+                continue
+            if r.lo > 1:
+                self.drop(cid, f"slower than the best: {r.text()}")
+            elif r.lo > 1 / (1 + EQUAL) and r.hi < 1 + EQUAL:
+                self.drop(cid, f"as fast as the best within {EQUAL:.0%}: {r.text()}")
+        others = [i for i in self.active if i not in (best, self.builtin)]
+        return (not others and self.builtin_settled(best)) or self.rounds >= self.max_rounds
+
+    def builtin_settled(self, best: int) -> bool:
+        if self.builtin is None or self.builtin == best or self.builtin not in self.active:
+            return True
+        r = ratio(self.blocks[self.builtin], self.blocks[best])
+        return r.hi < 1 + MATERIAL or r.lo > 1 + MATERIAL
+
+    def winner(self) -> int:
+        """The best, unless it does not beat the built-in choice measurably and by more
+        than MATERIAL: then the built-in."""
+        best = self.best()
+        if self.builtin is None or best == self.builtin or not self.blocks[self.builtin]:
+            return best
+        r = ratio(self.blocks[self.builtin], self.blocks[best])
+        return best if r.lo > 1 and r.estimate > 1 + MATERIAL else self.builtin
