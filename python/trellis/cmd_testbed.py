@@ -13,8 +13,8 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         "testbed",
         help="bring an emulated cluster up or down (root; docs/testbed.md)",
         description="An emulated cluster on this machine: one network namespace per host, "
-        "with its own hostname, on a private bridge, optionally with a bandwidth cap per "
-        "host link. `trellis run --testbed` runs programs across it. Needs root.",
+        "with its own hostname, on a private bridge, optionally with a bandwidth cap and a "
+        "delay per host link. `trellis run --testbed` runs programs across it. Needs root.",
     )
     parser.add_argument("action", choices=["up", "down", "status"])
     parser.add_argument("--hosts", type=int, default=2, metavar="N", help="hosts (2)")
@@ -24,6 +24,12 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         "blocks, --map-by node deals round-robin",
     )  # fmt: skip
     parser.add_argument("--bandwidth", metavar="RATE", help="cap each host link, e.g. 100mbit")
+    parser.add_argument(
+        "--delay", metavar="TIME",
+        help="add TIME to every message between two hosts, one way (a round trip gains twice "
+        "TIME), e.g. 50us, 1ms, 0.2ms; 0 for none. A netem qdisc on each host link, where "
+        "frames enter the host; needs a kernel with netem",
+    )  # fmt: skip
     parser.add_argument("--subnet", default=testbed.DEFAULT_SUBNET, help="private subnet to use")
     parser.add_argument(
         "--dir", type=Path, default=testbed.DEFAULT_DIR,
@@ -34,7 +40,8 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 def run(args: argparse.Namespace) -> str:
     if args.action == "up":
-        return testbed.up(args.dir, args.hosts, args.slots, args.bandwidth, args.subnet)
+        return testbed.up(args.dir, args.hosts, args.slots, args.bandwidth, args.subnet,
+                          delay=args.delay)  # fmt: skip
     if args.action == "down":
         return testbed.down(args.dir)
     return testbed.status(args.dir)

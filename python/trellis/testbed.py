@@ -1,8 +1,8 @@
 """The emulated cluster (docs/testbed.md): N hosts on this machine, each a network
 namespace `trellis-hI` with its own hostname (a persistent UTS namespace), joined by veth
-pairs to the bridge `trellis-br0` on a private subnet, optionally capped with tbf; the MPI
-reaches them through testbed/agent.sh (Open MPI: --mca plm_rsh_agent; MPICH: -launcher
-ssh -launcher-exec; mpi_impl.py).
+pairs to the bridge `trellis-br0` on a private subnet, optionally capped with tbf and
+delayed with netem; the MPI reaches them through testbed/agent.sh (Open MPI: --mca
+plm_rsh_agent; MPICH: -launcher ssh -launcher-exec; mpi_impl.py).
 
 Everything `up` creates is recorded in DIR/state.json as it is created, so `down` (and
 `up` itself after a failure) removes exactly that and nothing else."""
@@ -10,8 +10,10 @@ Everything `up` creates is recorded in DIR/state.json as it is created, so `down
 import ipaddress
 import json
 import os
+import re
 import shutil
 import subprocess
+from decimal import Decimal
 from pathlib import Path
 
 from trellis import mpi_impl
@@ -23,6 +25,12 @@ BRIDGE = "trellis-br0"
 # Tests make `up` fail after this many hosts, to check the clean-up. (Not TRELLIS_*:
 # `trellis run` forwards those to every rank.)
 FAIL_AFTER_VARIABLE = "TESTBED_FAIL_AFTER"
+# --delay: its units, in microseconds (tc's netem takes whole microseconds), and its cap.
+DELAY_UNITS = {"us": 1, "ms": 1000, "s": 1_000_000}
+MAX_DELAY_US = 1_000_000
+# netem's queue, in packets: it holds every packet of the delay's window (the kernel's
+# default of 1000 would drop packets of a fast link at a delay of a millisecond or more).
+NETEM_LIMIT = 10000
 
 
 def namespace(i: int) -> str:
@@ -48,14 +56,50 @@ def save_state(directory: Path, state: dict) -> None:
     state_file(directory).write_text(json.dumps(state, indent=1) + "\n")
 
 
-def check_can_run(*, need_tc: bool = False) -> None:
+def parse_delay(text: str) -> int:
+    """--delay's value in microseconds: a number and a unit (us, ms, s), or 0 for none."""
+    bad = f"trellis testbed: --delay {text!r}: "
+    if text == "0":
+        return 0
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)(us|ms|s)", text)
+    if not match:
+        raise TrellisError(bad + "expected a time such as 50us, 1ms or 0.2ms (a number and a "
+                           "unit, us, ms or s; 0 for none)", 2)  # fmt: skip
+    micros = Decimal(match[1]) * DELAY_UNITS[match[2]]
+    if micros != micros.to_integral_value():
+        raise TrellisError(bad + f"{micros} us is not a whole number of microseconds, the finest "
+                           "delay netem takes", 2)  # fmt: skip
+    if micros > MAX_DELAY_US:
+        raise TrellisError(bad + "more than 1s, the most it takes", 2)
+    return int(micros)
+
+
+def format_delay(micros: int) -> str:
+    """A delay as status prints it: 50us, 1ms, 1500us; none for 0."""
+    if not micros:
+        return "none"
+    if micros % 1_000_000 == 0:
+        return f"{micros // 1_000_000}s"
+    return f"{micros // 1000}ms" if micros % 1000 == 0 else f"{micros}us"
+
+
+def netem_missing() -> str | None:
+    """Why netem cannot be used here (tc's complaint), or None where it can: a probe in a
+    namespace of its own, which leaves nothing behind."""
+    probe = subprocess.run(["unshare", "--net", "tc", "qdisc", "add", "dev", "lo", "root",
+                            "netem", "delay", "1us"], capture_output=True, text=True,
+                           check=False)  # fmt: skip
+    return None if probe.returncode == 0 else (probe.stderr.strip() or f"status {probe.returncode}")
+
+
+def check_can_run(*, need_tc: bool = False, need_netem: bool = False) -> None:
     if os.geteuid() != 0:
         raise TrellisError(
             "trellis testbed: needs root (it creates network namespaces, links and a bridge); "
             "run it as root",
             2,
         )
-    for tool in ("ip", "unshare", "nsenter", *(["tc"] if need_tc else [])):
+    for tool in ("ip", "unshare", "nsenter", *(["tc"] if need_tc or need_netem else [])):
         if not shutil.which(tool):
             raise TrellisError(f"trellis testbed: {tool} is missing (iproute2, util-linux)", 2)
     probe = subprocess.run(["unshare", "--net", "--uts", "true"], capture_output=True, text=True,
@@ -64,6 +108,14 @@ def check_can_run(*, need_tc: bool = False) -> None:
         raise TrellisError(
             "trellis testbed: this machine does not permit network and UTS namespaces "
             f"(unshare --net --uts: {probe.stderr.strip()})",
+            2,
+        )
+    why = netem_missing() if need_netem else None
+    if why:
+        raise TrellisError(
+            "trellis testbed: --delay needs the netem qdisc (sch_netem), which this kernel "
+            f"lacks (tc: {why}); load it (modprobe sch_netem) or use a kernel built with "
+            "CONFIG_NET_SCH_NETEM. --bandwidth does not need it.",
             2,
         )
 
@@ -102,8 +154,17 @@ def tbf_burst(rate: str) -> str:
     )
 
 
-def up(directory: Path, hosts: int, slots: int, bandwidth: str | None, subnet: str) -> str:
-    check_can_run(need_tc=bandwidth is not None)
+def up(  # noqa: PLR0913 -- one argument per option of `trellis testbed up`
+    directory: Path,
+    hosts: int,
+    slots: int,
+    bandwidth: str | None,
+    subnet: str,
+    *,
+    delay: str | None = None,
+) -> str:
+    delay_us = parse_delay(delay) if delay is not None else 0
+    check_can_run(need_tc=bandwidth is not None, need_netem=delay_us > 0)
     if " " in str(directory):  # Open MPI splits plm_rsh_agent's value on blanks
         raise TrellisError(f"trellis testbed: --dir {directory}: no blanks, please", 2)
     burst = tbf_burst(bandwidth) if bandwidth else None
@@ -111,12 +172,9 @@ def up(directory: Path, hosts: int, slots: int, bandwidth: str | None, subnet: s
         raise TrellisError("trellis testbed: --hosts and --slots must be at least 1", 2)
     old = load_state(directory)
     if old is not None:
-        same = (old["hosts"], old["slots"], old["bandwidth"], old["subnet"]) == (
-            hosts,
-            slots,
-            bandwidth,
-            subnet,
-        )
+        same = (
+            old["hosts"], old["slots"], old["bandwidth"], old["subnet"], old.get("delay_us", 0)
+        ) == (hosts, slots, bandwidth, subnet, delay_us)  # fmt: skip
         if same and old.get("complete") and alive(old):
             return f"testbed already up: {hosts} hosts in {directory} (nothing to do)\n"
         if same:
@@ -134,7 +192,8 @@ def up(directory: Path, hosts: int, slots: int, bandwidth: str | None, subnet: s
     directory.mkdir(parents=True, exist_ok=True)
     state = {
         "hosts": hosts, "slots": slots, "bandwidth": bandwidth, "subnet": subnet,
-        "bridge": None, "namespaces": [], "uts": [], "complete": False,
+        "delay_us": delay_us, "bridge": None, "namespaces": [], "qdiscs": [], "uts": [],
+        "complete": False,
     }  # fmt: skip
     save_state(directory, state)
     state["burst"] = burst
@@ -145,7 +204,8 @@ def up(directory: Path, hosts: int, slots: int, bandwidth: str | None, subnet: s
         raise TrellisError(
             f"{err}\ntrellis testbed: up failed; removed what it had made", 1
         ) from None
-    return f"testbed up: {hosts} hosts ({', '.join(host_addrs)}) in {directory}\n"
+    delayed = f", each message between hosts delayed {format_delay(delay_us)}" if delay_us else ""
+    return f"testbed up: {hosts} hosts ({', '.join(host_addrs)}) in {directory}{delayed}\n"
 
 
 def build(
@@ -173,13 +233,7 @@ def build(
         sh("ip", "-n", ns, "addr", "add", f"{addr}/{prefix}", "dev", inside)
         sh("ip", "-n", ns, "link", "set", inside, "up")
         sh("ip", "-n", ns, "link", "set", "lo", "up")
-        if state["bandwidth"]:  # both ways: out of the host, and into it
-            for args in (
-                ["-n", ns, "qdisc", "add", "dev", inside],
-                ["qdisc", "add", "dev", outside],
-            ):
-                sh("tc", *args, "root", "tbf", "rate", state["bandwidth"], "burst",
-                   state["burst"], "latency", "50ms")  # fmt: skip
+        link_qdiscs(directory, state, ns, inside, outside)
         uts = directory / "uts" / f"h{i}"
         uts.touch()
         sh("unshare", f"--uts={uts}", "hostname", f"h{i}")
@@ -195,9 +249,53 @@ def build(
     save_state(directory, state)
 
 
+def link_qdiscs(directory: Path, state: dict, ns: str, inside: str, outside: str) -> None:
+    """A host's link: the bandwidth cap both ways (tbf at the root of each end), the delay
+    one way, on the frames the bridge sends into the host (netem at the root of the
+    outside end, the cap's tbf its child); so a message between two hosts is delayed once,
+    and no host's own stack holds its packets back. Each qdisc is recorded as it is made."""
+    tbf = ["tbf", "rate", str(state["bandwidth"]), "burst", str(state["burst"]),
+           "latency", "50ms"]  # fmt: skip
+    delay_us = state.get("delay_us", 0)
+    if state["bandwidth"]:  # out of the host
+        sh("tc", "-n", ns, "qdisc", "add", "dev", inside, "root", *tbf)
+        state["qdiscs"].append({"namespace": ns, "dev": inside, "root": "tbf", "child": None})
+        save_state(directory, state)
+    if delay_us:  # into the host: delayed, then capped
+        sh("tc", "qdisc", "add", "dev", outside, "root", "handle", "1:", "netem", "delay",
+           f"{delay_us}us", "limit", str(NETEM_LIMIT))  # fmt: skip
+        record = {"namespace": None, "dev": outside, "root": "netem", "child": None}
+        state["qdiscs"].append(record)
+        save_state(directory, state)
+        if state["bandwidth"]:
+            sh("tc", "qdisc", "add", "dev", outside, "parent", "1:1", "handle", "10:", *tbf)
+            record["child"] = "tbf"
+            save_state(directory, state)
+    elif state["bandwidth"]:
+        sh("tc", "qdisc", "add", "dev", outside, "root", *tbf)
+        state["qdiscs"].append({"namespace": None, "dev": outside, "root": "tbf", "child": None})
+        save_state(directory, state)
+
+
+def qdisc_name(record: dict) -> str:
+    """A recorded qdisc as `down` and `status` name it: netem+tbf on trellis-v0."""
+    kinds = record["root"] + (f"+{record['child']}" if record["child"] else "")
+    return f"{kinds} on {record['dev']}" + (f" ({record['namespace']})" if record["namespace"]
+                                             else "")  # fmt: skip
+
+
+def tc_in(record: dict) -> list[str]:
+    """tc, in the namespace of a recorded qdisc's device."""
+    return ["tc", *(["-n", record["namespace"]] if record["namespace"] else [])]
+
+
 def teardown(directory: Path, state: dict) -> list[str]:
     """Remove what the state records; returns what was removed."""
     removed = []
+    for record in state.get("qdiscs", []):  # a root qdisc takes its child with it
+        subprocess.run([*tc_in(record), "qdisc", "del", "dev", record["dev"], "root"],
+                       capture_output=True, check=False)  # fmt: skip
+        removed.append(qdisc_name(record))
     for uts in state.get("uts", []):
         subprocess.run(["umount", uts], capture_output=True, check=False)
         Path(uts).unlink(missing_ok=True)
@@ -235,7 +333,8 @@ def down(directory: Path) -> str:
 def shape(state: dict) -> str:
     """A testbed's shape as `status` and `up` print it."""
     return (f"{state['hosts']} hosts x {state['slots']} slots, subnet {state['subnet']}, "
-            f"bandwidth {state['bandwidth'] or 'uncapped'}")  # fmt: skip
+            f"bandwidth {state['bandwidth'] or 'uncapped'}, "
+            f"delay {format_delay(state.get('delay_us', 0))}")  # fmt: skip
 
 
 def status(directory: Path) -> str:
@@ -248,6 +347,13 @@ def status(directory: Path) -> str:
              + ("" if state.get("complete") else " (INCOMPLETE: run down)")]  # fmt: skip
     for i, ns in enumerate(state["namespaces"]):
         lines.append(f"  h{i}: namespace {ns} {'present' if ns in alive else 'MISSING'}")
+    for record in state.get("qdiscs", []):
+        shown = subprocess.run([*tc_in(record), "qdisc", "show", "dev", record["dev"]],
+                               capture_output=True, text=True, check=False).stdout  # fmt: skip
+        present = re.search(rf"^qdisc {record['root']} \S+ root ", shown, re.MULTILINE) and (
+            not record["child"] or re.search(rf"^qdisc {record['child']} \S+ parent ", shown,
+                                             re.MULTILINE))  # fmt: skip
+        lines.append(f"  {qdisc_name(record)} {'present' if present else 'MISSING'}")
     return "\n".join(lines) + "\n"
 
 

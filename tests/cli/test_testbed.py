@@ -1,16 +1,22 @@
 """`trellis testbed` and `trellis run --testbed`: a real emulated cluster of 2 hosts
 (network namespaces on a bridge), a real MPI job across it, the launch agent, status,
-idempotent up, clean down, clean-up after a failure half-way, and the refusal without
-root. Skipped, with the reason, only where this machine refuses namespaces."""
+idempotent up, clean down, clean-up after a failure half-way, the refusal without root,
+the links' bandwidth cap and delay. Skipped, with the reason, only where this machine
+refuses namespaces (and a delayed testbed's tests where the kernel has no netem)."""
 
 import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+
+from trellis import testbed
+from trellis.native import TrellisError
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("TRELLIS_BUILD", REPO / "build"))
@@ -163,6 +169,18 @@ def test_bandwidth_cap_is_set_on_both_ends(run_trellis, bed):
     assert "tbf" in outside
     assert "rate 100Mbit" in outside
     assert "tbf" in inside
+    # Recorded as made, shown by status, named by down.
+    state = json.loads((bed / "state.json").read_text())
+    assert {"namespace": "trellis-h0", "dev": "trellis-p0", "root": "tbf", "child": None} in (
+        state["qdiscs"])  # fmt: skip
+    assert {"namespace": None, "dev": "trellis-v0", "root": "tbf", "child": None} in (
+        state["qdiscs"])  # fmt: skip
+    status = run_trellis("testbed", "status", "--dir", str(bed)).stdout
+    assert "bandwidth 100mbit, delay none" in status
+    assert "tbf on trellis-p1 (trellis-h1) present" in status
+    assert "tbf on trellis-v1 present" in status
+    down = run_trellis("testbed", "down", "--dir", str(bed)).stdout
+    assert "tbf on trellis-v0, " in down
 
 
 def test_dry_run_shows_the_launch(run_trellis, bed):
@@ -203,3 +221,179 @@ def test_needs_root(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 2, proc.stderr
     assert "needs root" in proc.stderr
+
+
+# --delay: netem on each host link. Where the kernel has no netem (this machine's has none:
+# CONFIG_NET_SCH_NETEM is not set) the tests of a delayed testbed skip, and the one of the
+# refusal runs instead.
+NETEM_MISSING = testbed.netem_missing()
+needs_netem = pytest.mark.skipif(NETEM_MISSING is not None,
+                                 reason=f"no netem in this kernel: {NETEM_MISSING}")  # fmt: skip
+
+HOST0, HOST1 = "10.78.0.1", "10.78.0.2"  # SUBNET's first two hosts
+
+
+def qdiscs(device: str, namespace: str | None = None, *, stats: bool = False) -> str:
+    where = ["ip", "netns", "exec", namespace] if namespace else []
+    return subprocess.run([*where, "tc", *(["-s"] if stats else []), "qdisc", "show", "dev",
+                           device], capture_output=True, text=True, check=True).stdout  # fmt: skip
+
+
+ECHO = """
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 7707))
+s.settimeout(30)
+print("ready", flush=True)
+while True:
+    data, peer = s.recvfrom(64)
+    s.sendto(data, peer)
+    if data == b"stop":
+        break
+"""
+
+PING = """
+import json, socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+peer, rtts = (sys.argv[1], 7707), []
+for _ in range(int(sys.argv[2])):
+    start = time.perf_counter_ns()
+    s.sendto(b"ping", peer)
+    s.recvfrom(64)
+    rtts.append(time.perf_counter_ns() - start)
+s.sendto(b"stop", peer)
+print(json.dumps(rtts))
+"""
+
+
+def round_trips(count: int) -> list[int]:
+    """UDP round trips from h0 to h1, ns (no ping on this machine; a socket either way)."""
+    server = subprocess.Popen(["ip", "netns", "exec", "trellis-h1", sys.executable, "-c", ECHO],
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert server.stdout.readline().strip() == "ready"
+        client = subprocess.run(["ip", "netns", "exec", "trellis-h0", sys.executable, "-c", PING,
+                                 HOST1, str(count)], capture_output=True, text=True, check=True,
+                                timeout=60)  # fmt: skip
+        return json.loads(client.stdout)
+    finally:
+        server.wait(timeout=30)
+
+
+def test_delay_values_are_parsed():
+    for text, micros, shown in [("50us", 50, "50us"), ("1ms", 1000, "1ms"),
+                                ("0.2ms", 200, "200us"), ("1.5ms", 1500, "1500us"),
+                                ("0", 0, "none"), ("0us", 0, "none"), ("1s", 10**6, "1s"),
+                                ("0.0005s", 500, "500us")]:  # fmt: skip
+        assert testbed.parse_delay(text) == micros, text
+        assert testbed.format_delay(micros) == shown, text
+    for text in ["50", "-5us", "50 us", "50US", "1e3us", "", "1.5us", "2s", "ms", "0x10us"]:
+        with pytest.raises(TrellisError, match=re.escape(f"--delay '{text}'")):
+            testbed.parse_delay(text)
+
+
+def test_bad_delays_are_refused_and_nothing_is_made(run_trellis, bed):
+    for text, why in [("50", "expected a time such as 50us"), ("-5us", "expected a time"),
+                      ("fast", "expected a time"), ("0.5us", "not a whole number"),
+                      ("5s", "more than 1s")]:  # fmt: skip
+        proc = up(run_trellis, bed, f"--delay={text}")
+        assert proc.returncode == 2, (text, proc.stderr)
+        assert f"--delay '{text}': " in proc.stderr, proc.stderr
+        assert why in proc.stderr, proc.stderr
+        assert ours() == {"namespaces": [], "links": []}
+        assert not (bed / "state.json").exists()
+
+
+def test_delay_zero_is_none(run_trellis, bed):
+    proc = up(run_trellis, bed, "--delay", "0")
+    assert proc.returncode == 0, proc.stderr
+    state = json.loads((bed / "state.json").read_text())
+    assert state["delay_us"] == 0
+    assert state["qdiscs"] == []
+    assert "netem" not in qdiscs("trellis-v0")
+    assert "bandwidth uncapped, delay none" in run_trellis("testbed", "status", "--dir",
+                                                           str(bed)).stdout  # fmt: skip
+    # The same shape as no --delay at all: up again does nothing.
+    assert "already up" in up(run_trellis, bed).stdout
+
+
+@pytest.mark.skipif(NETEM_MISSING is None, reason="this kernel has netem")
+def test_delay_without_netem_says_so(run_trellis, bed):
+    proc = up(run_trellis, bed, "--delay", "100us")
+    assert proc.returncode == 2, proc.stderr
+    assert "--delay needs the netem qdisc (sch_netem), which this kernel lacks" in proc.stderr
+    assert "CONFIG_NET_SCH_NETEM" in proc.stderr
+    assert ours() == {"namespaces": [], "links": []}
+    assert not (bed / "state.json").exists()
+
+
+@needs_netem
+def test_delay_is_a_netem_into_each_host_recorded_shown_and_removed(run_trellis, bed):
+    proc = up(run_trellis, bed, "--slots", "2", "--delay", "100us")
+    assert proc.returncode == 0, proc.stderr
+    assert "each message between hosts delayed 100us" in proc.stdout
+    for i in range(2):  # on the frames the bridge sends into the host, not out of it
+        assert re.search(r"^qdisc netem 1: root .*delay 100(\.0+)?us", qdiscs(f"trellis-v{i}"),
+                         re.MULTILINE), qdiscs(f"trellis-v{i}")  # fmt: skip
+        assert "netem" not in qdiscs(f"trellis-p{i}", f"trellis-h{i}")
+    state = json.loads((bed / "state.json").read_text())
+    assert state["delay_us"] == 100
+    assert state["qdiscs"] == [
+        {"namespace": None, "dev": f"trellis-v{i}", "root": "netem", "child": None}
+        for i in range(2)
+    ]
+    status = run_trellis("testbed", "status", "--dir", str(bed)).stdout
+    assert "bandwidth uncapped, delay 100us" in status
+    assert "netem on trellis-v1 present" in status
+    # Another delay is another shape.
+    other = up(run_trellis, bed, "--slots", "2", "--delay", "200us")
+    assert other.returncode == 2
+    assert "run `trellis testbed down` first" in other.stderr
+    # MPI jobs run across it as across any testbed.
+    proc = run_trellis("run", f"--testbed={bed}", "-np", "4", "--rules", "allreduce hier",
+                       str(BUILD / "bench" / "global_reduction"), "--iters", "50",
+                       "--runs", "1")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"ranks=4 .*errors=0", proc.stdout)
+    down = run_trellis("testbed", "down", "--dir", str(bed))
+    assert down.returncode == 0, down.stderr
+    assert "netem on trellis-v0" in down.stdout
+    assert ours() == {"namespaces": [], "links": []}
+
+
+@needs_netem
+def test_delay_with_bandwidth_is_netem_then_tbf(run_trellis, bed):
+    proc = up(run_trellis, bed, "--delay", "100us", "--bandwidth", "100mbit")
+    assert proc.returncode == 0, proc.stderr
+    into = qdiscs("trellis-v1")
+    assert re.search(r"^qdisc netem 1: root .*delay 100(\.0+)?us", into, re.MULTILINE), into
+    assert re.search(r"^qdisc tbf 10: parent 1:1 .*rate 100Mbit", into, re.MULTILINE), into
+    out = qdiscs("trellis-p0", "trellis-h0")  # out of a host: the cap alone
+    assert re.search(r"^qdisc tbf \S+ root .*rate 100Mbit", out, re.MULTILINE), out
+    assert "netem" not in out
+    status = run_trellis("testbed", "status", "--dir", str(bed)).stdout
+    assert "bandwidth 100mbit, delay 100us" in status
+    assert "netem+tbf on trellis-v1 present" in status
+    assert "tbf on trellis-p1 (trellis-h1) present" in status
+    # h0's packets to h1 pass h1's netem, then its tbf.
+    round_trips(20)
+    sent = re.findall(r"^qdisc (\w+) .*\n Sent (\d+) bytes (\d+) pkt", qdiscs("trellis-v1",
+                      stats=True), re.MULTILINE)  # fmt: skip
+    assert {kind for kind, _, packets in sent if int(packets) >= 20} == {"netem", "tbf"}, sent
+
+
+@needs_netem
+def test_delay_grows_the_round_trip_by_twice_it(run_trellis, bed):
+    """A test, not a benchmark: 1 ms one way should add about 2 ms to a round trip between
+    two hosts, never less (netem never sends early), within generous bounds above."""
+    assert up(run_trellis, bed).returncode == 0
+    plain = round_trips(100)
+    assert run_trellis("testbed", "down", "--dir", str(bed)).returncode == 0
+    assert up(run_trellis, bed, "--delay", "1ms").returncode == 0
+    delayed = round_trips(100)
+    grown_min = (min(delayed) - min(plain)) / 1e6
+    grown_median = (statistics.median(delayed) - statistics.median(plain)) / 1e6
+    assert min(delayed) >= 2_000_000, delayed
+    assert 1.8 <= grown_min <= 6, (plain, delayed)
+    assert 1.5 <= grown_median <= 8, (plain, delayed)
