@@ -11,6 +11,7 @@ every point (a collective at a size): the candidates the model ranks best (tune_
 the state to a JSON beside it (--resume carries on from there), and a plot to a PNG."""
 
 import argparse
+import csv
 import json
 import math
 import os
@@ -180,6 +181,22 @@ def load_state(path: Path, config: dict) -> list[Outcome]:
     return [Outcome.from_json(d) for d in state["outcomes"]]
 
 
+def keep_decided_rows(path: Path, outcomes: list[Outcome]) -> None:
+    """On --resume: the CSV keeps the blocks of the points decided; a point cut short is
+    measured again from its first round."""
+    if not path.exists():
+        return
+    decided = {(o.layout.ranks, o.coll, s) for o in outcomes for s in o.sizes}
+    with path.open(newline="") as f:
+        rows = list(csv.reader(f))
+    head, body = rows[0], rows[1:]
+    col = {name: k for k, name in enumerate(head)}
+    kept = [r for r in body if (int(r[col["ranks"]]), r[col["collective"]],
+                                int(r[col["size"]])) in decided]  # fmt: skip
+    with path.open("w", newline="") as f:
+        csv.writer(f).writerows([head, *kept])
+
+
 def save_state(path: Path, config: dict, outcomes: list[Outcome]) -> None:
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps({"config": config, "outcomes": [o.to_json() for o in outcomes]},
@@ -248,7 +265,9 @@ def run(args: argparse.Namespace, extra: list[str] | None = None) -> str:
     config = {"np": args.np, "colls": args.colls, "sizes": args.sizes, "top": args.top,
               "exhaustive": args.exhaustive, "extra": extra}  # fmt: skip
     outcomes = load_state(state, config) if args.resume and state.exists() else []
-    if not args.resume:
+    if args.resume:
+        keep_decided_rows(csv_path, outcomes)
+    else:
         for p in (csv_path, state):
             p.unlink(missing_ok=True)
     start = time.monotonic()
