@@ -650,11 +650,7 @@ int main(int argc, char **argv)
 
     /* The uniform counts of the v-variants, which must fit an int at the
      * largest row of the collectives with one block per rank. */
-    b.counts = malloc(sizeof(int) * (size_t)b.size);
-    b.displs = malloc(sizeof(int) * (size_t)b.size);
-    b.byte_displs = malloc(sizeof(int) * (size_t)b.size);
-    b.types = malloc(sizeof(MPI_Datatype) * (size_t)b.size);
-    if (b.counts == NULL || b.displs == NULL || b.byte_displs == NULL || b.types == NULL) {
+    if (coll_alloc_counts(&b) != 0) {
         fprintf(stderr, "latency: out of memory\n");
         MPI_Abort(b.comm, 2);
     }
@@ -923,12 +919,7 @@ int main(int argc, char **argv)
         }
     }
 
-    free(b.sbuf);
-    free(b.rbuf);
-    free(b.counts);
-    free(b.displs);
-    free(b.byte_displs);
-    free(b.types);
+    coll_free(&b);
     sync_free();
     MPI_Finalize();
     return total_errors != 0 ? 1 : 0;

@@ -116,6 +116,25 @@ size_t coll_buffer_bytes(enum coll c, size_t max_nominal, int ranks)
     return count * 4;
 }
 
+int coll_alloc_counts(bench *b)
+{
+    b->counts = malloc(sizeof(int) * (size_t)b->size);
+    b->displs = malloc(sizeof(int) * (size_t)b->size);
+    b->byte_displs = malloc(sizeof(int) * (size_t)b->size);
+    b->types = malloc(sizeof(MPI_Datatype) * (size_t)b->size);
+    return b->counts && b->displs && b->byte_displs && b->types ? 0 : -1;
+}
+
+void coll_free(bench *b)
+{
+    free(b->sbuf);
+    free(b->rbuf);
+    free(b->counts);
+    free(b->displs);
+    free(b->byte_displs);
+    free(b->types);
+}
+
 int coll_set_counts(bench *b, int count)
 {
     if ((size_t)count * (size_t)b->size * 4 > (size_t)INT_MAX) {

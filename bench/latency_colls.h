@@ -104,6 +104,13 @@ int coll_row(enum coll c, size_t nominal, int ranks, size_t *bytes);
  * up to the nominal size max_nominal on `ranks` ranks. */
 size_t coll_buffer_bytes(enum coll c, size_t max_nominal, int ranks);
 
+/* Allocates b->counts, displs, byte_displs and types for b->size ranks;
+ * -1 when out of memory. */
+int coll_alloc_counts(bench *b);
+
+/* Frees those and the buffers b->sbuf and b->rbuf. */
+void coll_free(bench *b);
+
 /* Sets b->counts, displs, byte_displs and types for a row of this count;
  * returns -1 when the byte displacements of this size do not fit an int. */
 int coll_set_counts(bench *b, int count);

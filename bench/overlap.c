@@ -599,12 +599,8 @@ int main(int argc, char **argv)
         size_t need = o.colls[c] ? coll_buffer_bytes((enum coll)c, o.max_bytes, b.size) : 0;
         cap = need > cap ? need : cap;
     }
-    b.counts = malloc(sizeof(int) * (size_t)b.size);
-    b.displs = malloc(sizeof(int) * (size_t)b.size);
-    b.byte_displs = malloc(sizeof(int) * (size_t)b.size);
-    b.types = malloc(sizeof(MPI_Datatype) * (size_t)b.size);
-    if (!b.counts || !b.displs || !b.byte_displs || !b.types ||
-        posix_memalign(&b.sbuf, 64, cap) != 0 || posix_memalign(&b.rbuf, 64, cap) != 0) {
+    if (coll_alloc_counts(&b) != 0 || posix_memalign(&b.sbuf, 64, cap) != 0 ||
+        posix_memalign(&b.rbuf, 64, cap) != 0) {
         fprintf(stderr, "overlap: rank %d: out of memory\n", b.rank);
         MPI_Abort(b.comm, 2);
     }
@@ -668,12 +664,7 @@ int main(int argc, char **argv)
         if (ri.csv)
             fclose(ri.csv);
     }
-    free(b.sbuf);
-    free(b.rbuf);
-    free(b.counts);
-    free(b.displs);
-    free(b.byte_displs);
-    free(b.types);
+    coll_free(&b);
     MPI_Finalize();
     return total_errors ? 1 : 0;
 }

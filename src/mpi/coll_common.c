@@ -401,6 +401,7 @@ bool trl_move_repeat(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, const 
 {
     *key = (trl_move_key){root, send_count, recv_count, send_type, recv_type,
                           sendbuf == MPI_IN_PLACE, recvbuf == MPI_IN_PLACE, trl_call_of(mode)};
+    trl_comm_sync_rules(c);
     const trl_move_memo *m = &c->move_memo[coll];
     if (!m->e || m->gen != c->cache_gen || !same_move_key(&m->key, key))
         return false;

@@ -25,10 +25,27 @@ enum { CALL_KINDS = TRL_CALL_PERSISTENT + 1 };
 
 static void count_groups(trl_comm *c);
 
+/* The user's rules in force or once in force: TRELLIS_RULES' (the first,
+ * id 0), then every distinct text trellis_set_rules installed. All are kept
+ * until MPI_Finalize, since cache entries (persistent requests among them)
+ * and the tracer's records point at their rules; a text installed again
+ * takes its earlier version back, so a program switching among a few sets
+ * of rules keeps a few. */
+typedef struct {
+    trl_ruleset rules;
+    char *text;    /* trellis_set_rules' text; NULL for TRELLIS_RULES' */
+    uint64_t hash; /* of the text */
+    unsigned id;   /* its index in rt.versions */
+} rules_version;
+
+unsigned trl_rules_gen;
+
 static struct {
     bool ready;          /* rules loaded; Trellis serves collectives */
-    trl_ruleset user;    /* from TRELLIS_RULES (may be empty) */
+    trl_ruleset *user;   /* the rules in force: versions[current]'s */
     trl_ruleset builtin; /* trl_builtin_rules_text */
+    rules_version **versions;
+    unsigned nversions, cap_versions, current;
     trl_topo world;      /* MPI_COMM_WORLD's layout: described or discovered */
     int keyval;
     int cache_cap;
@@ -115,6 +132,44 @@ static int delete_attr(MPI_Comm comm, int keyval, void *value, void *extra)
     trl_comm_release(c);
     trl_engine_unlock();
     return MPI_SUCCESS;
+}
+
+/* A new version of the user's rules, taking over rs; NULL when out of
+ * memory (rs is then freed). */
+static rules_version *add_version(trl_ruleset *rs, const char *text, uint64_t hash)
+{
+    rules_version *v = calloc(1, sizeof *v);
+    char *copy = text ? strdup(text) : NULL;
+    if (v && rt.nversions == rt.cap_versions) {
+        unsigned cap = rt.cap_versions ? 2 * rt.cap_versions : 8;
+        rules_version **grown = realloc(rt.versions, cap * sizeof *grown);
+        if (grown) {
+            rt.versions = grown;
+            rt.cap_versions = cap;
+        }
+    }
+    if (!v || (text && !copy) || rt.nversions == rt.cap_versions) {
+        free(v);
+        free(copy);
+        trl_rules_free(rs);
+        return NULL;
+    }
+    *v = (rules_version){.rules = *rs, .text = copy, .hash = hash, .id = rt.nversions};
+    rt.versions[rt.nversions++] = v;
+    return v;
+}
+
+static void free_versions(void)
+{
+    for (unsigned i = 0; i < rt.nversions; i++) {
+        trl_rules_free(&rt.versions[i]->rules);
+        free(rt.versions[i]->text);
+        free(rt.versions[i]);
+    }
+    free(rt.versions);
+    rt.versions = NULL;
+    rt.nversions = rt.cap_versions = rt.current = 0;
+    rt.user = NULL;
 }
 
 /* Stop the job over a rules problem: every rank calls this together. */
@@ -224,7 +279,8 @@ void trl_runtime_init(void)
     }
 
     char *text = NULL;
-    int rc = trl_rules_load_env(&rt.user, &text, &err);
+    trl_ruleset env_rules = {0};
+    int rc = trl_rules_load_env(&env_rules, &text, &err);
 
     int warn = trl_setting_warn();
     check_settings(rank, warn);
@@ -257,13 +313,20 @@ void trl_runtime_init(void)
         }
         if (!all_warn)
             stop_job();
-        trl_rules_free(&rt.user); /* on every rank, so all run on the same rules */
+        trl_rules_free(&env_rules); /* on every rank, so all run on the same rules */
     } else if (differ_rank != INT_MAX) {
         if (rank == differ_rank)
             trl_log("rank %d sees different TRELLIS_RULES from rank 0: every rank must see the "
                     "same rules (same variable, same file contents); stopping", rank);
         stop_job();
     }
+    rules_version *v = add_version(&env_rules, NULL, rt.rules_hash);
+    if (!v) {
+        if (rank == 0)
+            trl_log("out of memory for the rules; Trellis is off");
+        return;
+    }
+    rt.user = &v->rules;
     if (load_topology(rank, all_warn) != TRL_OK)
         return;
     if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &rt.keyval, NULL) != MPI_SUCCESS)
@@ -295,12 +358,70 @@ void trl_runtime_finalize(void)
     /* Whatever was deleted above: no thread may find a state after this,
      * with the rules gone (a communicator whose attribute outlives us). */
     trl_recent_forget_all();
-    trl_rules_free(&rt.user);
+    free_versions();
     trl_rules_free(&rt.builtin);
     trl_topo_free(&rt.world);
     free(rt.said);
     rt.said = NULL;
     rt.ready = false;
+}
+
+/* The message of a refused trellis_set_rules, as trl_rules_error_format
+ * writes one without a position. */
+static int set_rules_refused(char *err, size_t errlen, const char *what)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "trellis_set_rules: %s", what);
+    return 1;
+}
+
+int trellis_set_rules(const char *text, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    int initialized = 0, finalized = 0;
+    PMPI_Initialized(&initialized);
+    PMPI_Finalized(&finalized);
+    if (finalized)
+        return set_rules_refused(err, errlen, "called after MPI_Finalize: Trellis has stopped");
+    if (!initialized)
+        return set_rules_refused(err, errlen,
+                                 "called before MPI_Init: rules can be replaced between "
+                                 "MPI_Init and MPI_Finalize");
+    if (!rt.ready)
+        return set_rules_refused(err, errlen,
+                                 "Trellis is off in this process (see its messages at "
+                                 "MPI_Init): the MPI library serves every collective");
+    if (!text)
+        text = "";
+    /* The same text again: its version back, whose cache entries are still
+     * good (a tuning program switches among a few candidates). */
+    uint64_t h = fnv1a(0xcbf29ce484222325ULL, text, strlen(text));
+    const rules_version *v = NULL;
+    for (unsigned i = 0; i < rt.nversions && !v; i++) {
+        const rules_version *w = rt.versions[i];
+        if (w->text && w->hash == h && strcmp(w->text, text) == 0)
+            v = w;
+    }
+    if (!v) {
+        trl_ruleset rs;
+        trl_rules_error perr;
+        if (trl_rules_parse_inline_as(text, "trellis_set_rules", &rs, &perr) != TRL_OK) {
+            if (err && errlen)
+                trl_rules_error_format(&perr, err, errlen);
+            return 1;
+        }
+        v = add_version(&rs, text, h);
+        if (!v)
+            return set_rules_refused(err, errlen, "out of memory");
+    }
+    if (v->id != rt.current) {
+        rt.current = v->id;
+        rt.user = &rt.versions[v->id]->rules;
+        rt.rules_hash = v->hash;
+        trl_rules_gen++;
+    }
+    return 0;
 }
 
 bool trl_runtime_ready(void)
@@ -489,6 +610,7 @@ static void say_choice(const trl_comm *c, const trl_coll_args *a, size_t bytes,
     key = fnv1a(key, &c->size, sizeof c->size);
     key = fnv1a(key, &bytes, sizeof bytes);
     key = fnv1a(key, &ch->rule, sizeof ch->rule);
+    key = fnv1a(key, &rt.current, sizeof rt.current); /* said again under other rules */
     key = fnv1a(key, &a->call, sizeof a->call);
     trl_layout_stats seen = trl_topo_stats(c->topo.host ? &c->topo : NULL, c->size);
     key = fnv1a(key, &seen.hosts, sizeof seen.hosts);
@@ -504,7 +626,7 @@ static void say_choice(const trl_comm *c, const trl_coll_args *a, size_t bytes,
     passed_list passed = {.used = 0};
     passed.text[0] = '\0';
     if (ch->rejected)
-        trl_select_passed_over(&rt.user, &rt.builtin, a, bytes, add_passed, &passed);
+        trl_select_passed_over(rt.user, &rt.builtin, a, bytes, add_passed, &passed);
     char size[48] = "";
     /* Where ranks do not share a size, the rules saw none. */
     if (trl_coll_has_bytes(coll))
@@ -630,7 +752,7 @@ static bool same_key(const trl_cache_entry *e, const trl_coll_args *a, int size)
 {
     if (!e->valid || e->coll != a->coll || e->root != a->root || e->count != a->count ||
         e->elem_size != a->elem_size || e->commutative != a->commutative ||
-        e->in_place != a->in_place || e->call != a->call)
+        e->in_place != a->in_place || e->call != a->call || e->rules != rt.current)
         return false;
     const size_t *v[6];
     size_t len[6], at = 0;
@@ -643,13 +765,22 @@ static bool same_key(const trl_cache_entry *e, const trl_coll_args *a, int size)
     return at == e->nvec;
 }
 
+void trl_comm_rules_changed(trl_comm *c)
+{
+    c->rules_gen = trl_rules_gen;
+    c->cache_gen++; /* no repeat skips to an entry of the old rules */
+    memset(c->choice, 0, sizeof c->choice);
+    memset(c->sizeless, 0, sizeof c->sizeless);
+}
+
 static bool choose(trl_comm *c, trl_coll_args *a, trl_choice *ch)
 {
+    trl_comm_sync_rules(c);
     a->rank = c->rank;
     a->size = c->size;
     a->topo = c->topo.host ? &c->topo : NULL; /* NULL: out of memory earlier */
     size_t bytes = trl_coll_rule_bytes(a);
-    if (trl_select(&rt.user, &rt.builtin, a, bytes, ch) != TRL_OK)
+    if (trl_select(rt.user, &rt.builtin, a, bytes, ch) != TRL_OK)
         return false;
     if (trl_verbose_level() > 0 && c->rank == 0)
         say_choice(c, a, bytes, ch);
@@ -663,6 +794,7 @@ const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a)
      * communicator and the form of call alone (a non-blocking call may not
      * get what needs an exchange of counts first). */
     bool fixed = !trl_coll_has_bytes(a->coll) && !trl_coll_is_reduction(a->coll);
+    trl_comm_sync_rules(c);
     if (fixed && c->choice[a->coll][a->call])
         return c->choice[a->coll][a->call];
     trl_choice ch;
@@ -675,12 +807,13 @@ const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a)
 
 trl_sizeless trl_comm_sizeless(trl_comm *c, trl_coll_args *a)
 {
+    trl_comm_sync_rules(c);
     signed char *known = &c->sizeless[a->coll][a->call][a->commutative];
     if (!*known) {
         a->rank = c->rank;
         a->size = c->size;
         a->topo = c->topo.host ? &c->topo : NULL;
-        *known = (signed char)(1 + trl_select_sizeless(&rt.user, &rt.builtin, a));
+        *known = (signed char)(1 + trl_select_sizeless(rt.user, &rt.builtin, a));
     }
     return (trl_sizeless)(*known - 1);
 }
@@ -762,7 +895,8 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)
     }
     *e = (trl_cache_entry){.coll = a->coll, .root = a->root, .count = a->count,
                            .elem_size = a->elem_size, .commutative = a->commutative,
-                           .in_place = a->in_place, .call = a->call, .valid = true,
+                           .in_place = a->in_place, .call = a->call, .rules = rt.current,
+                           .valid = true,
                            .tag_class = a->inter && trl_coll_is_rooted(a->coll) ? 1 + a->root : 0,
                            .transient = transient,
                            .vec = vec, .nvec = nvec, .algo = algo, .sched = e->sched,

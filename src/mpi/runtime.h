@@ -20,6 +20,7 @@ typedef struct {
     size_t count, elem_size;
     bool commutative, in_place;
     trl_call_kind call; /* the rules may choose differently by kind */
+    unsigned rules;     /* the rules it was chosen by (trellis_set_rules) */
     bool valid;
     /* Which counter of tag ranges its runs take (trl_comm_tags): 0, or for
      * an intercommunicator's rooted call 1 + the root's merged rank. */
@@ -100,6 +101,9 @@ typedef struct {
     /* trl_comm_sizeless's answers + 1 (0: not asked yet), per form of call
      * and commutativity. */
     signed char sizeless[TRL_COLL_COUNT][TRL_CALL_PERSISTENT + 1][2];
+    /* trl_rules_gen when move_memo, choice and sizeless were last known to
+     * answer for the rules in force (trl_comm_sync_rules). */
+    unsigned rules_gen;
     trl_topo topo; /* where each rank sits: from WORLD's, no communication */
     /* The same on every rank of the communicator, different for every
      * communicator: rank 0's world rank and its count of communicators
@@ -164,6 +168,17 @@ bool trl_runtime_ready(void);
 /* A hash of the user's rules text, the same on every rank of one job (the
  * runtime checked it): intercommunicators joining two jobs compare it. */
 unsigned long long trl_rules_hash(void);
+
+/* Moves on whenever trellis_set_rules replaces the rules. A communicator's
+ * memos and answers kept outside its cache's keys (move_memo, choice,
+ * sizeless) are from older rules while its rules_gen differs. */
+extern unsigned trl_rules_gen;
+void trl_comm_rules_changed(trl_comm *c);
+static inline void trl_comm_sync_rules(trl_comm *c)
+{
+    if (c->rules_gen != trl_rules_gen)
+        trl_comm_rules_changed(c);
+}
 
 /* Keep e from eviction while it runs; unpin when done (a transient entry
  * is then freed). */

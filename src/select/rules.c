@@ -583,6 +583,12 @@ int trl_rules_parse_inline(const char *text, trl_ruleset *out, trl_rules_error *
     return parse_text(text, "TRELLIS_RULES", true, out, err);
 }
 
+int trl_rules_parse_inline_as(const char *text, const char *source, trl_ruleset *out,
+                              trl_rules_error *err)
+{
+    return parse_text(text, source, true, out, err);
+}
+
 /* ---- TRELLIS_RULES -------------------------------------------------------- */
 
 /* The file's bytes, NUL-terminated, in *text; their number in *len. */

@@ -68,6 +68,9 @@ typedef struct {
  * line, columns counted within the part. */
 int trl_rules_parse(const char *text, const char *source, trl_ruleset *out, trl_rules_error *err);
 int trl_rules_parse_inline(const char *text, trl_ruleset *out, trl_rules_error *err);
+/* The same under another source name (trellis_set_rules' rules). */
+int trl_rules_parse_inline_as(const char *text, const char *source, trl_ruleset *out,
+                              trl_rules_error *err);
 void trl_rules_free(trl_ruleset *rs);
 
 /* "trellis: <source>:<line>:<column>: <message>" without the prefix. */
