@@ -53,6 +53,7 @@ class Worker:
         except FileNotFoundError:
             raise TrellisError(f"trellis tune: {command[0]} not found: run scripts/setup.sh",
                                127) from None  # fmt: skip
+        self.pending = b""  # read from rank 0, not yet a whole line
         self.sel = selectors.DefaultSelector()
         self.sel.register(self.proc.stdout, selectors.EVENT_READ)
         words = self._line(START_TIMEOUT_S).split()
@@ -76,17 +77,24 @@ class Worker:
         )
 
     def _line(self, timeout: float) -> str:
+        """The next non-empty line from rank 0, read from the pipe unbuffered: a
+        buffered reader could hold lines the selector no longer sees."""
         deadline = time.monotonic() + timeout
         while True:
+            cut = self.pending.find(b"\n")
+            if cut >= 0:
+                line, self.pending = self.pending[:cut], self.pending[cut + 1 :]
+                if line.strip():
+                    return line.decode(errors="replace").strip()
+                continue
             left = deadline - time.monotonic()
             if left <= 0:
                 self._fail(f"no reply in {timeout:.0f} s")
             if self.sel.select(left):
-                line = self.proc.stdout.readline()
-                if not line:
+                chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+                if not chunk:
                     self._fail(f"it ended (exit {self.proc.wait()})")
-                if line.strip():
-                    return line.strip()
+                self.pending += chunk
 
     def _send(self, line: str) -> None:
         try:
