@@ -10,9 +10,9 @@ from trellis import native
 from trellis.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
-TABLE_SOURCE = REPO / "src" / "algo" / "algorithms.c"
-# The intercommunicator algorithms' entries, which algorithms.c expands.
-INTER_SOURCE = REPO / "src" / "algo" / "inter" / "table.h"
+# The registry the table is expanded from, and the collectives each given "mpi".
+REGISTRY_SOURCE = REPO / "src" / "algo" / "registry.h"
+COLLECTIVES_SOURCE = REPO / "src" / "algo" / "algo.h"
 COLLECTIVES = {
     "bcast", "reduce", "allreduce", "barrier",
     "gather", "gatherv", "scatter", "scatterv",
@@ -25,25 +25,18 @@ PARAM_KEYS = {"name", "kind", "default", "min", "max", "help", "of", "choices", 
 
 def source_table() -> set[tuple[str, str]]:
     """(collective, algorithm) of every entry of trl_algorithms, read from the C source
-    itself (not through trellis-info), with the file's own abbreviations (#define B
-    TRL_COLL_BCAST)."""
-    text = TABLE_SOURCE.read_text()
-    abbrev = {
-        short: coll.lower() for short, coll in re.findall(r"#define (\w+) TRL_COLL_(\w+)", text)
-    }
-    body = text[text.index("trl_algorithms[]") :]
+    itself (not through trellis-info): the registry's ALGO and CHECKED entries, and
+    "mpi" for every collective of TRL_COLL_MAP."""
+    text = REGISTRY_SOURCE.read_text()
+    body = text[text.index("#define TRL_ALGORITHMS") :]  # past the comment's examples
     entries = {
-        (abbrev[short], name)
-        for short, name in re.findall(r"\{\s*(\w+),\s*\"(\w+)\"", body)
-        if short in abbrev
-    }
-    assert len(entries) >= 8, f"could not read the table from {TABLE_SOURCE}"
-    inter = {
         (coll.lower(), name)
-        for coll, name in re.findall(r"\{\s*TRL_COLL_(\w+),\s*\"(\w+)\"", INTER_SOURCE.read_text())
+        for coll, name in re.findall(r"\b(?:ALGO|CHECKED)\(\s*(\w+),\s*\"(\w+)\"", body)
     }
-    assert len(inter) >= 30, f"could not read the table from {INTER_SOURCE}"
-    return entries | inter
+    assert len(entries) >= 100, f"could not read the registry from {REGISTRY_SOURCE}"
+    collectives = re.findall(r"X\(\w+, \"(\w+)\", \"MPI_\w+\"\)", COLLECTIVES_SOURCE.read_text())
+    assert set(collectives) == COLLECTIVES, f"could not read TRL_COLL_MAP from {COLLECTIVES_SOURCE}"
+    return entries | {(coll, "mpi") for coll in collectives}
 
 
 def test_json_lists_every_algorithm_of_the_c_table(run_trellis) -> None:

@@ -182,3 +182,132 @@ def test_readme_says_what_app_is_and_names_every_explain_option() -> None:
     start = readme.index("- `trellis explain <collective>")
     item = readme[start:readme.index("\n- `trellis ", start + 1)]
     assert {o for o in options if f"{o}" not in item} == set()
+
+
+# The algorithm tables of docs/rules.md ("## Algorithms") against the table itself
+# (`trellis algorithms --json`, which follows the registry, src/algo/registry.h): an
+# algorithm added, renamed or given other parameters shows here until the docs follow.
+
+
+def markdown_tables(text: str, header: str) -> list[list[list[str]]]:
+    """The rows (lists of cells) of every table of text whose header row starts with
+    `header`."""
+    tables, lines = [], text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith(header) and i + 1 < len(lines) and lines[i + 1].startswith("|---"):
+            rows = []
+            for row in lines[i + 2 :]:
+                if not row.startswith("|"):
+                    break
+                rows.append([cell.strip() for cell in row.strip().strip("|").split("|")])
+            tables.append(rows)
+    return tables
+
+
+def outside_parentheses(text: str) -> str:
+    out, depth = [], 0
+    for ch in text:
+        depth += ch == "("
+        if depth == 0:
+            out.append(ch)
+        depth -= ch == ")" and depth > 0
+    return "".join(out)
+
+
+def row_collectives(cell: str, every: set[str]) -> set[str]:
+    """`bcast, reduce`, `every collective`, `every collective but scan, exscan`, each
+    perhaps followed by a parenthesis."""
+    cell = outside_parentheses(cell).strip()
+    if cell == "every collective":
+        return set(every)
+    if cell.startswith("every collective but "):
+        return every - set(cell[len("every collective but ") :].split(", "))
+    return set(cell.split(", "))
+
+
+def check_param_text(cell: str, params: list[dict], where: str) -> None:
+    """The forms a parameters cell writes a parameter in, against its spec:
+    `radix` 2..1024 (4); `segment` size, at least 1 (64K); `world` an allgatherv
+    algorithm (`bruck`); `file` ... (required); `bcast` (binomial)."""
+    by_name = {p["name"]: p for p in params}
+    for m in re.finditer(r"`(\w+)` (\d+)\.\.(\d+) \((\w+)\)", cell):
+        p = by_name.get(m[1])
+        if p:
+            got = (p["kind"], p["min"], p["max"], p["default"])
+            assert got == ("int", int(m[2]), int(m[3]), m[4]), f"{where}: {m[0]} but {got}"
+    for m in re.finditer(r"`(\w+)` size, at least (\d+) \((\w+)\)", cell):
+        p = by_name.get(m[1])
+        if p:
+            got = (p["kind"], p["min"], p["default"])
+            assert got == ("size", int(m[2]), m[3]), f"{where}: {m[0]} but {got}"
+    for m in re.finditer(r"`(\w+)` an? (\w+) algorithm \(`?(\w+)`?\)", cell):
+        p = by_name.get(m[1])
+        if p:
+            got = (p["of"], p["default"])
+            assert got == (m[2], m[3]), f"{where}: {m[0]} but {got}"
+    for m in re.finditer(r"`(\w+)` [^,`]*\(required\)", cell):
+        p = by_name.get(m[1])
+        if p:
+            assert p["required"], f"{where}: {m[0]} but it has a default"
+    for m in re.finditer(r"`(\w+)` \((\w+)\)", cell):
+        p = by_name.get(m[1])
+        if p:
+            assert p["default"] == m[2], f"{where}: {m[0]} but the default is {p['default']}"
+
+
+def test_rules_md_algorithm_table_follows_the_table() -> None:
+    """Its rows: collectives | algorithm (backquoted, then any remark in parentheses) |
+    parameters (empty where there are none) | needs a commutative operation (yes: the
+    restriction; empty or no: not it; other words: a condition, not checked)."""
+    table = json.loads(native.info("algorithms"))
+    algos = {(a["collective"], a["name"]): a for a in table}
+    every = {a["collective"] for a in table}
+    (rows,) = markdown_tables((REPO / "docs" / "rules.md").read_text(),
+                              "| collective | algorithm | parameters")  # fmt: skip
+    documented: list[tuple[str, str]] = []
+    for cells in rows:
+        where = f"rules.md: | {' | '.join(cells)} |"[:120]
+        colls, algo_cell, param_cell, commutative = cells
+        names = re.findall(r"`(\w+)`", outside_parentheses(algo_cell))
+        assert names, where
+        pairs = [(c, n) for c in sorted(row_collectives(colls, every)) for n in names]
+        for pair in pairs:
+            assert pair in algos, f"{where}: no algorithm {pair[1]} for {pair[0]}"
+        documented += pairs
+        for c, n in pairs:
+            algo = algos[(c, n)]
+            assert bool(param_cell) == bool(algo["params"]), (
+                f"{where}: {c} {n} has parameters {[p['name'] for p in algo['params']]}"
+            )
+            check_param_text(param_cell, algo["params"], f"{where} ({c})")
+            needs = "commutative" in algo["restrictions"]
+            if commutative == "yes":
+                assert needs, f"{where}: {c} {n} does not need a commutative operation"
+            elif commutative in ("", "no"):
+                assert not needs, f"{where}: {c} {n} needs a commutative operation"
+        named = set(re.findall(r"`(\w+)`", outside_parentheses(param_cell)))
+        known = {p["name"] for c, n in pairs for p in algos[(c, n)]["params"]}
+        assert named <= known, f"{where}: no parameter {sorted(named - known)}"
+    assert len(documented) == len(set(documented)), "an algorithm has two rows"
+    missing = sorted(set(algos) - set(documented))
+    assert not missing, f"rules.md's table of algorithms leaves out {missing}"
+
+
+@pytest.mark.parametrize("algorithm", ["inter_leader", "inter_hosts"])
+def test_rules_md_intercommunicator_tables_follow_the_table(algorithm) -> None:
+    """| collectives | what it does | every parameter: `name` (default) |, one row for
+    each collective that has the algorithm."""
+    table = json.loads(native.info("algorithms"))
+    algos = {a["collective"]: a for a in table if a["name"] == algorithm}
+    (rows,) = markdown_tables((REPO / "docs" / "rules.md").read_text(),
+                              f"| collective | `{algorithm}` does |")  # fmt: skip
+    documented: list[str] = []
+    for colls, _, param_cell in rows:
+        where = f"rules.md: {algorithm}: {colls}"
+        for coll in colls.split(", "):
+            assert coll in algos, f"{where}: {coll} has no {algorithm}"
+            documented.append(coll)
+            params = algos[coll]["params"]
+            assert set(re.findall(r"`(\w+)`", param_cell)) == {p["name"] for p in params}, where
+            check_param_text(param_cell, params, where)
+    assert sorted(documented) == sorted(algos), f"rules.md's {algorithm} table: {documented}"

@@ -6,7 +6,9 @@
  *   test_algos --check-list <collective:algorithm>...
  *
  * The second form fails if the table holds an algorithm the list (the
- * ctests CMake registers) leaves out, so no algorithm goes untested.
+ * ctests CMake registers, listed from the registry when it configures)
+ * leaves out, or the list one the table lacks: a build whose tests were
+ * configured from another registry.
  *
  * The case functions live in check_<family>.c; element types and helpers
  * in algo_check.c. */
@@ -117,8 +119,19 @@ static int check_list(int argc, char **argv)
         for (int i = 0; i < argc && !found; i++)
             found = strcmp(argv[i], want) == 0;
         if (!found) {
-            fprintf(stderr, "%s is in the table but not in TRELLIS_ALGOS (tests/CMakeLists.txt)\n",
+            fprintf(stderr, "%s is in the table but has no ctest: configure again (cmake)\n",
                     want);
+            missing++;
+        }
+    }
+    for (int i = 0; i < argc; i++) {
+        const char *colon = strchr(argv[i], ':');
+        int coll = colon ? trl_coll_from_name(argv[i], (size_t)(colon - argv[i])) : -1;
+        const trl_algo *a = coll < 0 ? NULL
+                                     : trl_algo_find((trl_coll)coll, colon + 1, strlen(colon + 1));
+        if (!a || !a->build) {
+            fprintf(stderr, "%s has a ctest but is not in the table: configure again (cmake)\n",
+                    argv[i]);
             missing++;
         }
     }

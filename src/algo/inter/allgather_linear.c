@@ -9,6 +9,7 @@
  * the two groups.
  * Any group sizes. Empty blocks are not sent: both ends see the count.
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_allgather_linear(const trl_coll_args *a, trl_sched *s)

@@ -16,6 +16,7 @@
  * Any group sizes and layouts; a non-commutative operation needs each host
  * to hold consecutive ranks of its group (host by host is rank order).
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_allreduce_hosts(const trl_coll_args *a, trl_sched *s)

@@ -12,6 +12,7 @@
  * Any group sizes; non-commutative operations keep rank order in the
  * reduce (group ranks are the intercommunicator's).
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_allreduce_leader(const trl_coll_args *a, trl_sched *s)

@@ -9,6 +9,7 @@
  * From: the flat trees of LAM-MPI (seed 000), once per direction.
  * Any group sizes. Non-commutative operations: trl__inter_fold_remote.
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_allreduce_linear(const trl_coll_args *a, trl_sched *s)

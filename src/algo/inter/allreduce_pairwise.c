@@ -16,6 +16,7 @@
  * Any group sizes; non-commutative operations keep rank order where the
  * group's allreduce does (group ranks are the intercommunicator's).
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_allreduce_pairwise(const trl_coll_args *a, trl_sched *s)

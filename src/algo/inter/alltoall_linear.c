@@ -9,6 +9,7 @@
  * Any group sizes. Counts and displacements are this rank's own, per
  * remote rank; empty messages are left out (both ends see the count).
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_alltoall_linear(const trl_coll_args *a, trl_sched *s)

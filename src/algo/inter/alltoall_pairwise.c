@@ -14,6 +14,7 @@
  * message, and both ranks of a pair agree on its round, so every rank
  * finishes round k once every rank has finished the rounds before it.
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_alltoall_pairwise(const trl_coll_args *a, trl_sched *s)

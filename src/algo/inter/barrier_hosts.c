@@ -16,6 +16,7 @@
  * remote leader replaces the exchange between two.
  * Any group sizes and layouts.
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_barrier_hosts(const trl_coll_args *a, trl_sched *s)

@@ -12,6 +12,7 @@
  * leader scheme of its other collectives (local part, leaders, local part).
  * Any group sizes.
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_barrier_leader(const trl_coll_args *a, trl_sched *s)

@@ -8,6 +8,7 @@
  * across the two groups.
  * Any group sizes. Messages carry no data.
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_barrier_linear(const trl_coll_args *a, trl_sched *s)

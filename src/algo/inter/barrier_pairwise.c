@@ -15,6 +15,7 @@
  * does the same with its last dimension.
  * Any group sizes.
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_barrier_pairwise(const trl_coll_args *a, trl_sched *s)

@@ -12,6 +12,7 @@
  * the hierarchical bcasts of seed 004 have.
  * Any group sizes and layouts; no layout: one host, as inter_leader.
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_bcast_hosts(const trl_coll_args *a, trl_sched *s)

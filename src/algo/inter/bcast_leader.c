@@ -10,6 +10,7 @@
  * Operations"): root to the remote group's leader, then a local broadcast.
  * Any group sizes: the group's bcast handles its own size.
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_bcast_leader(const trl_coll_args *a, trl_sched *s)

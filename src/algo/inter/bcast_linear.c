@@ -8,6 +8,7 @@
  * groups; seed 003 sends to the remote leader instead (bcast leader).
  * Any group sizes: nothing depends on a power of two.
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_bcast_linear(const trl_coll_args *a, trl_sched *s)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "algo/blocks.h"
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 /* The root: all blocks in one message. */

@@ -11,6 +11,7 @@
  * its counts and displacements, which it knows in MPI. Empty blocks are
  * not sent: both ends see the same count.
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_gather_linear(const trl_coll_args *a, trl_sched *s)

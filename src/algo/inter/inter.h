@@ -170,32 +170,7 @@ int trl__inter_linear_blocks(const trl_coll_args *a, trl_sched *s, bool to_root)
  * lie at i*count already). Returns a status. */
 int trl__inter_local_blocks(const trl_coll_args *a, size_t *total, size_t **packed);
 
-/* The builders, src/algo/inter/<collective>_<name>.c. */
-#define TRL_INTER_BUILDER(coll, name) \
-    int trl_inter_##coll##_##name(const trl_coll_args *a, trl_sched *s);
-TRL_INTER_BUILDER(bcast, linear)
-TRL_INTER_BUILDER(bcast, leader)
-TRL_INTER_BUILDER(bcast, hosts)
-TRL_INTER_BUILDER(reduce, linear)
-TRL_INTER_BUILDER(reduce, leader)
-TRL_INTER_BUILDER(allreduce, linear)
-TRL_INTER_BUILDER(allreduce, leader)
-TRL_INTER_BUILDER(allreduce, pairwise)
-TRL_INTER_BUILDER(allreduce, hosts)
-TRL_INTER_BUILDER(barrier, linear)
-TRL_INTER_BUILDER(barrier, leader)
-TRL_INTER_BUILDER(barrier, pairwise)
-TRL_INTER_BUILDER(barrier, hosts)
-TRL_INTER_BUILDER(gather, linear)   /* serves gatherv */
-TRL_INTER_BUILDER(gather, leader)
-TRL_INTER_BUILDER(scatter, linear)  /* serves scatterv */
-TRL_INTER_BUILDER(scatter, leader)
-TRL_INTER_BUILDER(allgather, linear) /* serves allgatherv */
-TRL_INTER_BUILDER(allgather, leader)
-TRL_INTER_BUILDER(alltoall, linear)  /* serves alltoallv and alltoallw */
-TRL_INTER_BUILDER(alltoall, pairwise)
-TRL_INTER_BUILDER(reduce_scatter, linear) /* serves reduce_scatter_block */
-TRL_INTER_BUILDER(reduce_scatter, leader)
-#undef TRL_INTER_BUILDER
+/* The builders, src/algo/inter/<collective>_<name>.c, are declared from the
+ * registry (algo/builders.h). */
 
 #endif

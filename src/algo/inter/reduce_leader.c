@@ -11,6 +11,7 @@
  * Any group sizes. Non-commutative operations: the group's reduce keeps
  * rank order (group ranks are the intercommunicator's ranks of that group).
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_reduce_leader(const trl_coll_args *a, trl_sched *s)

@@ -8,6 +8,7 @@
  * Any group sizes. Non-commutative operations: the root folds right to
  * left (trl__inter_fold_remote), ending with x_0 op x_1 op ... op x_{n-1}.
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_reduce_linear(const trl_coll_args *a, trl_sched *s)

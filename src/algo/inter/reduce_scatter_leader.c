@@ -17,6 +17,7 @@
  */
 #include <stdlib.h>
 
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_reduce_scatter_leader(const trl_coll_args *a, trl_sched *s)

@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_reduce_scatter_linear(const trl_coll_args *a, trl_sched *s)

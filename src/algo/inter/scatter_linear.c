@@ -10,6 +10,7 @@
  * Any group sizes. A receiver reads only its own count (a->count). Empty
  * blocks are not sent.
  */
+#include "algo/builders.h"
 #include "algo/inter/inter.h"
 
 int trl_inter_scatter_linear(const trl_coll_args *a, trl_sched *s)
