@@ -16,6 +16,7 @@ import json
 import math
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -107,13 +108,14 @@ def machine_words(mpi: str) -> str:
                 break
     except OSError:
         pass
-    launcher = mpi_impl.get(mpi).launcher()
+    kind = mpi_impl.get(mpi)
     try:
-        proc = subprocess.run([launcher, "--version"], capture_output=True, text=True,
+        proc = subprocess.run([kind.launcher(), "--version"], capture_output=True, text=True,
                               check=False, timeout=30)  # fmt: skip
-        version = proc.stdout.strip().splitlines()[0]
-    except (OSError, IndexError, subprocess.TimeoutExpired):
-        version = launcher
+        found = re.search(r"\b(\d+\.\d+(?:\.\d+)?)\b", proc.stdout)
+        version = f"{kind.title} {found.group(1) if found else '(version unknown)'}"
+    except OSError:
+        version = f"{kind.title} ({kind.launcher()} not found)"
     return f"{platform.node()}, {cpu}, {os.cpu_count()} cores; {version}"
 
 
