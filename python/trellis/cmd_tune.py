@@ -96,6 +96,9 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
                         "first, into FILE.model")  # fmt: skip
     parser.add_argument("--top", type=int, default=TOP, metavar="K",
                         help=f"candidates measured from the model's order ({TOP})")  # fmt: skip
+    parser.add_argument("--block-ms", type=float, default=1000 * tune_run.BLOCK_S, metavar="MS",
+                        help="about how long one candidate's block of calls lasts "
+                        f"({1000 * tune_run.BLOCK_S:.0f})")  # fmt: skip
     parser.add_argument("--exhaustive", action="store_true",
                         help="measure all of the space, not the model's best few")  # fmt: skip
     parser.add_argument("--resume", action="store_true",
@@ -248,7 +251,7 @@ def plan_point(point: Point, args: argparse.Namespace, model: Model,
     # A block is BLOCK_S long, or MIN_ITERS calls where a call takes longer (the model's
     # time of the best candidate, seconds).
     call_s = min((predicted[c] for c in chosen), default=0.0) * 1e-9
-    block = max(tune_run.BLOCK_S, tune_run.MIN_ITERS * call_s)
+    block = max(args.block_ms / 1000, tune_run.MIN_ITERS * call_s)
     return Planned(point, cands, builtin.label, order, len(cands) * len(point.sizes) * block)
 
 
@@ -261,7 +264,8 @@ def tune_job(args: argparse.Namespace, extra: list[str], ranks: int | None, ctx:
         progress(f"{layout.ranks} ranks, {layout.hosts} host(s) x {layout.ranks_per_host}: "
                  f"ranking the candidates of {len(todo)} points under the model")  # fmt: skip
         plans = [plan_point(p, args, ctx["model"], ctx["algorithms"]) for p in todo]
-        session = Session(worker.measure, worker.define, csv_path=ctx["csv"])
+        session = Session(worker.measure, worker.define, csv_path=ctx["csv"],
+                          block_s=args.block_ms / 1000)  # fmt: skip
         # Later jobs' points are weighed as this job's average.
         later = ctx["later"] * sum(p.cost for p in plans) / max(len(plans), 1)
         for i, plan in enumerate(plans):
@@ -307,7 +311,7 @@ def run(args: argparse.Namespace, extra: list[str] | None = None) -> str:
     if not model_path.is_file():
         raise TrellisError(f"trellis tune: no model file {model_path}", 2)
     algorithms = json.loads(native.info("algorithms"))
-    per_job = len(args.colls) * len(args.sizes)  # an upper bound, for the budget's shares
+    per_job = sum(1 if c in tune_space.SIZELESS else len(args.sizes) for c in args.colls)
     ctx = {"csv": csv_path, "state": state, "config": config, "outcomes": outcomes,
            "done": {f"{o.layout.ranks}x{o.layout.hosts}:{o.coll}:" + ",".join(map(str, o.sizes))
                     for o in outcomes},
