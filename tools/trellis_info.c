@@ -4,7 +4,7 @@
  *
  *   trellis-info algorithms
  *       The table of algorithms as JSON.
- *   trellis-info builtin-rules
+ *   trellis-info builtin-rules | tuned-rules
  *       The built-in rules, in the rules language.
  *   trellis-info explain <collective> --ranks N [--remote-ranks M] [--bytes B]
  *                [--root R] [--elem-size S] [--noncommutative] [--nonblocking]
@@ -55,7 +55,7 @@
 
 static const char usage_text[] =
     "usage: trellis-info algorithms\n"
-    "       trellis-info builtin-rules\n"
+    "       trellis-info builtin-rules | tuned-rules\n"
     "       trellis-info explain <collective> --ranks N [--remote-ranks M] [--bytes B]\n"
     "                    [--root R] [--elem-size S] [--noncommutative] [--nonblocking]\n"
     "                    [--rules TEXT-OR-FILE] [--topology LAYOUT] [--rank R]\n"
@@ -428,8 +428,8 @@ static void rule_reason(const resolved_call *c, const trl_rule *r, char *buf, si
     buf[0] = '\0';
     if (!r)
         return;
-    if (!strcmp(r->source, "built-in"))
-        trl_rules_reason(trl_builtin_rules_text, r->line, buf, len);
+    if (r >= c->builtin.rules && r < c->builtin.rules + c->builtin.n)
+        trl_rules_reason(trl_builtin_text_of(r), r->line, buf, len);
     else if (strcmp(r->source, "TRELLIS_RULES") && c->text)
         trl_rules_reason(c->text, r->line, buf, len);
 }
@@ -786,7 +786,7 @@ int resolve_call(const explain_opts *o, resolved_call *c)
         fprintf(stderr, "trellis: %s\n", msg);
         return EXIT_USAGE;
     }
-    if (trl_rules_parse(trl_builtin_rules_text, "built-in", &c->builtin, &err)) {
+    if (trl_builtin_rules_load(&c->builtin, &err)) {
         trl_rules_error_format(&err, msg, sizeof msg);
         fprintf(stderr, "trellis: the built-in rules do not parse: %s\n", msg);
         return EXIT_FAIL;
@@ -1058,6 +1058,12 @@ int main(int argc, char **argv)
         if (argc > 2)
             return usage_error("builtin-rules takes no arguments");
         fputs(trl_builtin_rules_text, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "tuned-rules")) {
+        if (argc > 2)
+            return usage_error("tuned-rules takes no arguments");
+        fputs(trl_tuned_rules_text, stdout);
         return 0;
     }
     if (!strcmp(cmd, "explain"))

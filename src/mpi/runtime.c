@@ -268,7 +268,7 @@ void trl_runtime_init(void)
     rt.cache_cap = (int)trl_setting_count("TRELLIS_CACHE_SIZE", 64);
 
     trl_rules_error err;
-    if (trl_rules_parse(trl_builtin_rules_text, "built-in", &rt.builtin, &err)) {
+    if (trl_builtin_rules_load(&rt.builtin, &err)) {
         /* The unit tests parse the built-in rules; this cannot happen in a
          * tested build, but never run on rules we could not read. */
         char msg[900];

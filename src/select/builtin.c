@@ -16,6 +16,22 @@
  * barrier were measured there, the others not (their comment says so). */
 #include "select/rules.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/settings.h"
+#include "core/status.h"
+
+/* TRL_TUNED_RULES_TEXT: src/select/tuned.rules, the rules `trellis tune`
+ * wrote on the reference layouts (bench/tune_builtin.sh), each with its
+ * measurements. They name their layout exactly (ranks=, hosts=,
+ * ranks_per_host=), so they come first and the hand-written rules below
+ * serve the rest; they keep their own source name ("tuned") so that the
+ * hand rules' line numbers stay put when the tuned ones are made anew. */
+#include "tuned_rules.h"
+
+const char trl_tuned_rules_text[] = TRL_TUNED_RULES_TEXT;
+
 const char trl_builtin_rules_text[] =
     "# Built-in rules. First match wins; a rule whose algorithm cannot serve\n"
     "# the call (for example one needing a commutative operation) is passed\n"
@@ -225,3 +241,46 @@ const char trl_builtin_rules_text[] =
     "alltoallw                            inter_linear\n"
     "reduce_scatter                       inter_leader\n"
     "reduce_scatter_block                 inter_leader\n";
+
+static const char tuned_source[] = "tuned";
+
+int trl_builtin_rules_load(trl_ruleset *out, trl_rules_error *err)
+{
+    trl_ruleset tuned = {0}, hand = {0};
+    *out = (trl_ruleset){0};
+    /* TRELLIS_TUNED=off: the hand rules alone (to compare, or where the
+     * tuned machine is unlike this one). */
+    const char *tuned_text = trl_setting_on("TRELLIS_TUNED", true) ? trl_tuned_rules_text : "";
+    int rc = trl_rules_parse(tuned_text, tuned_source, &tuned, err);
+    if (rc)
+        return rc;
+    rc = trl_rules_parse(trl_builtin_rules_text, "built-in", &hand, err);
+    if (rc) {
+        trl_rules_free(&tuned);
+        return rc;
+    }
+    /* The tuned rules move in front of the hand ones: each rule's source
+     * points at a name that outlives the ruleset. */
+    trl_rule *all = realloc(hand.rules, (tuned.n + hand.n) * sizeof *all + 1);
+    if (!all) {
+        trl_rules_free(&tuned);
+        trl_rules_free(&hand);
+        return TRL_ERR_NOMEM;
+    }
+    memmove(all + tuned.n, all, hand.n * sizeof *all);
+    for (size_t i = 0; i < tuned.n; i++) {
+        all[i] = tuned.rules[i];
+        all[i].source = tuned_source;
+    }
+    free(tuned.rules); /* the rules themselves now belong to `all` */
+    free(tuned.source);
+    hand.rules = all;
+    hand.n += tuned.n;
+    *out = hand;
+    return TRL_OK;
+}
+
+const char *trl_builtin_text_of(const trl_rule *r)
+{
+    return r->source == tuned_source ? trl_tuned_rules_text : trl_builtin_rules_text;
+}

@@ -76,8 +76,15 @@ void trl_rules_free(trl_ruleset *rs);
 /* "trellis: <source>:<line>:<column>: <message>" without the prefix. */
 void trl_rules_error_format(const trl_rules_error *err, char *buf, size_t len);
 
-/* The built-in rules, in the rules language. */
+/* The built-in rules, in the rules language: those `trellis tune` wrote
+ * for the reference layouts (src/select/tuned.rules, source "tuned"), then
+ * those written by hand (source "built-in"). */
+extern const char trl_tuned_rules_text[];
 extern const char trl_builtin_rules_text[];
+/* Both parsed into one ruleset, the tuned rules first. */
+int trl_builtin_rules_load(trl_ruleset *out, trl_rules_error *err);
+/* The text a built-in rule was read from (for its reason, its comment). */
+const char *trl_builtin_text_of(const trl_rule *r);
 
 /* The reason written above the rule at `line` of a rules text: the first
  * comment block above it, past any rules between (src/select/reason.c),
