@@ -68,7 +68,7 @@ def test_large_messages_get_the_bandwidth_forms(coll: str, size: str, expected: 
 
 def test_large_allreduce_across_four_hosts_is_pipelined() -> None:
     """From 1 MiB on 4 hosts the pieces overlap their host steps with the transfers
-    (docs/results.md, pipelined hier_sharded); below, one piece."""
+    (docs/notebook/builtin-rules-hosts.md, pipelined hier_sharded); below, one piece."""
     assert "pipeline=3" in choice("allreduce", 16, MULTI_HOST[0][1], "1M")["rule"]["text"]
     assert "pipeline" not in choice("allreduce", 16, MULTI_HOST[0][1], "512K")["rule"]["text"]
 
