@@ -69,7 +69,6 @@ EXCEPTIONS = {
             "src/algo/params_extra",
             "src/algo/params_levels",
         ],
-        ["src/core/log", "src/core/settings"],
         [
             "src/tree/script_file",
             "src/tree/tree_file",
