@@ -69,12 +69,6 @@ EXCEPTIONS = {
             "src/algo/params_extra",
             "src/algo/params_levels",
         ],
-        [
-            "src/tree/script_file",
-            "src/tree/tree_file",
-            "src/tree/tree_read",
-            "src/tree/tree_section",
-        ],
         ["tools/info_simulate", "tools/trellis_info"],
     ],
     "upward": [
