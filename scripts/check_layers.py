@@ -62,13 +62,6 @@ EXCEPTIONS = {
         # runtime.c and engine.c call each other; trace sits between them.
         ["src/mpi/engine", "src/mpi/runtime", "src/mpi/trace"],
         # Outside src/mpi: fixed by the commits that follow this one.
-        [
-            "src/algo/algo",
-            "src/algo/blocks",
-            "src/algo/inter/inter",
-            "src/algo/params_extra",
-            "src/algo/params_levels",
-        ],
         ["tools/info_simulate", "tools/trellis_info"],
     ],
     "upward": [

@@ -10,6 +10,7 @@
 
 #include "algo/algo.h"
 #include "algo/inter/inter.h"
+#include "algo/params.h"
 #include "select/rules.h"
 #include "topo/topo.h"
 

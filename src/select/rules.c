@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "algo/params.h"
 #include "core/env_value.h"
 #include "core/status.h"
 

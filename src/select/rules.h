@@ -110,6 +110,15 @@ typedef struct {
     const char *why;          /* why `rejected` could not serve */
 } trl_choice;
 
+/* The size the rules' bytes= filter sees (docs/rules.md), the `bytes` of
+ * trl_select below:
+ *   bcast, reduce, allreduce, scan, exscan: the message;
+ *   gather, scatter, allgather, alltoall: one rank's block;
+ *   allgatherv: the average block (all blocks / ranks, rounded down);
+ *   reduce_scatter, reduce_scatter_block: the whole vector reduced;
+ *   the others: 0 (see trl_coll_has_bytes). */
+size_t trl_coll_rule_bytes(const trl_coll_args *a);
+
 /* First rule (user rules, then built-in) matching the call whose algorithm
  * can serve it. The layout filters read a->topo (NULL: one host). Returns a
  * negative status only if nothing matches, which the built-in rules rule
