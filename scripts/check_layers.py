@@ -12,14 +12,14 @@ the exception list. tests/python/test_layers.py runs it.
 The graph. A node is a file without its extension: runtime.c and runtime.h are one
 node, src/mpi/runtime. There is an arrow from A to B when
   - a file of A includes a header of B (#include "..."), or
-  - a file of A names a function that a header it includes (directly or not) declares
-    and that a .c file of a third node B defines: a header that declares what another
-    file defines (as tools/trellis_info.h once declared info_simulate.c's cmd_simulate)
-    would otherwise hide that arrow.
-Functions only: the one variable a header declares for another file, the algorithm
-table trl_algorithms[] (algo/algo.h, defined by algo/algorithms.c from the registry), is
-the registry's loop by design: the table lists the builders, the builders read their
-parameters, and a parameter naming an algorithm is looked up in the table.
+  - a file of A names a function or variable that a header it includes (directly or
+    not) declares and that a .c file of a third node B defines: a header that declares
+    what another file defines (as tools/trellis_info.h once declared info_simulate.c's
+    cmd_simulate) would otherwise hide that arrow.
+One variable is left out of the second kind of arrow, the algorithm table (TABLE below):
+its loop is the registry's design, not a tangle. The table lists the builders, the
+builders read their parameters, and a parameter naming an algorithm is looked up in the
+table.
 A circle is a strongly connected set of two or more nodes; the report shows, for each
 member, a shortest circle through it with the line that makes each arrow.
 
@@ -52,6 +52,9 @@ LAYERS = [
 ]
 
 MAX_LINES = 600
+
+# algo/algo.h declares it, algo/algorithms.c defines it from the registry (above).
+TABLE = {"trl_algorithms"}
 
 # Findings known and accepted for now, each with why; the list only shrinks. A circle
 # entry covers any circle within its nodes. All of them are in src/mpi and src/exec,
@@ -162,15 +165,16 @@ class Source:
         self.includes: list[tuple[int, str]] = [
             (line_of(self.text, m.start()), m.group(1)) for m in INCLUDE.finditer(self.text)
         ]
-        self.functions: set[str] = set()  # functions a header declares
+        # What a header declares for others to define: name -> whether a function.
+        self.declares: dict[str, bool] = {}
         self.defines: set[str] = set()
         for head, body in statements(self.code):
             found = declared_name(head)
             if not found:
                 continue
             name, function = found
-            if path.suffix == ".h" and not body and function:
-                self.functions.add(name)
+            if path.suffix == ".h" and not body and name not in TABLE:
+                self.declares[name] = function
             elif path.suffix == ".c" and (body or not (function or "extern" in head.split())):
                 self.defines.add(name)
         # Every name the file mentions, with the first line it does, macros included
@@ -249,12 +253,13 @@ class Graph:
         for s in self.files.values():
             for header, via in self.reachable_headers(s.rel):
                 h = self.files[header]
-                for name in sorted(h.functions & s.mentions.keys()):
+                for name in sorted(h.declares.keys() & s.mentions.keys()):
+                    what = f"{name}()" if h.declares[name] else name
                     for node in sorted(defined_in.get(name, ())):
                         if node in {h.node, s.node}:
                             continue
                         self.arrows[s.node, node].append(
-                            f"{s.rel}:{s.mentions[name]}: {name}(), declared in {header} "
+                            f"{s.rel}:{s.mentions[name]}: {what}, declared in {header} "
                             f"(read through {via}), defined in {node}.c"
                         )
 
@@ -401,6 +406,8 @@ def main() -> int:
     ap.add_argument("root", nargs="?", type=Path, default=Path(__file__).resolve().parents[1])
     ap.add_argument("--strict", action="store_true", help="ignore the exception list")
     args = ap.parse_args()
+    if not (args.root / "src").is_dir() and not (args.root / "tools").is_dir():
+        ap.error(f"{args.root} has neither src/ nor tools/")
     return check(args.root, sys.stdout, strict=args.strict)
 
 

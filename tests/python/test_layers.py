@@ -82,6 +82,22 @@ def test_a_header_declaring_another_files_function_makes_an_arrow(tmp_path):
     ) in result.stdout
 
 
+def test_a_shared_variable_makes_an_arrow_but_the_algorithm_table_does_not(tmp_path):
+    root = write(
+        tmp_path,
+        {
+            "src/algo/algo.h": "extern const int trl_algorithms[];\nextern int shared;\n",
+            "src/algo/algo.c": '#include "algo/algo.h"\n'
+            "int first(void) { return trl_algorithms[0] + shared; }\n",
+            "src/algo/algorithms.c": '#include "algo/algo.h"\nconst int trl_algorithms[] = {1};\n'
+            "int shared = 2;\n",
+        },
+    )
+    result = check(root, "--strict")
+    assert "src/algo/algo.c:2: shared, declared in src/algo/algo.h" in result.stdout
+    assert "trl_algorithms," not in result.stdout
+
+
 def test_upward_and_sideways_includes_and_long_files(tmp_path):
     root = write(
         tmp_path,
