@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "algo/algo.h"
+#include "select/rules_error.h"
 
 /* An inclusive range; hi == TRL_RANGE_MAX is open-ended. */
 typedef struct {
@@ -52,12 +53,6 @@ typedef struct {
     char *source; /* file name, "TRELLIS_RULES" (inline) or "built-in" */
 } trl_ruleset;
 
-typedef struct {
-    char source[256];
-    int line, column; /* 1-based */
-    char message[512];
-} trl_rules_error;
-
 /* Parse rules text. Inline text separates rules with ';' as well as
  * newlines. On error returns a negative status and fills *err; *out is
  * left empty.
@@ -72,9 +67,6 @@ int trl_rules_parse_inline(const char *text, trl_ruleset *out, trl_rules_error *
 int trl_rules_parse_inline_as(const char *text, const char *source, trl_ruleset *out,
                               trl_rules_error *err);
 void trl_rules_free(trl_ruleset *rs);
-
-/* "trellis: <source>:<line>:<column>: <message>" without the prefix. */
-void trl_rules_error_format(const trl_rules_error *err, char *buf, size_t len);
 
 /* The built-in rules, in the rules language. */
 extern const char trl_builtin_rules_text[];
