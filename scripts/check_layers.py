@@ -76,7 +76,6 @@ EXCEPTIONS = {
         "src/mpi/engine.c",
         "src/mpi/runtime.c",
         # Outside src/mpi: split by the commits that follow this one.
-        "src/topo/layout_parse.c",
     ],
 }
 
