@@ -44,8 +44,8 @@ echo "test: pytest ${py_dirs[*]}"
 .venv/bin/pytest -q "${py_dirs[@]}" 2>&1 | tee "$LOGS/pytest"
 pytest_rc=${PIPESTATUS[0]}
 
-echo "test: ruff check python tests bench"
-.venv/bin/ruff check python tests bench 2>&1 | tee "$LOGS/ruff"
+echo "test: ruff check python tests bench scripts"
+.venv/bin/ruff check python tests bench scripts 2>&1 | tee "$LOGS/ruff"
 ruff_rc=${PIPESTATUS[0]}
 
 echo

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/log.h"
+#include "core/status.h"
 
 typedef enum { ON_OFF, LEVEL, COUNT, WORD } kind;
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "algo/algo.h"
+#include "algo/params.h"
 #include "exec/exec_threads.h"
 
 typedef struct {

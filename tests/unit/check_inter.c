@@ -24,6 +24,8 @@
 #include <string.h>
 
 #include "algo/inter/inter.h"
+#include "algo/params.h"
+#include "algo/usable.h"
 #include "algo_check.h"
 #include "topo/topo.h"
 

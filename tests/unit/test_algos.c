@@ -31,6 +31,7 @@
 
 #include "algo_check.h"
 #include "check_layouts.h"
+#include "algo/usable.h"
 #include "core/status.h"
 
 static const int all_sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16};

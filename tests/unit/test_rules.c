@@ -20,6 +20,7 @@
 
 #include "core/env_value.h"
 #include "algo/inter/inter.h"
+#include "algo/usable.h"
 #include "core/status.h"
 #include "select/rules.h"
 #include "topo/topo.h"
