@@ -2,7 +2,7 @@
 #include "exec/exec_mpi.h"
 #include "core/settings.h"
 #include "exec/typeinfo.h"
-#include "mpi/mpi_impl.h"
+#include "exec/mpi_impl.h"
 #include "reduce/reduce.h"
 
 #include <sched.h>

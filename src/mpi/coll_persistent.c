@@ -6,9 +6,9 @@
  * coll_list.h. The info argument carries no hint Trellis uses. */
 #include <mpi.h>
 
+#include "exec/mpi_impl.h"
 #include "mpi/coll_entry.h"
 #include "mpi/coll_list.h"
-#include "mpi/mpi_impl.h"
 
 #ifdef TRL_PCOLL /* each MPI's names: mpi_impl.h */
 #define TRL_INIT(Name) TRL_PCOLL(Name##_init)

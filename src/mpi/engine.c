@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "exec/mpi_impl.h"
 #include "mpi/holds.h"
-#include "mpi/mpi_impl.h"
 
 static struct {
     pthread_mutex_t lock;

@@ -14,7 +14,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#include "mpi/mpi_impl.h"
+#include "exec/mpi_impl.h"
 
 /* Counts, displacements and indices are read and written as C ints. */
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arrays are read as int arrays");

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "exec/mpi_impl.h"
 #include "mpi/engine.h"
 #include "mpi/holds.h"
 #include "mpi/inter.h"
-#include "mpi/mpi_impl.h"
 #include "mpi/runtime.h"
 
 /* The MPI libraries whose handles differ from each other's: a library built

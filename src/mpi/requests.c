@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/mpi_impl.h"
 #include "mpi/coll_common.h"
 #include "mpi/engine.h"
-#include "mpi/mpi_impl.h"
 
 static bool fast(void)
 {

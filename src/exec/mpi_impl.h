@@ -35,7 +35,11 @@
  *                            library's functions taking an array of statuses
  *   trl_testall(n, reqs, flag, statuses)
  *                            the MPI library's MPI_Testall, or what stands in
- *                            for it where it is wrong */
+ *                            for it where it is wrong
+ *
+ * It lies in src/exec, the lowest layer that talks to MPI (the executor and
+ * its shared memory read it), so that no layer includes one above it
+ * (docs/design.md, "Layers"). */
 #ifndef TRL_MPI_IMPL_H
 #define TRL_MPI_IMPL_H
 
