@@ -1,4 +1,4 @@
-#include "mpi/holds.h"
+#include "mpi/engine/holds.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,5 +1,5 @@
-#include "mpi/coll_common.h"
-#include "mpi/coll_entry.h"
+#include "mpi/entry/coll_common.h"
+#include "mpi/entry/coll_entry.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -8,8 +8,8 @@
 #include "exec/exec_mpi.h"
 #include "exec/pack.h"
 #include "exec/typeinfo.h"
-#include "mpi/holds.h"
-#include "mpi/trace.h"
+#include "mpi/engine/holds.h"
+#include "mpi/engine/trace.h"
 
 const trl_mode trl_blocking = {TRL_MODE_BLOCKING, NULL};
 

@@ -16,11 +16,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "mpi/coll_common.h"
-#include "mpi/coll_entry.h"
-#include "mpi/holds.h"
-#include "mpi/inter.h"
-#include "mpi/validate.h"
+#include "mpi/context/inter.h"
+#include "mpi/engine/holds.h"
+#include "mpi/entry/coll_common.h"
+#include "mpi/entry/coll_entry.h"
+#include "mpi/entry/validate.h"
 
 /* A broadcast moves bytes, and MPI lets ranks describe the same bytes with
  * different (count, datatype) pairs. So Trellis broadcasts bytes: a

@@ -1,5 +1,5 @@
 /* The communicators this thread called collectives on last (recent.h). */
-#include "mpi/recent.h"
+#include "mpi/context/recent.h"
 
 #include <stdatomic.h>
 #include <stddef.h>

@@ -7,8 +7,8 @@
 #include <mpi.h>
 
 #include "exec/mpi_impl.h"
-#include "mpi/coll_entry.h"
-#include "mpi/coll_list.h"
+#include "mpi/entry/coll_entry.h"
+#include "mpi/entry/coll_list.h"
 
 #ifdef TRL_PCOLL /* each MPI's names: mpi_impl.h */
 #define TRL_INIT(Name) TRL_PCOLL(Name##_init)

@@ -6,10 +6,10 @@
  * arguments it rejects (validate.h). */
 #include <stdint.h>
 
-#include "mpi/coll_common.h"
-#include "mpi/coll_entry.h"
-#include "mpi/inter.h"
-#include "mpi/validate.h"
+#include "mpi/context/inter.h"
+#include "mpi/entry/coll_common.h"
+#include "mpi/entry/coll_entry.h"
+#include "mpi/entry/validate.h"
 
 /* Open the sides, look up, run; *served false when the MPI library must
  * serve the call (nothing was run). key: the uniform call as passed

@@ -8,7 +8,7 @@
  * start offset; the stated error is the larger of the two exchanges'
  * errors and the drift between them.
  */
-#include "mpi/trace.h"
+#include "mpi/engine/trace.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -8,10 +8,10 @@
 
 #include "core/log.h"
 #include "exec/mpi_impl.h"
-#include "mpi/engine.h"
-#include "mpi/holds.h"
-#include "mpi/inter.h"
-#include "mpi/runtime.h"
+#include "mpi/context/inter.h"
+#include "mpi/context/runtime.h"
+#include "mpi/engine/engine.h"
+#include "mpi/engine/holds.h"
 
 /* The MPI libraries whose handles differ from each other's: a library built
  * for one, preloaded into a program of the other, would pass its own

@@ -6,10 +6,10 @@
  * "mpi" go to the MPI library. */
 #include <stdint.h>
 
-#include "mpi/coll_common.h"
-#include "mpi/coll_entry.h"
-#include "mpi/inter.h"
-#include "mpi/validate.h"
+#include "mpi/context/inter.h"
+#include "mpi/entry/coll_common.h"
+#include "mpi/entry/coll_entry.h"
+#include "mpi/entry/validate.h"
 
 /* Run a reduction whose shape is a; sendbuf MPI_IN_PLACE reads recvbuf. */
 static int run_reduction(trl_comm *c, trl_coll_args *a, MPI_Comm comm, const void *sendbuf,

@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/coll_common.h"
-#include "mpi/coll_entry.h"
-#include "mpi/inter.h"
-#include "mpi/validate.h"
+#include "mpi/context/inter.h"
+#include "mpi/entry/coll_common.h"
+#include "mpi/entry/coll_entry.h"
+#include "mpi/entry/validate.h"
 
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "counts travel as MPI_UINT64_T");
 

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 
 #include "exec/exec_mpi.h"
-#include "mpi/runtime.h"
+#include "mpi/context/runtime.h"
 
 typedef enum {
     TRL_MODE_BLOCKING,

@@ -17,8 +17,8 @@
  * that go to the MPI library (verbose says so). */
 #include <mpi.h>
 
-#include "mpi/inter.h"
-#include "mpi/runtime.h"
+#include "mpi/context/inter.h"
+#include "mpi/context/runtime.h"
 
 static int setup(int rc, MPI_Comm *newcomm)
 {

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "mpi/engine.h"
+#include "mpi/engine/engine.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -14,7 +14,7 @@
 
 #include "core/log.h"
 #include "exec/mpi_impl.h"
-#include "mpi/holds.h"
+#include "mpi/engine/holds.h"
 
 static struct {
     pthread_mutex_t lock;

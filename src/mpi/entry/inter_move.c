@@ -18,10 +18,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "mpi/coll_common.h"
-#include "mpi/coll_entry.h"
-#include "mpi/inter.h"
-#include "mpi/validate.h"
+#include "mpi/context/inter.h"
+#include "mpi/entry/coll_common.h"
+#include "mpi/entry/coll_entry.h"
+#include "mpi/entry/validate.h"
 
 /* A count no rank sends: the mark of a rank that refuses the call. */
 #define REFUSED UINT64_MAX

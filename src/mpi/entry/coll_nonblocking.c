@@ -4,8 +4,8 @@
  * MPI_Ix. One definition for all, from the list in coll_list.h. */
 #include <mpi.h>
 
-#include "mpi/coll_entry.h"
-#include "mpi/coll_list.h"
+#include "mpi/entry/coll_entry.h"
+#include "mpi/entry/coll_list.h"
 
 #define TRL_NONBLOCKING(Name, name, params, args)                                             \
     int MPI_I##name(TRL_UNPAREN params, MPI_Request *request)                                 \

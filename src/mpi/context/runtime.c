@@ -1,4 +1,4 @@
-#include "mpi/runtime.h"
+#include "mpi/context/runtime.h"
 #include "trellis.h"
 
 #include <limits.h>
@@ -13,11 +13,11 @@
 #include "core/settings.h"
 #include "core/status.h"
 #include "exec/mpi_impl.h"
-#include "mpi/engine.h"
-#include "mpi/recent.h"
-#include "mpi/topo_mpi.h"
-#include "mpi/trace.h"
-#include "mpi/validate.h"
+#include "mpi/context/recent.h"
+#include "mpi/context/topo_mpi.h"
+#include "mpi/engine/engine.h"
+#include "mpi/engine/trace.h"
+#include "mpi/entry/validate.h"
 
 /* Forms of call (blocking, non-blocking, persistent): each counts its tag
  * ranges apart (trl_comm_tags). */

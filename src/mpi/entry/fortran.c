@@ -9,8 +9,8 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#include "mpi/fortran_args.h"
-#include "mpi/fortran_table.h"
+#include "mpi/entry/fortran_args.h"
+#include "mpi/entry/fortran_table.h"
 
 void trl_fortran_set_ierror(MPI_Fint *ierror, int rc)
 {

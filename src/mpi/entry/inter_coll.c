@@ -17,10 +17,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "mpi/coll_common.h"
-#include "mpi/coll_entry.h"
-#include "mpi/inter.h"
-#include "mpi/validate.h"
+#include "mpi/context/inter.h"
+#include "mpi/entry/coll_common.h"
+#include "mpi/entry/coll_entry.h"
+#include "mpi/entry/validate.h"
 
 /* A reduction's arguments MPI rejects on this rank: send_significant and
  * recv_significant say which buffers matter here. */

@@ -10,8 +10,8 @@
  * made by DEFINE (fortran_args.h). */
 #include <mpi.h>
 
-#include "mpi/fortran_args.h"
-#include "mpi/fortran_table.h"
+#include "mpi/entry/fortran_args.h"
+#include "mpi/entry/fortran_table.h"
 
 #ifdef TRL_FORTRAN_F08_STATUS
 TRL_FORTRAN_REQUEST_CALLS(DEFINE)

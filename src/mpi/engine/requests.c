@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "exec/mpi_impl.h"
-#include "mpi/coll_common.h"
-#include "mpi/engine.h"
+#include "mpi/engine/engine.h"
+#include "mpi/entry/coll_common.h"
 
 static bool fast(void)
 {

@@ -23,7 +23,7 @@
 #include <stdbool.h>
 
 #include "algo/inter/inter.h"
-#include "mpi/engine.h"
+#include "mpi/engine/engine.h"
 
 typedef struct {
     trl_comm *c;      /* the merged communicator's state; NULL: the MPI library

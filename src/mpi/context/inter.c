@@ -1,16 +1,16 @@
 /* Trellis' state of an intercommunicator (inter.h): the merged
  * communicator, its state, and the two groups within it; kept as an
  * attribute of the intercommunicator and freed with it. */
-#include "mpi/inter.h"
+#include "mpi/context/inter.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "core/log.h"
-#include "mpi/coll_entry.h"
-#include "mpi/recent.h"
-#include "mpi/runtime.h"
+#include "mpi/context/recent.h"
+#include "mpi/context/runtime.h"
+#include "mpi/entry/coll_entry.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t once = PTHREAD_ONCE_INIT;

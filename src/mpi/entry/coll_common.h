@@ -9,8 +9,8 @@
 #include <stddef.h>
 
 #include "exec/pack.h"
-#include "mpi/engine.h"
-#include "mpi/runtime.h"
+#include "mpi/context/runtime.h"
+#include "mpi/engine/engine.h"
 
 /* How MPI_X calls: blocking. MPI_IX and MPI_X_init pass their own mode. */
 extern const trl_mode trl_blocking;

@@ -1,4 +1,4 @@
-#include "mpi/validate.h"
+#include "mpi/entry/validate.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

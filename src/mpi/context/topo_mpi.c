@@ -2,7 +2,7 @@
  * and with hwloc the socket (package) and NUMA node each rank is bound
  * within; and a communicator's view of MPI_COMM_WORLD's layout. PMPI only:
  * these run inside the library's own MPI_Init and communicator set-up. */
-#include "mpi/topo_mpi.h"
+#include "mpi/context/topo_mpi.h"
 
 #include <stdlib.h>
 

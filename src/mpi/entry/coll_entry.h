@@ -10,7 +10,7 @@
 #include <mpi.h>
 #include <stdbool.h>
 
-#include "mpi/engine.h"
+#include "mpi/engine/engine.h"
 
 /* The communicator's state for a call in this mode: created on first use
  * by a blocking call; a call that may not wait for other ranks only finds
