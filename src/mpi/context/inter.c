@@ -9,8 +9,8 @@
 
 #include "core/log.h"
 #include "mpi/context/recent.h"
-#include "mpi/context/runtime.h"
-#include "mpi/entry/coll_entry.h"
+#include "mpi/context/rules.h"
+#include "mpi/context/schedule.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -111,7 +111,7 @@ static trl_intercomm *setup(MPI_Comm comm)
     int ok = PMPI_Intercomm_merge(comm, 0, &ic->merged) == MPI_SUCCESS;
     ic->c = ok ? trl_comm_get(ic->merged) : NULL; /* collective over merged */
     ok = ic->c && locate_groups(comm, ic) == MPI_SUCCESS &&
-         trl_comm_tag_classes(ic->c, 1 + ic->c->size);
+         trl_tags_classes(&ic->c->tags, 1 + ic->c->size);
     /* Every rank must choose alike: the two groups may be two jobs
      * (MPI_Comm_spawn, connect) that read different TRELLIS_RULES. */
     uint64_t h = trl_rules_hash(), mine[3] = {!ok, h, ~h}, all[3] = {1, 0, 0};
@@ -179,7 +179,7 @@ static void not_set_up(void)
             "a blocking collective on it sets it up (said once)");
 }
 
-trl_intercomm *trl_inter_for(MPI_Comm comm, const trl_mode *mode)
+trl_intercomm *trl_inter_for(MPI_Comm comm, trl_call_kind call)
 {
     bool found;
     trl_intercomm *ic = find(comm, &found);
@@ -187,7 +187,7 @@ trl_intercomm *trl_inter_for(MPI_Comm comm, const trl_mode *mode)
         return ic->c ? ic : NULL;
     if (!trl_runtime_ready() || !is_inter(comm))
         return NULL;
-    if (mode->kind != TRL_MODE_BLOCKING) {
+    if (call != TRL_CALL_BLOCKING) {
         not_set_up();
         return NULL;
     }
@@ -208,10 +208,10 @@ static void mixed_rules(const trl_intercomm *ic, trl_coll coll)
             trl_coll_name(coll));
 }
 
-static bool trellis_at_every_size(trl_intercomm *ic, trl_coll coll, const trl_mode *mode)
+static bool trellis_at_every_size(trl_intercomm *ic, trl_coll coll, trl_call_kind call)
 {
-    trl_coll_args a = {.coll = coll, .elem_size = 1, .commutative = true,
-                       .call = trl_call_of(mode), .inter = &ic->shape};
+    trl_coll_args a = {.coll = coll, .elem_size = 1, .commutative = true, .call = call,
+                       .inter = &ic->shape};
     trl_sizeless v = trl_comm_sizeless(ic->c, &a);
     if (v == TRL_SIZELESS_TRELLIS && coll == TRL_COLL_REDUCE) {
         a.commutative = false;
@@ -222,9 +222,9 @@ static bool trellis_at_every_size(trl_intercomm *ic, trl_coll coll, const trl_mo
     return v == TRL_SIZELESS_TRELLIS;
 }
 
-int trl_inter_root(trl_intercomm *ic, int root, trl_coll coll, const trl_mode *mode)
+int trl_inter_root(trl_intercomm *ic, int root, trl_coll coll, trl_call_kind call)
 {
-    if (mode->kind != TRL_MODE_BLOCKING && !trellis_at_every_size(ic, coll, mode))
+    if (call != TRL_CALL_BLOCKING && !trellis_at_every_size(ic, coll, call))
         return -2;
     if (root == MPI_PROC_NULL)
         return -1;

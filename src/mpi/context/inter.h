@@ -23,7 +23,7 @@
 #include <stdbool.h>
 
 #include "algo/inter/inter.h"
-#include "mpi/engine/engine.h"
+#include "mpi/context/comm.h"
 
 typedef struct {
     trl_comm *c;      /* the merged communicator's state; NULL: the MPI library
@@ -39,10 +39,10 @@ typedef struct {
  * (collective over both groups; nothing for an intracommunicator). */
 void trl_inter_setup(MPI_Comm comm);
 
-/* The state for a call in this mode: set up by a blocking call if needed;
+/* The state for a call of this form: set up by a blocking call if needed;
  * NULL when comm is not an intercommunicator, or the MPI library must
  * serve it. */
-trl_intercomm *trl_inter_for(MPI_Comm comm, const trl_mode *mode);
+trl_intercomm *trl_inter_for(MPI_Comm comm, trl_call_kind call);
 
 /* The merged rank of a rooted call's root as this rank names it (root,
  * MPI_ROOT or MPI_PROC_NULL): -1 for MPI_PROC_NULL (this rank takes no
@@ -53,52 +53,9 @@ trl_intercomm *trl_inter_for(MPI_Comm comm, const trl_mode *mode);
  * serves such a call only when its rules give it Trellis at every size
  * (and, for a reduce, with either kind of operation), and all ranks agree
  * without a word. */
-int trl_inter_root(trl_intercomm *ic, int root, trl_coll coll, const trl_mode *mode);
+int trl_inter_root(trl_intercomm *ic, int root, trl_coll coll, trl_call_kind call);
 
 /* Called from MPI_Finalize. */
 void trl_inter_finalize(void);
-
-/* The intercommunicator forms of the collectives (coll_entry.h's
- * arguments); each sets *served. */
-#define TRL_INTER_TAIL const trl_mode *mode, bool *served
-int trl_inter_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                    TRL_INTER_TAIL);
-int trl_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, int root, MPI_Comm comm, TRL_INTER_TAIL);
-int trl_inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm, TRL_INTER_TAIL);
-int trl_inter_barrier(MPI_Comm comm, TRL_INTER_TAIL);
-int trl_inter_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, TRL_INTER_TAIL);
-int trl_inter_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                   TRL_INTER_TAIL);
-int trl_inter_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                     TRL_INTER_TAIL);
-int trl_inter_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                      MPI_Comm comm, TRL_INTER_TAIL);
-int trl_inter_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                      TRL_INTER_TAIL);
-int trl_inter_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                       int root, MPI_Comm comm, TRL_INTER_TAIL);
-int trl_inter_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, TRL_INTER_TAIL);
-int trl_inter_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                         MPI_Comm comm, TRL_INTER_TAIL);
-int trl_inter_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, TRL_INTER_TAIL);
-int trl_inter_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                        TRL_INTER_TAIL);
-int trl_inter_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                        TRL_INTER_TAIL);
 
 #endif

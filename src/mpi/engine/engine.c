@@ -254,7 +254,7 @@ static void release(trl_op *op)
     if (op->holds_op)
         trl_let_op(op->call.op);
     if (op->entry)
-        trl_cache_unpin(op->c, op->entry);
+        trl_cache_unpin(op->entry);
     if (op->c)
         drop_comm(op->c);
     op_delete(op);
@@ -291,7 +291,8 @@ static int begin(trl_op *op)
      * waiting; the failure is reported when it finishes (op->rc). */
     op->rc = op->hooks.before ? op->hooks.before(op) : MPI_SUCCESS;
     if (!op->persistent) /* a persistent op's were fixed at its init */
-        trl_comm_tags(op->c, op->entry, &op->call.tag_base, &op->call.tag_span);
+        trl_tags_next(&op->c->tags, op->entry->call, op->entry->tag_class, &op->call.tag_base,
+                      &op->call.tag_span);
     op->running = true;
     op->finished = false;
     link_op(op);
@@ -415,6 +416,15 @@ void trl_engine_settle(const trl_comm *c)
     }
 }
 
+void trl_engine_comm_freed(trl_comm *c)
+{
+    trl_engine_settle(c);
+    trl_shm_detach(&c->shm);
+    trl_engine_lock(); /* a progress thread may release c's ops meanwhile */
+    trl_comm_release(c);
+    trl_engine_unlock();
+}
+
 /* ---- requests ---- */
 
 static int query_fn(void *extra, MPI_Status *status)
@@ -487,7 +497,7 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
      * of all, so that every rank counts this init whatever fails below. */
     int tag_base = 0, tag_span = 0;
     if (mode->kind == TRL_MODE_PERSISTENT && e)
-        trl_comm_tags(c, e, &tag_base, &tag_span);
+        trl_tags_next(&c->tags, e->call, e->tag_class, &tag_base, &tag_span);
     trl_engine_lock();
     trl_op *op = op_new();
     /* The holds under the lock too: free_fn on another of the program's
@@ -495,7 +505,7 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
     if (op && c)
         trl_comm_hold(c);
     if (op && e)
-        op->entry = trl_cache_pin(c, e);
+        op->entry = trl_cache_pin(e);
     trl_engine_unlock();
     if (!op) {
         trl_op tmp = {.hooks = *hooks, .data = data};

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 
 #include "exec/exec_mpi.h"
-#include "mpi/context/runtime.h"
+#include "mpi/context/comm.h"
 
 typedef enum {
     TRL_MODE_BLOCKING,
@@ -38,6 +38,14 @@ typedef struct {
     trl_mode_kind kind;
     MPI_Request *request; /* the program's, for the two kinds above */
 } trl_mode;
+
+/* The form of call as the rules and the cache know it. */
+static inline trl_call_kind trl_call_of(const trl_mode *mode)
+{
+    return mode->kind == TRL_MODE_NONBLOCKING  ? TRL_CALL_NONBLOCKING
+           : mode->kind == TRL_MODE_PERSISTENT ? TRL_CALL_PERSISTENT
+                                               : TRL_CALL_BLOCKING;
+}
 
 typedef struct trl_op trl_op;
 
@@ -105,6 +113,12 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
                   const void *sendbuf, void *recvbuf, MPI_Datatype dtype, MPI_Op op,
                   const trl_op_hooks *hooks, void *data);
 
+
+/* What the engine does when the program frees c (comm.h,
+ * trl_comm_on_free): the ops still running on c run to their end
+ * (trl_engine_settle), its shared memory is detached, and the attribute's
+ * hold on c is let go of under the engine's lock. */
+void trl_engine_comm_freed(trl_comm *c);
 
 /* The program frees c (MPI_Comm_free, which every rank of c calls at the
  * same point among c's collectives): every op still running on c runs to its

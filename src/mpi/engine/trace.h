@@ -15,7 +15,7 @@
 #include <stdbool.h>
 
 #include "exec/exec_mpi.h"
-#include "mpi/context/runtime.h"
+#include "mpi/context/comm.h"
 
 /* Whether TRELLIS_TRACE is set (read once, at trl_trace_init). */
 extern bool trl_trace_on;

@@ -57,7 +57,7 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
     trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, 0, 0, &c->shm, NULL, NULL};
     if (!hooks->before && !hooks->after && !hooks->release && !TRL_TRACING) {
         /* The small calls' path: nothing around the run. */
-        trl_comm_tags(c, e, &call.tag_base, &call.tag_span);
+        trl_tags_next(&c->tags, e->call, e->tag_class, &call.tag_base, &call.tag_span);
         if (trl_engine_busy()) /* collectives in flight advance while this one waits */
             call.idle = trl_engine_progress;
         int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
@@ -67,7 +67,7 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
     trl_op self = {.c = c, .comm = comm, .data = data};
     int before = hooks->before ? hooks->before(&self) : MPI_SUCCESS;
     self.rc = before;
-    trl_comm_tags(c, e, &call.tag_base, &call.tag_span);
+    trl_tags_next(&c->tags, e->call, e->tag_class, &call.tag_base, &call.tag_span);
     if (trl_engine_busy())
         call.idle = trl_engine_progress;
     int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
@@ -392,7 +392,7 @@ static void remember(trl_comm *c, trl_coll coll, const trl_move_key *key,
     if (!key || e->transient || !side_plain(send, key->send_type) ||
         !side_plain(recv, key->recv_type))
         return;
-    c->move_memo[coll] = (trl_move_memo){*key, e, c->cache_gen, send->used, recv->used};
+    c->move_memo[coll] = (trl_move_memo){*key, e, c->cache.gen, send->used, recv->used};
 }
 
 bool trl_move_repeat(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, const void *sendbuf,
@@ -403,7 +403,7 @@ bool trl_move_repeat(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, const 
                           sendbuf == MPI_IN_PLACE, recvbuf == MPI_IN_PLACE, trl_call_of(mode)};
     trl_comm_sync_rules(c);
     const trl_move_memo *m = &c->move_memo[coll];
-    if (!m->e || m->gen != c->cache_gen || !same_move_key(&m->key, key))
+    if (!m->e || m->gen != c->cache.gen || !same_move_key(&m->key, key))
         return false;
     /* Direct sides need no hooks: nothing to pack, unpack or free. */
     *rc = trl_run(m->e, c, comm, m->send_used ? sendbuf : NULL, m->recv_used ? recvbuf : NULL,

@@ -9,7 +9,8 @@
 #include <stddef.h>
 
 #include "exec/pack.h"
-#include "mpi/context/runtime.h"
+#include "mpi/context/comm.h"
+#include "mpi/context/schedule.h"
 #include "mpi/engine/engine.h"
 
 /* How MPI_X calls: blocking. MPI_IX and MPI_X_init pass their own mode. */

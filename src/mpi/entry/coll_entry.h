@@ -10,19 +10,13 @@
 #include <mpi.h>
 #include <stdbool.h>
 
+#include "mpi/context/inter.h"
 #include "mpi/engine/engine.h"
 
 /* The communicator's state for a call in this mode: created on first use
  * by a blocking call; a call that may not wait for other ranks only finds
  * it (comm_setup.c), and goes to the MPI library without it. */
 trl_comm *trl_comm_for(MPI_Comm comm, const trl_mode *mode);
-
-static inline trl_call_kind trl_call_of(const trl_mode *mode)
-{
-    return mode->kind == TRL_MODE_NONBLOCKING  ? TRL_CALL_NONBLOCKING
-           : mode->kind == TRL_MODE_PERSISTENT ? TRL_CALL_PERSISTENT
-                                               : TRL_CALL_BLOCKING;
-}
 
 #define TRL_ENTRY_TAIL const trl_mode *mode, bool *served
 
@@ -65,5 +59,48 @@ int trl_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
              MPI_Comm comm, TRL_ENTRY_TAIL);
 int trl_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm, TRL_ENTRY_TAIL);
+
+/* The intercommunicator forms of the collectives (coll_entry.h's
+ * arguments); each sets *served. */
+#define TRL_INTER_TAIL const trl_mode *mode, bool *served
+int trl_inter_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                    TRL_INTER_TAIL);
+int trl_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, int root, MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_barrier(MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                   TRL_INTER_TAIL);
+int trl_inter_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     TRL_INTER_TAIL);
+int trl_inter_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      TRL_INTER_TAIL);
+int trl_inter_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                         MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, TRL_INTER_TAIL);
+int trl_inter_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                        TRL_INTER_TAIL);
+int trl_inter_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                        TRL_INTER_TAIL);
 
 #endif

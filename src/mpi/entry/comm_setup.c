@@ -17,8 +17,9 @@
  * that go to the MPI library (verbose says so). */
 #include <mpi.h>
 
+#include "mpi/context/comm.h"
 #include "mpi/context/inter.h"
-#include "mpi/context/runtime.h"
+#include "mpi/context/schedule.h"
 
 static int setup(int rc, MPI_Comm *newcomm)
 {

@@ -56,8 +56,8 @@ int trl_inter_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MP
                     const trl_mode *mode, bool *served)
 {
     *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, mode);
-    int at = ic ? trl_inter_root(ic, root, TRL_COLL_BCAST, mode) : -2;
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
+    int at = ic ? trl_inter_root(ic, root, TRL_COLL_BCAST, trl_call_of(mode)) : -2;
     if (at == -1) {
         *served = true;
         return trl_nothing(comm, mode);
@@ -108,8 +108,8 @@ int trl_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
                      MPI_Op op, int root, MPI_Comm comm, const trl_mode *mode, bool *served)
 {
     *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, mode);
-    int at = ic ? trl_inter_root(ic, root, TRL_COLL_REDUCE, mode) : -2;
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
+    int at = ic ? trl_inter_root(ic, root, TRL_COLL_REDUCE, trl_call_of(mode)) : -2;
     if (at == -1) {
         *served = true;
         return trl_nothing(comm, mode);
@@ -131,7 +131,7 @@ int trl_inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
                         MPI_Op op, MPI_Comm comm, const trl_mode *mode, bool *served)
 {
     *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, mode);
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
     if (!ic || reduction_refused(sendbuf, recvbuf, count, datatype, op, true, true))
         return MPI_SUCCESS;
     trl_coll_args a = trl_reduction_args(TRL_COLL_ALLREDUCE, 0, sendbuf, count, datatype, op);
@@ -145,7 +145,7 @@ int trl_inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 int trl_inter_barrier(MPI_Comm comm, const trl_mode *mode, bool *served)
 {
     *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, mode);
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
     if (!ic)
         return MPI_SUCCESS;
     trl_coll_args a = {.coll = TRL_COLL_BARRIER, .elem_size = 1, .commutative = true};
@@ -160,7 +160,7 @@ int trl_inter_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvc
                              const trl_mode *mode, bool *served)
 {
     *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, mode);
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
     size_t *counts = ic ? trl_comm_vec(ic->c) : NULL, total = 0;
     if (!counts || !recvcounts)
         return MPI_SUCCESS;
@@ -189,7 +189,7 @@ int trl_inter_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvc
                                    const trl_mode *mode, bool *served)
 {
     *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, mode);
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
     if (!ic || reduction_refused(sendbuf, recvbuf, recvcount, datatype, op, true, true))
         return MPI_SUCCESS;
     trl_coll_args a = trl_reduction_args(TRL_COLL_REDUCE_SCATTER_BLOCK, 0, sendbuf, recvcount,

@@ -138,7 +138,7 @@ static int rooted_move(trl_intercomm *ic, rooted *r, MPI_Comm comm, const trl_mo
                        bool *served)
 {
     *served = false;
-    r->root = trl_inter_root(ic, r->root, r->coll, mode);
+    r->root = trl_inter_root(ic, r->root, r->coll, trl_call_of(mode));
     if (r->root == -2)
         return MPI_SUCCESS;
     trl_comm *c = ic->c;
@@ -194,7 +194,7 @@ int trl_inter_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const trl_mode *mode, bool *served)
 {
     *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, mode);
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
     if (!ic)
         return MPI_SUCCESS;
     rooted r = {TRL_COLL_GATHER, true, false, root, recvbuf, (void *)sendbuf,
@@ -213,7 +213,7 @@ int trl_inter_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       MPI_Comm comm, const trl_mode *mode, bool *served)
 {
     *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, mode);
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
     if (!ic)
         return MPI_SUCCESS;
     int n = ic->remote_n;
@@ -234,7 +234,7 @@ int trl_inter_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       const trl_mode *mode, bool *served)
 {
     *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, mode);
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
     if (!ic)
         return MPI_SUCCESS;
     int n = ic->remote_n;
@@ -254,7 +254,7 @@ int trl_inter_scatterv(const void *sendbuf, const int sendcounts[], const int di
                        int root, MPI_Comm comm, const trl_mode *mode, bool *served)
 {
     *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, mode);
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
     if (!ic)
         return MPI_SUCCESS;
     int n = ic->remote_n;
@@ -306,7 +306,7 @@ int trl_inter_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         const trl_mode *mode, bool *served)
 {
     *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, mode);
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
     int n = ic ? ic->remote_n : 0;
     if (!ic || trl_side_refused(TRL_COLL_ALLGATHER, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
         trl_side_refused(TRL_COLL_ALLGATHER, TRL_SIDE_SEND, sendbuf, sendcount, sendtype))
@@ -321,7 +321,7 @@ int trl_inter_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          MPI_Comm comm, const trl_mode *mode, bool *served)
 {
     *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, mode);
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
     int n = ic ? ic->remote_n : 0;
     if (!ic ||
         trl_vside_refused(TRL_COLL_ALLGATHERV, TRL_SIDE_RECV, recvbuf, recvcounts, displs,
@@ -338,7 +338,7 @@ int trl_inter_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                        bool *served)
 {
     *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, mode);
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
     int n = ic ? ic->remote_n : 0;
     if (!ic || trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
         trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_SEND, sendbuf, sendcount, sendtype))
@@ -354,7 +354,7 @@ int trl_inter_alltoallv(const void *sendbuf, const int sendcounts[], const int s
                         const trl_mode *mode, bool *served)
 {
     *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, mode);
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
     int n = ic ? ic->remote_n : 0;
     if (!ic ||
         trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_RECV, recvbuf, recvcounts, rdispls,
@@ -373,7 +373,7 @@ int trl_inter_alltoallw(const void *sendbuf, const int sendcounts[], const int s
                         const trl_mode *mode, bool *served)
 {
     *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, mode);
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
     int n = ic ? ic->remote_n : 0;
     if (!ic ||
         trl_wside_refused(TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtypes, n) ||
