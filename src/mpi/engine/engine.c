@@ -8,12 +8,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "core/log.h"
-#include "exec/mpi_impl.h"
+#include "mpi/engine/handles.h"
 #include "mpi/engine/holds.h"
 
 static struct {
@@ -22,15 +18,10 @@ static struct {
     atomic_int running;       /* how many */
     atomic_int alive;         /* ops alive (in the handle table) */
     bool threaded;            /* the lock is needed: a progress thread runs */
-    bool thread_naps;         /* ... sharing cores with the program: it naps */
     atomic_bool share_cores;  /* a running op's ranks share cores (shm.yield);
                                  written in turns, read without the lock */
-    pthread_t thread;
     pthread_cond_t wake;      /* an op started, or stop: for the idle thread */
-    atomic_bool stop;
-    /* Handles -> ops, for every op alive: an open-addressing table. */
-    trl_op **table;
-    size_t table_cap, table_n;
+    trl_handles table; /* handles -> ops, for every op alive */
     /* Ops that went, kept with their working memory for the next ones. */
     trl_op *pool[4];
     int pooled;
@@ -80,81 +71,16 @@ void trl_engine_unlock(void)
         pthread_mutex_unlock(&eng.lock);
 }
 
-/* ---- persistent handles ---- */
-
-static size_t slot_of(MPI_Request r, size_t cap)
-{
-    uint64_t h = 0;
-    memcpy(&h, &r, sizeof r < sizeof h ? sizeof r : sizeof h);
-    return (size_t)((h * 0x9e3779b97f4a7c15ULL) >> 17) & (cap - 1);
-}
-
-/* Room for one more op, so that putting it cannot fail once its handle
- * exists. */
-static bool table_reserve(void)
-{
-    if (2 * (eng.table_n + 1) > eng.table_cap) {
-        size_t cap = eng.table_cap ? 2 * eng.table_cap : 64;
-        trl_op **t = calloc(cap, sizeof *t);
-        if (!t)
-            return false;
-        for (size_t i = 0; i < eng.table_cap; i++) {
-            trl_op *o = eng.table[i];
-            if (!o)
-                continue;
-            size_t k = slot_of(o->request, cap);
-            while (t[k])
-                k = (k + 1) & (cap - 1);
-            t[k] = o;
-        }
-        free(eng.table);
-        eng.table = t;
-        eng.table_cap = cap;
-    }
-    return true;
-}
-
-static void table_put(trl_op *op)
-{
-    size_t k = slot_of(op->request, eng.table_cap);
-    while (eng.table[k])
-        k = (k + 1) & (eng.table_cap - 1);
-    eng.table[k] = op;
-    eng.table_n++;
-}
+/* ---- handles ---- */
 
 trl_op *trl_op_of(MPI_Request r)
 {
     if (!trl_ops_alive() || r == MPI_REQUEST_NULL)
         return NULL;
     trl_engine_lock();
-    trl_op *found = NULL;
-    for (size_t k = slot_of(r, eng.table_cap); eng.table[k]; k = (k + 1) & (eng.table_cap - 1)) {
-        if (eng.table[k]->request == r) {
-            found = eng.table[k];
-            break;
-        }
-    }
+    trl_op *found = trl_handles_find(&eng.table, r);
     trl_engine_unlock();
     return found;
-}
-
-/* Remove op, then put back the entries after it that its slot displaced. */
-static void table_del(trl_op *op)
-{
-    size_t cap = eng.table_cap, k = slot_of(op->request, cap);
-    while (eng.table[k] != op)
-        k = (k + 1) & (cap - 1);
-    eng.table[k] = NULL;
-    eng.table_n--;
-    for (size_t j = (k + 1) & (cap - 1); eng.table[j]; j = (j + 1) & (cap - 1)) {
-        trl_op *o = eng.table[j];
-        eng.table[j] = NULL;
-        size_t i = slot_of(o->request, cap);
-        while (eng.table[i])
-            i = (i + 1) & (cap - 1);
-        eng.table[i] = o;
-    }
 }
 
 /* ---- running ops ---- */
@@ -244,7 +170,7 @@ static void let_go(void)
 static void release(trl_op *op)
 {
     if (op->in_table) {
-        table_del(op);
+        trl_handles_del(&eng.table, op->request, op);
         atomic_fetch_sub(&eng.alive, 1);
     }
     if (op->hooks.release)
@@ -544,14 +470,14 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
      * here. */
     if (!op->persistent)
         begin(op);
-    if (!table_reserve())
+    if (!trl_handles_reserve(&eng.table))
         rc = MPI_ERR_NO_MEM;
     else if (op->persistent)
         rc = PMPI_Recv_init(&none, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, &op->request);
     else
         rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->request);
     if (rc == MPI_SUCCESS) {
-        table_put(op);
+        trl_handles_put(&eng.table, op->request, op);
         op->in_table = true;
         atomic_fetch_add(&eng.alive, 1);
         *mode->request = op->request;
@@ -603,69 +529,7 @@ int trl_op_free(trl_op *op)
     return PMPI_Request_free(&r);
 }
 
-/* ---- the progress thread and the MPI library's hook ---- */
-
-/* The progress thread's naps (eng.thread_naps) after turns that moved
- * nothing: from the shortest, doubling up to the longest, back to none as
- * soon as a step finishes. */
-enum { NAP_MIN_NS = 2000, NAP_MAX_NS = 64000 };
-
-static void *progress_thread(void *arg)
-{
-    (void)arg;
-    long nap = 0;
-    /* Naps as short as asked: the default slack, 50 us, would stretch
-     * every one of them. */
-    if (eng.thread_naps)
-        prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    pthread_mutex_lock(&eng.lock);
-    while (!atomic_load(&eng.stop)) {
-        if (!trl_engine_busy()) {
-            /* Nothing runs: sleep until an op starts (link_op), taking no
-             * time from the program's computation. */
-            pthread_cond_wait(&eng.wake, &eng.lock);
-            nap = 0;
-            continue;
-        }
-        bool moved = turn();
-        if (moved || !eng.thread_naps) {
-            nap = 0;
-            /* Let the program's threads take the lock between turns. */
-            pthread_mutex_unlock(&eng.lock);
-            pthread_mutex_lock(&eng.lock);
-            continue;
-        }
-        /* Sharing the core with the program: a thread that polls without
-         * pause takes half the core from the computation it should hide
-         * behind, and gains nothing while the peers have not answered. */
-        nap = nap ? (2 * nap < NAP_MAX_NS ? 2 * nap : NAP_MAX_NS) : NAP_MIN_NS;
-        struct timespec ts = {0, nap};
-        pthread_mutex_unlock(&eng.lock);
-        nanosleep(&ts, NULL);
-        pthread_mutex_lock(&eng.lock);
-    }
-    pthread_mutex_unlock(&eng.lock);
-    return NULL;
-}
-
-/* Whether the progress thread shares cores with the program's ranks: when
- * this node's ranks and their progress threads outnumber its cores, or when
- * Open MPI was told that ranks share cores (mpi_yield_when_idle, as the
- * executor's shared-memory wait reads it). The node's ranks come from the
- * launcher's environment (Open MPI's, then MPICH's), not a collective: not
- * every rank need get here. */
-static bool thread_shares_cores(void)
-{
-    const char *mpi = getenv("OMPI_MCA_mpi_yield_when_idle");
-    if (mpi && *mpi && strcmp(mpi, "0") != 0 && strcmp(mpi, "false") != 0)
-        return true;
-    const char *n = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-    if (!n)
-        n = getenv("MPI_LOCALNRANKS");
-    long local = n ? atol(n) : 1;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 && 2L * local > cores;
-}
+/* ---- the MPI library's hook, and what progress.c drives the engine with ---- */
 
 /* Open MPI calls its progress callbacks from every call that waits or
  * tests (opal_progress), as it does for its own non-blocking collectives:
@@ -680,64 +544,48 @@ static int hook(void)
     return before - atomic_load_explicit(&eng.running, memory_order_relaxed);
 }
 
-void trl_engine_init(int provided)
+void trl_engine_hook(bool on)
 {
     typedef int (*register_fn)(int (*)(void));
-    void *sym = dlsym(RTLD_DEFAULT, "opal_progress_register");
+    void *sym = dlsym(RTLD_DEFAULT, on ? "opal_progress_register" : "opal_progress_unregister");
     if (sym) {
         register_fn reg;
         memcpy(&reg, &sym, sizeof reg);
         reg(hook);
     }
-    const char *want = getenv("TRELLIS_PROGRESS");
-    if (!want || strcmp(want, "thread") != 0)
-        return;
-    int rank;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (TRL_NO_PROGRESS_THREAD) {
-        if (rank == 0)
-            trl_log("TRELLIS_PROGRESS=thread is not available under %s (%s: docs/install.md); "
-                    "progress stays in MPI calls", TRL_MPI_NAME, TRL_NO_PROGRESS_THREAD);
-        return;
-    }
-    if (provided < MPI_THREAD_MULTIPLE) {
-        if (rank == 0)
-            trl_log("TRELLIS_PROGRESS=thread needs MPI_THREAD_MULTIPLE (the program asked for "
-                    "less); progress stays in MPI calls");
-        return;
-    }
-    eng.threaded = true;
-    eng.thread_naps = thread_shares_cores();
-    if (pthread_create(&eng.thread, NULL, progress_thread, NULL) != 0) {
-        eng.threaded = false;
-        if (rank == 0)
-            trl_log("TRELLIS_PROGRESS=thread: could not start the thread; progress stays in "
-                    "MPI calls");
-    }
 }
 
-void trl_engine_finalize(void)
+bool trl_engine_turn(void)
+{
+    return turn();
+}
+
+void trl_engine_sleep(void)
+{
+    pthread_cond_wait(&eng.wake, &eng.lock);
+}
+
+void trl_engine_wake(void)
+{
+    pthread_cond_signal(&eng.wake);
+}
+
+void trl_engine_set_threaded(bool on)
+{
+    eng.threaded = on;
+}
+
+void trl_engine_flush(void)
 {
     free_retired();
     let_go();
     free(eng.held);
     eng.held = NULL;
     eng.cap_held = 0;
-    typedef int (*unregister_fn)(int (*)(void));
-    void *sym = dlsym(RTLD_DEFAULT, "opal_progress_unregister");
-    if (sym) {
-        unregister_fn unreg;
-        memcpy(&unreg, &sym, sizeof unreg);
-        unreg(hook);
-    }
-    if (eng.threaded) {
-        pthread_mutex_lock(&eng.lock);
-        atomic_store(&eng.stop, true);
-        pthread_cond_signal(&eng.wake);
-        pthread_mutex_unlock(&eng.lock);
-        pthread_join(eng.thread, NULL);
-        eng.threaded = false;
-    }
+}
+
+void trl_engine_free_pool(void)
+{
     while (eng.pooled > 0) {
         trl_op *op = eng.pool[--eng.pooled];
         trl_exec_mem_free(&op->mem);

@@ -81,14 +81,6 @@ struct trl_op {
     trl_exec_mem mem;          /* kept from op to op (engine.c, op_new) */
 };
 
-/* Start the engine (from MPI_Init, after the runtime): the progress hook,
- * and the thread where TRELLIS_PROGRESS=thread and MPI_THREAD_MULTIPLE
- * allow it. provided: the thread level MPI gave. */
-void trl_engine_init(int provided);
-/* Stop it (from MPI_Finalize): finishes nothing; ops left running are the
- * program's error, as with the MPI library. */
-void trl_engine_finalize(void);
-
 /* Advance every op in flight once. Safe to call from anywhere, any number
  * of times: it does nothing while already running on this thread. */
 void trl_engine_progress(void);
@@ -160,5 +152,22 @@ bool trl_ops_alive(void);
 void trl_engine_lock(void);
 void trl_engine_unlock(void);
 bool trl_engine_threaded(void);
+
+/* What progress.c starts, stops and drives the engine with. */
+/* Register the engine with the MPI library's progress loop (on), where it
+ * offers one (Open MPI's opal_progress), or unregister it. */
+void trl_engine_hook(bool on);
+/* With the lock held: advance every op in flight once; whether a step
+ * finished. */
+bool trl_engine_turn(void);
+/* With the lock held: wait until an op starts or trl_engine_wake. */
+void trl_engine_sleep(void);
+void trl_engine_wake(void);
+/* From now on the lock is taken (on: a progress thread runs), or not. */
+void trl_engine_set_threaded(bool on);
+/* At MPI_Finalize: free the requests and communicators that finished ops
+ * left (first), and the ops kept for reuse (last). */
+void trl_engine_flush(void);
+void trl_engine_free_pool(void);
 
 #endif

@@ -21,7 +21,7 @@
 
 #include "exec/mpi_impl.h"
 #include "mpi/engine/engine.h"
-#include "mpi/entry/coll_common.h"
+#include "mpi/engine/run.h"
 
 static bool fast(void)
 {

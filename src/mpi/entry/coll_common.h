@@ -1,6 +1,6 @@
-/* What the PMPI entry points share: running a cached schedule, and seeing
- * user buffers of any datatype as the bytes the data-movement schedules
- * address. */
+/* What the PMPI entry points share: the shape of a reduction call, and
+ * seeing user buffers of any datatype as the bytes the data-movement
+ * schedules address (running a cached schedule is engine/run.h's). */
 #ifndef TRL_COLL_COMMON_H
 #define TRL_COLL_COMMON_H
 
@@ -12,32 +12,7 @@
 #include "mpi/context/comm.h"
 #include "mpi/context/schedule.h"
 #include "mpi/engine/engine.h"
-
-/* How MPI_X calls: blocking. MPI_IX and MPI_X_init pass their own mode. */
-extern const trl_mode trl_blocking;
-
-/* Report an error as the MPI library's own calls do: through comm's error
- * handler, then returned (MPI_Comm_call_errhandler itself returns
- * MPI_SUCCESS once a handler such as MPI_ERRORS_RETURN returns). */
-int trl_error(MPI_Comm comm, int rc);
-
-/* Run a cached schedule on c's private duplicate as the mode says: now
- * (blocking), or as an op in flight whose request goes to the program
- * (engine.h). An error goes through the user's communicator's error
- * handler, as the MPI library's own collective would. */
-int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
-            void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_mode *mode);
-
-/* The same with hooks around each run (engine.h): before packs, after
- * unpacks and returns the result, release frees data (hooks never call an
- * error handler: the caller reports the result). */
-int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
-                   void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_op_hooks *hooks,
-                   void *data, const trl_mode *mode);
-
-/* A call with nothing to move: MPI_SUCCESS, or a request that completes
- * at once (at every start, if persistent). */
-int trl_nothing(MPI_Comm comm, const trl_mode *mode);
+#include "mpi/engine/run.h"
 
 /* The shape of a reduction call: elements of the datatype, commutativity
  * of the operation. count is 0 when no data moves (a zero count or an

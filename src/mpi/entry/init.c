@@ -23,6 +23,7 @@
 #include "mpi/context/verbose.h"
 #include "mpi/engine/engine.h"
 #include "mpi/engine/holds.h"
+#include "mpi/engine/progress.h"
 #include "mpi/engine/trace.h"
 #include "mpi/entry/validate.h"
 
