@@ -41,7 +41,7 @@ typedef struct {
     size_t cap_peers;
 } trl_exec_mem;
 
-/* A traced execution's record (src/mpi/trace.c): per step, when it became
+/* A traced execution's record (src/mpi/engine/trace.c): per step, when it became
  * ready, was started and completed (trl_now_ns), and which step's
  * completion made it ready (-1: none, ready at the start). */
 typedef struct {

@@ -1,5 +1,6 @@
-/* Intercommunicators (seed 003): Trellis' state of one, and the
- * intercommunicator form of every collective MPI defines there.
+/* Intercommunicators (seed 003): Trellis' state of one. The collectives'
+ * intercommunicator forms, which run on it, are the entry points' own
+ * (entry/coll_forms.h).
  *
  * Set up once, collectively over both groups: a private intracommunicator
  * spanning both (PMPI_Intercomm_merge), its ordinary state (trl_comm_get:
@@ -10,7 +11,7 @@
  * and non-blocking machinery as an intracommunicator's.
  *
  * When: in the constructors Trellis intercepts (MPI_Intercomm_create, and
- * MPI_Comm_dup, split, create of an intercommunicator: comm_setup.c),
+ * MPI_Comm_dup, split, create of an intercommunicator: entry/comm_setup.c),
  * where every rank of both groups is anyway; otherwise at the first
  * blocking collective (an intercommunicator from MPI_Comm_spawn, accept,
  * connect or join, whose other side may not run Trellis at all: setting

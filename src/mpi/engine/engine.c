@@ -419,7 +419,7 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
 {
     /* MPI matches persistent collectives by the order of their inits, not
      * of their starts (which may differ between ranks): each takes its tag
-     * range here, once, from its own class of ranges (trl_comm_tags); first
+     * range here, once, from its own class of ranges (trl_tags_next); first
      * of all, so that every rank counts this init whatever fails below. */
     int tag_base = 0, tag_span = 0;
     if (mode->kind == TRL_MODE_PERSISTENT && e)

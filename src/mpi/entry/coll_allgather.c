@@ -1,14 +1,13 @@
-/* The PMPI entry points MPI_Allgather and MPI_Allgatherv: bytes, like
- * the other data movers (coll_gather.c). Every rank knows every block's
- * size, so no counts travel. A rank whose own block has a different size
- * on its send side than on its receive side breaks MPI's rule that the
- * two type signatures match: the MPI library serves that call, as it does
- * arguments it rejects (validate.h). */
+/* The intracommunicator forms (coll_forms.h) of allgather and allgatherv:
+ * bytes, like the other data movers (coll_gather.c). Every rank knows
+ * every block's size, so no counts travel. A rank whose own block has a
+ * different size on its send side than on its receive side breaks MPI's
+ * rule that the two type signatures match: the MPI library serves that
+ * call, as it does arguments it rejects (validate.h). */
 #include <stdint.h>
 
-#include "mpi/context/inter.h"
 #include "mpi/entry/coll_common.h"
-#include "mpi/entry/coll_entry.h"
+#include "mpi/entry/coll_forms.h"
 #include "mpi/entry/validate.h"
 
 /* Open the sides, look up, run; *served false when the MPI library must
@@ -59,14 +58,11 @@ static int allgather(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *send
     return trl_move_serve(c, comm, &a, &send, &recv, served, mode, key);
 }
 
-int trl_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const trl_mode *mode, bool *served)
+int trl_intra_allgather(trl_comm *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                        const trl_mode *mode, bool *served)
 {
-    *served = false;
-    trl_comm *c = trl_comm_for(comm, mode);
-    if (!c) /* an intercommunicator, or none set up */
-        return trl_inter_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, mode, served);
-    if (!c || c->size == 1)
+    if (c->size == 1)
         return MPI_SUCCESS;
     trl_move_key key;
     int rc;
@@ -83,27 +79,14 @@ int trl_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                      served);
 }
 
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+int trl_intra_allgatherv(trl_comm *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int displs[],
+                         MPI_Datatype recvtype, MPI_Comm comm, const trl_mode *mode, bool *served)
 {
-    bool served;
-    int rc = trl_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &trl_blocking, &served);
-    return served ? rc : PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
-int trl_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                   MPI_Comm comm, const trl_mode *mode, bool *served)
-{
-    *served = false;
-    trl_comm *c = trl_comm_for(comm, mode);
-    if (!c) /* an intercommunicator, or none set up */
-        return trl_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, mode, served);
     /* One rank too, unlike the other collectives: MPICH 4.0.2's allgatherv
      * on one rank ignores displs (docs/install.md); the schedule's copy of
      * the own block does not. */
-    if (!c ||
-        trl_vside_refused(TRL_COLL_ALLGATHERV, TRL_SIDE_RECV, recvbuf, recvcounts, displs, recvtype,
+    if (trl_vside_refused(TRL_COLL_ALLGATHERV, TRL_SIDE_RECV, recvbuf, recvcounts, displs, recvtype,
                           c->size) ||
         (sendbuf != MPI_IN_PLACE &&
          trl_side_refused(TRL_COLL_ALLGATHERV, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)))
@@ -112,13 +95,4 @@ int trl_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     trl_blocks recv_b = {.n = c->size, .counts = recvcounts, .displs = displs, .type = recvtype};
     return allgather(c, comm, TRL_COLL_ALLGATHERV, sendbuf, &send_b, recvbuf, &recv_b, mode, NULL,
                      served);
-}
-
-int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                   MPI_Comm comm)
-{
-    bool served;
-    int rc = trl_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &trl_blocking, &served);
-    return served ? rc : PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }

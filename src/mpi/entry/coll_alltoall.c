@@ -1,7 +1,7 @@
-/* The PMPI entry points MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw:
- * bytes, like the other data movers (coll_gather.c). alltoallv and
- * alltoallw reach the same builders: once datatypes and displacements are
- * turned into bytes they are the same call. MPI_IN_PLACE (data taken from
+/* The intracommunicator forms (coll_forms.h) of alltoall, alltoallv and
+ * alltoallw: bytes, like the other data movers (coll_gather.c). alltoallv
+ * and alltoallw reach the same builders: once datatypes and displacements
+ * are turned into bytes they are the same call. MPI_IN_PLACE (data taken from
  * the receive buffer and replaced) runs on a staged copy of the receive
  * buffer, so no builder has to order reads before overwrites. A rank
  * whose own block has a different size on its send side than on its
@@ -13,9 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "mpi/context/inter.h"
 #include "mpi/entry/coll_common.h"
-#include "mpi/entry/coll_entry.h"
+#include "mpi/entry/coll_forms.h"
 #include "mpi/entry/validate.h"
 
 /* A count no rank sends: the mark of a rank that refuses the call. */
@@ -122,14 +121,11 @@ static int alltoall(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendb
     return rc;
 }
 
-int trl_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const trl_mode *mode, bool *served)
+int trl_intra_alltoall(trl_comm *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                       const trl_mode *mode, bool *served)
 {
-    *served = false;
-    trl_comm *c = trl_comm_for(comm, mode);
-    if (!c) /* an intercommunicator, or none set up */
-        return trl_inter_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, mode, served);
-    if (!c || c->size == 1)
+    if (c->size == 1)
         return MPI_SUCCESS;
     trl_move_key key;
     int rc;
@@ -146,22 +142,11 @@ int trl_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                     served);
 }
 
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+int trl_intra_alltoallv(trl_comm *c, const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, const trl_mode *mode, bool *served)
 {
-    bool served;
-    int rc = trl_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &trl_blocking, &served);
-    return served ? rc : PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
-int trl_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, const trl_mode *mode, bool *served)
-{
-    *served = false;
-    trl_comm *c = trl_comm_for(comm, mode);
-    if (!c) /* an intercommunicator, or none set up */
-        return trl_inter_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, mode, served);
     if (c->size == 1)
         return MPI_SUCCESS;
     if (trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_RECV, recvbuf, recvcounts, rdispls,
@@ -178,23 +163,11 @@ int trl_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                     served);
 }
 
-int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+int trl_intra_alltoallw(trl_comm *c, const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                        const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                        MPI_Comm comm, const trl_mode *mode, bool *served)
 {
-    bool served;
-    int rc = trl_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &trl_blocking, &served);
-    return served ? rc : PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-}
-
-int trl_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, const trl_mode *mode, bool *served)
-{
-    *served = false;
-    trl_comm *c = trl_comm_for(comm, mode);
-    if (!c) /* an intercommunicator, or none set up */
-        return trl_inter_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, mode, served);
     if (c->size == 1)
         return MPI_SUCCESS;
     if (trl_wside_refused(TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtypes, c->size) ||
@@ -209,13 +182,4 @@ int trl_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
                          .types = recvtypes};
     return alltoall(c, comm, TRL_COLL_ALLTOALLW, sendbuf, &send_b, recvbuf, &recv_b, mode, NULL,
                     served);
-}
-
-int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    bool served;
-    int rc = trl_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &trl_blocking, &served);
-    return served ? rc : PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }

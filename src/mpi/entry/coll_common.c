@@ -1,5 +1,4 @@
 #include "mpi/entry/coll_common.h"
-#include "mpi/entry/coll_entry.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -9,14 +8,24 @@
 #include "exec/typeinfo.h"
 #include "mpi/engine/holds.h"
 
-trl_comm *trl_comm_for(MPI_Comm comm, const trl_mode *mode)
+int trl_done(MPI_Comm comm, const trl_mode *mode, bool *served)
 {
-    if (mode->kind == TRL_MODE_BLOCKING)
-        return trl_comm_get(comm);
-    trl_comm *c = trl_comm_find(comm);
-    if (!c)
-        trl_not_set_up(comm);
-    return c;
+    *served = true;
+    return trl_nothing(comm, mode);
+}
+
+int trl_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, bool empty, const void *sendbuf,
+              void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_mode *mode, bool *served)
+{
+    a->call = trl_call_of(mode);
+    if (empty)
+        return trl_done(comm, mode, served);
+    const trl_cache_entry *e = trl_comm_lookup(c, a);
+    if (!e || !e->algo->build)
+        return MPI_SUCCESS;
+    *served = true;
+    return trl_run(e, c, comm, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, dtype, op,
+                   mode);
 }
 
 trl_coll_args trl_reduction_args(trl_coll coll, int root, const void *sendbuf, int count,

@@ -1,6 +1,8 @@
-/* What the PMPI entry points share: the shape of a reduction call, and
- * seeing user buffers of any datatype as the bytes the data-movement
- * schedules address (running a cached schedule is engine/run.h's). */
+/* What the collectives' forms (coll_forms.h) share once they have read the
+ * call's arguments: serving a call from its cache entry, the shape of a
+ * reduction, and seeing user buffers of any datatype as the bytes the
+ * data-movement schedules address (running a cached schedule is
+ * engine/run.h's). */
 #ifndef TRL_COLL_COMMON_H
 #define TRL_COLL_COMMON_H
 
@@ -13,6 +15,20 @@
 #include "mpi/context/schedule.h"
 #include "mpi/engine/engine.h"
 #include "mpi/engine/run.h"
+
+/* A call with nothing to move, served: MPI_SUCCESS, or a request that
+ * completes at once (trl_nothing). */
+int trl_done(MPI_Comm comm, const trl_mode *mode, bool *served);
+
+/* What a collective's form (coll_forms.h) does once it has filled a from
+ * the call's arguments, for all but the data movers' sides: a call with
+ * nothing to move (empty, which every rank taking part knows alike) is
+ * done at once; otherwise the cache entry for a runs over the buffers
+ * (sendbuf MPI_IN_PLACE: recvbuf's data), or, where the rules chose the
+ * MPI library or nothing could be built, the library serves the call
+ * (*served left false). */
+int trl_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, bool empty, const void *sendbuf,
+              void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_mode *mode, bool *served);
 
 /* The shape of a reduction call: elements of the datatype, commutativity
  * of the operation. count is 0 when no data moves (a zero count or an

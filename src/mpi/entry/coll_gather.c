@@ -1,5 +1,5 @@
-/* The PMPI entry points of the rooted data movers: MPI_Gather,
- * MPI_Gatherv, MPI_Scatter, MPI_Scatterv.
+/* The intracommunicator forms (coll_forms.h) of the rooted data movers:
+ * gather, gatherv, scatter, scatterv.
  *
  * Their schedules move bytes (elem_size 1), as bcast's do, so ranks may
  * describe a block with different datatypes as MPI allows; a side whose
@@ -15,13 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/context/inter.h"
 #include "mpi/entry/coll_common.h"
-#include "mpi/entry/coll_entry.h"
+#include "mpi/entry/coll_forms.h"
 #include "mpi/entry/validate.h"
 
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "counts travel as MPI_UINT64_T");
-
 
 /* The rooted call, once its two sides are open: `one` is this rank's
  * block, `all` the root's p blocks. */
@@ -243,15 +241,11 @@ static int rooted_move(trl_comm *c, MPI_Comm comm, trl_coll coll, int root,
     return run_rooted(&r, vector, served);
 }
 
-int trl_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const trl_mode *mode,
-        bool *served)
+int trl_intra_gather(trl_comm *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     const trl_mode *mode, bool *served)
 {
-    *served = false;
-    trl_comm *c = trl_comm_for(comm, mode);
-    if (!c) /* an intercommunicator, or none set up */
-        return trl_inter_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, mode, served);
-    if (!c || c->size == 1 || root < 0 || root >= c->size)
+    if (c->size == 1 || root < 0 || root >= c->size)
         return MPI_SUCCESS;
     trl_move_key key;
     int rc;
@@ -269,24 +263,12 @@ int trl_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     return rooted_move(c, comm, TRL_COLL_GATHER, root, &u, mode, served);
 }
 
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+int trl_intra_gatherv(trl_comm *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, const trl_mode *mode,
+                      bool *served)
 {
-    bool served;
-    int rc = trl_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &trl_blocking, &served);
-    return served ? rc : PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
-int trl_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                MPI_Comm comm, const trl_mode *mode,
-        bool *served)
-{
-    *served = false;
-    trl_comm *c = trl_comm_for(comm, mode);
-    if (!c) /* an intercommunicator, or none set up */
-        return trl_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, mode, served);
-    if (!c || c->size == 1 || root < 0 || root >= c->size)
+    if (c->size == 1 || root < 0 || root >= c->size)
         return MPI_SUCCESS;
     bool is_root = c->rank == root, in_place = is_root && sendbuf == MPI_IN_PLACE;
     if ((!in_place && trl_side_refused(TRL_COLL_GATHERV, TRL_SIDE_SEND, sendbuf, sendcount,
@@ -302,24 +284,11 @@ int trl_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     return rooted_move(c, comm, TRL_COLL_GATHERV, root, &u, mode, served);
 }
 
-int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                MPI_Comm comm)
+int trl_intra_scatter(trl_comm *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      const trl_mode *mode, bool *served)
 {
-    bool served;
-    int rc = trl_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &trl_blocking, &served);
-    return served ? rc : PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-}
-
-int trl_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const trl_mode *mode,
-        bool *served)
-{
-    *served = false;
-    trl_comm *c = trl_comm_for(comm, mode);
-    if (!c) /* an intercommunicator, or none set up */
-        return trl_inter_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, mode, served);
-    if (!c || c->size == 1 || root < 0 || root >= c->size)
+    if (c->size == 1 || root < 0 || root >= c->size)
         return MPI_SUCCESS;
     trl_move_key key;
     int rc;
@@ -337,24 +306,11 @@ int trl_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     return rooted_move(c, comm, TRL_COLL_SCATTER, root, &u, mode, served);
 }
 
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+int trl_intra_scatterv(trl_comm *c, const void *sendbuf, const int sendcounts[], const int displs[],
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, MPI_Comm comm, const trl_mode *mode, bool *served)
 {
-    bool served;
-    int rc = trl_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &trl_blocking, &served);
-    return served ? rc : PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
-int trl_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 int root, MPI_Comm comm, const trl_mode *mode,
-        bool *served)
-{
-    *served = false;
-    trl_comm *c = trl_comm_for(comm, mode);
-    if (!c) /* an intercommunicator, or none set up */
-        return trl_inter_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, mode, served);
-    if (!c || c->size == 1 || root < 0 || root >= c->size)
+    if (c->size == 1 || root < 0 || root >= c->size)
         return MPI_SUCCESS;
     bool is_root = c->rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;
     if ((!in_place && trl_side_refused(TRL_COLL_SCATTERV, TRL_SIDE_RECV, recvbuf, recvcount,
@@ -368,13 +324,4 @@ int trl_scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     trl_blocks all_b = {.n = c->size, .counts = sendcounts, .displs = displs, .type = sendtype};
     rooted_bufs u = {recvbuf, (void *)sendbuf, &one_b, &all_b, in_place, NULL};
     return rooted_move(c, comm, TRL_COLL_SCATTERV, root, &u, mode, served);
-}
-
-int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 int root, MPI_Comm comm)
-{
-    bool served;
-    int rc = trl_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &trl_blocking, &served);
-    return served ? rc : PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }

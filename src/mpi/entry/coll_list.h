@@ -1,77 +1,129 @@
-/* The collectives Trellis serves, once: name as in MPI_<Name>, the name of
- * its trl_<name> (coll_entry.h), its parameters, and its arguments. The
- * non-blocking (coll_nonblocking.c) and persistent (coll_persistent.c)
- * entry points are made from this list; so can another binding's. */
+/* The collectives Trellis serves, once, in the order of TRL_COLL_MAP
+ * (algo/algo.h). Every entry point follows from this list:
+ *   - entries.c: MPI_X (blocking), MPI_IX (non-blocking) and MPI_X_init
+ *     (persistent, as the MPI library names it: mpi_impl.h), each passing
+ *     the call to the collective's intracommunicator or intercommunicator
+ *     form (coll_forms.h) and handing it to the MPI library's own when
+ *     that form does not serve it;
+ *   - fortran.c: the Fortran bindings' symbols of MPI_X and MPI_IX, where
+ *     the MPI library's bindings would bypass the C entry points.
+ *
+ * One line per collective:
+ *   X(ID, Name, name, forms, binding, (KIND, arg), ...)
+ * ID as in TRL_COLL_ID (and the Fortran symbols' upper case), Name as in
+ * MPI_Name, name as in trl_intra_name; forms: `both` where MPI defines the
+ * collective on intercommunicators too (trl_inter_name), `intra` where
+ * only on intracommunicators; binding: `buffers`, or `handles` for a
+ * collective without a buffer (the MPI libraries' Fortran bindings call
+ * those differently: mpi_impl.h); then the arguments in MPI's order, each
+ * (KIND, name) with the standard's names, the kinds being
+ *   BUF         a buffer written (or read and written)
+ *   CBUF        a buffer only read
+ *   INT         an int (a count, a root)
+ *   INTS        an array of ints (counts, displacements)
+ *   TYPE OP COMM  a handle
+ *   SEND_TYPES  alltoallw's datatype per rank, send side (not read when
+ *               sendbuf is MPI_IN_PLACE); RECV_TYPES, receive side
+ * Every collective's communicator is named comm. */
 #ifndef TRL_COLL_LIST_H
 #define TRL_COLL_LIST_H
 
-#define TRL_UNPAREN(...) __VA_ARGS__
+#include "algo/algo.h"
 
-#define TRL_MPI_COLLECTIVES(X)                                                                     \
-    X(Bcast, bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),     \
-      (buffer, count, datatype, root, comm))                                                       \
-    X(Reduce, reduce,                                                                              \
-      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,  \
-       MPI_Comm comm),                                                                             \
-      (sendbuf, recvbuf, count, datatype, op, root, comm))                                         \
-    X(Allreduce, allreduce,                                                                        \
-      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,            \
-       MPI_Comm comm),                                                                             \
-      (sendbuf, recvbuf, count, datatype, op, comm))                                               \
-    X(Barrier, barrier, (MPI_Comm comm), (comm))                                                   \
-    X(Gather, gather,                                                                              \
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,    \
-       MPI_Datatype recvtype, int root, MPI_Comm comm),                                            \
-      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))                    \
-    X(Gatherv, gatherv,                                                                            \
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                   \
-       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm), \
-      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm))           \
-    X(Scatter, scatter,                                                                            \
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,    \
-       MPI_Datatype recvtype, int root, MPI_Comm comm),                                            \
-      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))                    \
-    X(Scatterv, scatterv,                                                                          \
-      (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,     \
-       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),              \
-      (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm))           \
-    X(Allgather, allgather,                                                                        \
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,    \
-       MPI_Datatype recvtype, MPI_Comm comm),                                                      \
-      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))                          \
-    X(Allgatherv, allgatherv,                                                                      \
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                   \
-       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),          \
-      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))                 \
-    X(Alltoall, alltoall,                                                                          \
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,    \
-       MPI_Datatype recvtype, MPI_Comm comm),                                                      \
-      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))                          \
-    X(Alltoallv, alltoallv,                                                                        \
-      (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,    \
-       void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,          \
-       MPI_Comm comm),                                                                             \
-      (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))      \
-    X(Alltoallw, alltoallw,                                                                        \
-      (const void *sendbuf, const int sendcounts[], const int sdispls[],                            \
-       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], \
-       const MPI_Datatype recvtypes[], MPI_Comm comm),                                             \
-      (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))    \
-    X(Reduce_scatter, reduce_scatter,                                                              \
-      (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,          \
-       MPI_Op op, MPI_Comm comm),                                                                  \
-      (sendbuf, recvbuf, recvcounts, datatype, op, comm))                                          \
-    X(Reduce_scatter_block, reduce_scatter_block,                                                  \
-      (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,        \
-       MPI_Comm comm),                                                                             \
-      (sendbuf, recvbuf, recvcount, datatype, op, comm))                                           \
-    X(Scan, scan,                                                                                  \
-      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,            \
-       MPI_Comm comm),                                                                             \
-      (sendbuf, recvbuf, count, datatype, op, comm))                                               \
-    X(Exscan, exscan,                                                                              \
-      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,            \
-       MPI_Comm comm),                                                                             \
-      (sendbuf, recvbuf, count, datatype, op, comm))
+#define TRL_MPI_COLLECTIVES(X)                                                                    \
+    X(BCAST, Bcast, bcast, both, buffers, (BUF, buffer), (INT, count), (TYPE, datatype),         \
+      (INT, root), (COMM, comm))                                                                  \
+    X(REDUCE, Reduce, reduce, both, buffers, (CBUF, sendbuf), (BUF, recvbuf), (INT, count),      \
+      (TYPE, datatype), (OP, op), (INT, root), (COMM, comm))                                      \
+    X(ALLREDUCE, Allreduce, allreduce, both, buffers, (CBUF, sendbuf), (BUF, recvbuf),           \
+      (INT, count), (TYPE, datatype), (OP, op), (COMM, comm))                                     \
+    X(BARRIER, Barrier, barrier, both, handles, (COMM, comm))                                     \
+    X(GATHER, Gather, gather, both, buffers, (CBUF, sendbuf), (INT, sendcount),                  \
+      (TYPE, sendtype), (BUF, recvbuf), (INT, recvcount), (TYPE, recvtype), (INT, root),          \
+      (COMM, comm))                                                                               \
+    X(GATHERV, Gatherv, gatherv, both, buffers, (CBUF, sendbuf), (INT, sendcount),               \
+      (TYPE, sendtype), (BUF, recvbuf), (INTS, recvcounts), (INTS, displs), (TYPE, recvtype),     \
+      (INT, root), (COMM, comm))                                                                  \
+    X(SCATTER, Scatter, scatter, both, buffers, (CBUF, sendbuf), (INT, sendcount),               \
+      (TYPE, sendtype), (BUF, recvbuf), (INT, recvcount), (TYPE, recvtype), (INT, root),          \
+      (COMM, comm))                                                                               \
+    X(SCATTERV, Scatterv, scatterv, both, buffers, (CBUF, sendbuf), (INTS, sendcounts),          \
+      (INTS, displs), (TYPE, sendtype), (BUF, recvbuf), (INT, recvcount), (TYPE, recvtype),       \
+      (INT, root), (COMM, comm))                                                                  \
+    X(ALLGATHER, Allgather, allgather, both, buffers, (CBUF, sendbuf), (INT, sendcount),         \
+      (TYPE, sendtype), (BUF, recvbuf), (INT, recvcount), (TYPE, recvtype), (COMM, comm))         \
+    X(ALLGATHERV, Allgatherv, allgatherv, both, buffers, (CBUF, sendbuf), (INT, sendcount),      \
+      (TYPE, sendtype), (BUF, recvbuf), (INTS, recvcounts), (INTS, displs), (TYPE, recvtype),     \
+      (COMM, comm))                                                                               \
+    X(ALLTOALL, Alltoall, alltoall, both, buffers, (CBUF, sendbuf), (INT, sendcount),            \
+      (TYPE, sendtype), (BUF, recvbuf), (INT, recvcount), (TYPE, recvtype), (COMM, comm))         \
+    X(ALLTOALLV, Alltoallv, alltoallv, both, buffers, (CBUF, sendbuf), (INTS, sendcounts),       \
+      (INTS, sdispls), (TYPE, sendtype), (BUF, recvbuf), (INTS, recvcounts), (INTS, rdispls),     \
+      (TYPE, recvtype), (COMM, comm))                                                             \
+    X(ALLTOALLW, Alltoallw, alltoallw, both, buffers, (CBUF, sendbuf), (INTS, sendcounts),       \
+      (INTS, sdispls), (SEND_TYPES, sendtypes), (BUF, recvbuf), (INTS, recvcounts),               \
+      (INTS, rdispls), (RECV_TYPES, recvtypes), (COMM, comm))                                     \
+    X(REDUCE_SCATTER, Reduce_scatter, reduce_scatter, both, buffers, (CBUF, sendbuf),            \
+      (BUF, recvbuf), (INTS, recvcounts), (TYPE, datatype), (OP, op), (COMM, comm))               \
+    X(REDUCE_SCATTER_BLOCK, Reduce_scatter_block, reduce_scatter_block, both, buffers,           \
+      (CBUF, sendbuf), (BUF, recvbuf), (INT, recvcount), (TYPE, datatype), (OP, op),              \
+      (COMM, comm))                                                                               \
+    X(SCAN, Scan, scan, intra, buffers, (CBUF, sendbuf), (BUF, recvbuf), (INT, count),           \
+      (TYPE, datatype), (OP, op), (COMM, comm))                                                   \
+    X(EXSCAN, Exscan, exscan, intra, buffers, (CBUF, sendbuf), (BUF, recvbuf), (INT, count),     \
+      (TYPE, datatype), (OP, op), (COMM, comm))
+
+/* The list follows TRL_COLL_MAP, one for one: a collective added there
+ * and not here (or out of order) stops the build. */
+enum {
+#define TRL_MPI_ORDER(ID, ...) TRL_MPI_ORDER_##ID,
+    TRL_MPI_COLLECTIVES(TRL_MPI_ORDER)
+#undef TRL_MPI_ORDER
+    TRL_MPI_COLLECTIVE_COUNT
+};
+_Static_assert((int)TRL_MPI_COLLECTIVE_COUNT == (int)TRL_COLL_COUNT,
+               "coll_list.h follows TRL_COLL_MAP");
+#define TRL_MPI_SAME_ORDER(ID, ...)                                                               \
+    _Static_assert((int)TRL_MPI_ORDER_##ID == (int)TRL_COLL_##ID, #ID " as in TRL_COLL_MAP");
+TRL_MPI_COLLECTIVES(TRL_MPI_SAME_ORDER)
+#undef TRL_MPI_SAME_ORDER
+
+/* TRL_EACH(m, sep, a1, a2, ...): m a1 sep() m a2 ..., for up to 12
+ * arguments (each argument a parenthesised (KIND, name)). */
+#define TRL_COMMA() ,
+#define TRL_NOTHING()
+#define TRL_EACH(m, sep, ...) TRL_EACH_(TRL_COUNT(__VA_ARGS__), m, sep, __VA_ARGS__)
+#define TRL_EACH_(n, m, sep, ...) TRL_EACH__(n, m, sep, __VA_ARGS__)
+#define TRL_EACH__(n, m, sep, ...) TRL_EACH_##n(m, sep, __VA_ARGS__)
+#define TRL_COUNT(...) TRL_COUNT_(__VA_ARGS__, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define TRL_COUNT_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, n, ...) n
+#define TRL_EACH_1(m, sep, a) m a
+#define TRL_EACH_2(m, sep, a, ...) m a sep() TRL_EACH_1(m, sep, __VA_ARGS__)
+#define TRL_EACH_3(m, sep, a, ...) m a sep() TRL_EACH_2(m, sep, __VA_ARGS__)
+#define TRL_EACH_4(m, sep, a, ...) m a sep() TRL_EACH_3(m, sep, __VA_ARGS__)
+#define TRL_EACH_5(m, sep, a, ...) m a sep() TRL_EACH_4(m, sep, __VA_ARGS__)
+#define TRL_EACH_6(m, sep, a, ...) m a sep() TRL_EACH_5(m, sep, __VA_ARGS__)
+#define TRL_EACH_7(m, sep, a, ...) m a sep() TRL_EACH_6(m, sep, __VA_ARGS__)
+#define TRL_EACH_8(m, sep, a, ...) m a sep() TRL_EACH_7(m, sep, __VA_ARGS__)
+#define TRL_EACH_9(m, sep, a, ...) m a sep() TRL_EACH_8(m, sep, __VA_ARGS__)
+#define TRL_EACH_10(m, sep, a, ...) m a sep() TRL_EACH_9(m, sep, __VA_ARGS__)
+#define TRL_EACH_11(m, sep, a, ...) m a sep() TRL_EACH_10(m, sep, __VA_ARGS__)
+#define TRL_EACH_12(m, sep, a, ...) m a sep() TRL_EACH_11(m, sep, __VA_ARGS__)
+
+/* A line's arguments as C parameters (TRL_C_PARAMS) and as the arguments
+ * of a call passing them on (TRL_C_ARGS). */
+#define TRL_C_PARAM_BUF(n) void *n
+#define TRL_C_PARAM_CBUF(n) const void *n
+#define TRL_C_PARAM_INT(n) int n
+#define TRL_C_PARAM_INTS(n) const int n[]
+#define TRL_C_PARAM_TYPE(n) MPI_Datatype n
+#define TRL_C_PARAM_SEND_TYPES(n) const MPI_Datatype n[]
+#define TRL_C_PARAM_RECV_TYPES(n) const MPI_Datatype n[]
+#define TRL_C_PARAM_OP(n) MPI_Op n
+#define TRL_C_PARAM_COMM(n) MPI_Comm n
+#define TRL_C_PARAM(kind, n) TRL_C_PARAM_##kind(n)
+#define TRL_C_ARG(kind, n) n
+#define TRL_C_PARAMS(...) TRL_EACH(TRL_C_PARAM, TRL_COMMA, __VA_ARGS__)
+#define TRL_C_ARGS(...) TRL_EACH(TRL_C_ARG, TRL_COMMA, __VA_ARGS__)
 
 #endif

@@ -1,14 +1,17 @@
 /* Trellis' collectives for Fortran programs, where the MPI library's
  * Fortran bindings would bypass the C entry points (mpi_impl.h: Open MPI's
  * call PMPI_* directly; so do MPICH's `use mpi_f08` functions without a
- * buffer): one function per line of fortran_table.h's collectives, made by
- * DEFINE (fortran_args.h), with the conversions they share; and MPI_Init,
- * MPI_Init_thread and MPI_Finalize, where Trellis starts and stops. The
- * request calls (MPI_Wait, MPI_Start, ...): fortran_requests.c. Preloaded,
- * or linked ahead of the MPI library, these come first. */
+ * buffer): the blocking and non-blocking form of every collective of the
+ * list (coll_list.h), and the lines of fortran_table.h's TRL_FORTRAN_FREES,
+ * each a function made by DEFINE (fortran_args.h), with the conversions
+ * they share; and MPI_Init, MPI_Init_thread and MPI_Finalize, where Trellis
+ * starts and stops. The request calls (MPI_Wait, MPI_Start, ...):
+ * fortran_requests.c. Preloaded, or linked ahead of the MPI library, these
+ * come first. */
 #include <mpi.h>
 #include <stdlib.h>
 
+#include "mpi/entry/coll_list.h"
 #include "mpi/entry/fortran_args.h"
 #include "mpi/entry/fortran_table.h"
 
@@ -55,7 +58,14 @@ void trl_fortran_requests_back(MPI_Request *c, MPI_Fint *requests, MPI_Fint coun
     free(c);
 }
 
-TRL_FORTRAN_COLLECTIVES(DEFINE)
+/* The list's lines as fortran_table.h's: MPI_X, then MPI_IX with its
+ * request. */
+#define FORTRAN_BLOCKING(ID, Name, name, forms, binding, ...)                                   \
+    DEFINE(binding, name, Name, ID, __VA_ARGS__)
+#define FORTRAN_NONBLOCKING(ID, Name, name, forms, binding, ...)                                \
+    DEFINE(binding, i##name, I##name, I##ID, __VA_ARGS__, (REQUEST, request))
+TRL_MPI_COLLECTIVES(FORTRAN_BLOCKING)
+TRL_MPI_COLLECTIVES(FORTRAN_NONBLOCKING)
 TRL_FORTRAN_FREES(DEFINE)
 
 /* Starting and stopping: Trellis starts in MPI_Init (init.c), which the

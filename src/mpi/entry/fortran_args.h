@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "exec/mpi_impl.h"
+#include "mpi/entry/coll_list.h"
 
 /* Counts, displacements and indices are read and written as C ints. */
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arrays are read as int arrays");
@@ -39,7 +40,9 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 /* What each argument kind becomes: its parameter, what runs before the call
  * (declaring c_NAME where a conversion needs a variable), its C argument,
  * and what runs after the call (rc is its result). The kinds:
- *   BUF         a choice buffer
+ *   BUF, CBUF   a choice buffer (coll_list.h's buffers written and only
+ *               read: alike in Fortran); the MPI_IN_PLACE and MPI_BOTTOM
+ *               sentinels become C's
  *   INT         an INTEGER in (a count, a root)
  *   INTS        an INTEGER array in (counts, displacements)
  *   TYPE OP COMM  a handle
@@ -58,6 +61,7 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
  * The table's names matter where kinds refer to other arguments: sendbuf,
  * comm, count, outcount. */
 #define PARAM_BUF(n) void *n
+#define PARAM_CBUF(n) void *n
 #define PARAM_INT(n) MPI_Fint *n
 #define PARAM_INTS(n) MPI_Fint *n
 #define PARAM_TYPE(n) MPI_Fint *n
@@ -80,6 +84,7 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define PARAM_SOME_STATUSES_F08(n) MPI_F08_status *n
 
 #define BEFORE_BUF(n)
+#define BEFORE_CBUF(n)
 #define BEFORE_INT(n)
 #define BEFORE_INTS(n)
 #define BEFORE_TYPE(n)
@@ -107,6 +112,7 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define BEFORE_SOME_STATUSES_F08(n) BEFORE_STATUSES_F08(n)
 
 #define ARG_BUF(n) trl_fortran_buffer(n)
+#define ARG_CBUF(n) trl_fortran_buffer(n)
 #define ARG_INT(n) (int)*(n)
 #define ARG_INTS(n) (const int *)(n)
 #define ARG_TYPE(n) PMPI_Type_f2c(*(n))
@@ -129,6 +135,7 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define ARG_SOME_STATUSES_F08(n) c_##n
 
 #define AFTER_BUF(n)
+#define AFTER_CBUF(n)
 #define AFTER_INT(n)
 #define AFTER_INTS(n)
 #define AFTER_TYPE(n)
@@ -169,27 +176,6 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define ARG(kind, n) ARG_##kind(n)
 #define AFTER(kind, n) AFTER_##kind(n)
 
-/* EACH(m, sep, a1, a2, ...): m a1 sep() m a2 ..., for up to 12 arguments. */
-#define COMMA() ,
-#define NOTHING()
-#define EACH(m, sep, ...) EACH_(COUNT(__VA_ARGS__), m, sep, __VA_ARGS__)
-#define EACH_(n, m, sep, ...) EACH__(n, m, sep, __VA_ARGS__)
-#define EACH__(n, m, sep, ...) EACH_##n(m, sep, __VA_ARGS__)
-#define COUNT(...) COUNT_(__VA_ARGS__, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define COUNT_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, n, ...) n
-#define EACH_1(m, sep, a) m a
-#define EACH_2(m, sep, a, ...) m a sep() EACH_1(m, sep, __VA_ARGS__)
-#define EACH_3(m, sep, a, ...) m a sep() EACH_2(m, sep, __VA_ARGS__)
-#define EACH_4(m, sep, a, ...) m a sep() EACH_3(m, sep, __VA_ARGS__)
-#define EACH_5(m, sep, a, ...) m a sep() EACH_4(m, sep, __VA_ARGS__)
-#define EACH_6(m, sep, a, ...) m a sep() EACH_5(m, sep, __VA_ARGS__)
-#define EACH_7(m, sep, a, ...) m a sep() EACH_6(m, sep, __VA_ARGS__)
-#define EACH_8(m, sep, a, ...) m a sep() EACH_7(m, sep, __VA_ARGS__)
-#define EACH_9(m, sep, a, ...) m a sep() EACH_8(m, sep, __VA_ARGS__)
-#define EACH_10(m, sep, a, ...) m a sep() EACH_9(m, sep, __VA_ARGS__)
-#define EACH_11(m, sep, a, ...) m a sep() EACH_10(m, sep, __VA_ARGS__)
-#define EACH_12(m, sep, a, ...) m a sep() EACH_11(m, sep, __VA_ARGS__)
-
 /* A function no symbol names under this MPI is left out of the library. */
 #define KEPT_IF_NAMED __attribute__((unused))
 
@@ -198,13 +184,13 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 
 /* One line of a table: the function's type, the function, its symbols. */
 #define DEFINE(class, lower, Mixed, UPPER, ...)                                                \
-    typedef void fortran_##lower##_fn(EACH(PARAM, COMMA, __VA_ARGS__), MPI_Fint *ierror);      \
-    KEPT_IF_NAMED static void fortran_##lower(EACH(PARAM, COMMA, __VA_ARGS__),                \
+    typedef void fortran_##lower##_fn(TRL_EACH(PARAM, TRL_COMMA, __VA_ARGS__), MPI_Fint *ierror); \
+    KEPT_IF_NAMED static void fortran_##lower(TRL_EACH(PARAM, TRL_COMMA, __VA_ARGS__),           \
                                               MPI_Fint *ierror)                                \
     {                                                                                          \
-        EACH(BEFORE, NOTHING, __VA_ARGS__)                                                     \
-        int rc = MPI_##Mixed(EACH(ARG, COMMA, __VA_ARGS__));                                   \
-        EACH(AFTER, NOTHING, __VA_ARGS__)                                                      \
+        TRL_EACH(BEFORE, TRL_NOTHING, __VA_ARGS__)                                             \
+        int rc = MPI_##Mixed(TRL_EACH(ARG, TRL_COMMA, __VA_ARGS__));                           \
+        TRL_EACH(AFTER, TRL_NOTHING, __VA_ARGS__)                                              \
         trl_fortran_set_ierror(ierror, rc);                                                    \
     }                                                                                          \
     TRL_FORTRAN_NAMES_##class(ALIAS, lower, Mixed, UPPER)

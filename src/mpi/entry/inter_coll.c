@@ -1,8 +1,8 @@
-/* The intercommunicator forms of bcast, reduce, allreduce, barrier,
- * reduce_scatter and reduce_scatter_block (inter.h). Each runs like its
- * intracommunicator form (collectives.c, coll_scan.c) on the merged
- * communicator's state, with the call's shape as src/algo/inter/inter.h
- * describes it.
+/* The intercommunicator forms (coll_forms.h) of bcast, reduce, allreduce,
+ * barrier, reduce_scatter and reduce_scatter_block. Each runs like its
+ * intracommunicator form (coll_bcast.c, coll_reduce.c) on the merged
+ * communicator's state (context/inter.h), with the call's shape as
+ * src/algo/inter/inter.h describes it.
  *
  * What differs from an intracommunicator:
  *  - MPI_IN_PLACE does not exist here: a call passing it goes to the MPI
@@ -17,9 +17,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "mpi/context/inter.h"
 #include "mpi/entry/coll_common.h"
-#include "mpi/entry/coll_entry.h"
+#include "mpi/entry/coll_forms.h"
 #include "mpi/entry/validate.h"
 
 /* A reduction's arguments MPI rejects on this rank: send_significant and
@@ -37,31 +36,21 @@ static bool reduction_refused(const void *sendbuf, const void *recvbuf, int coun
     return send_significant && recv_significant && sendbuf == recvbuf;
 }
 
-/* Look up the schedule of a and run it; *served false when the MPI library
- * must serve the call. */
-static int run(trl_intercomm *ic, MPI_Comm comm, trl_coll_args *a, const void *sendbuf,
-               void *recvbuf, MPI_Datatype datatype, MPI_Op op, const trl_mode *mode,
-               bool *served)
+/* a's call over the merged communicator (trl_serve). */
+static int serve(trl_intercomm *ic, MPI_Comm comm, trl_coll_args *a, bool empty,
+                 const void *sendbuf, void *recvbuf, MPI_Datatype datatype, MPI_Op op,
+                 const trl_mode *mode, bool *served)
 {
     a->inter = &ic->shape;
-    a->call = trl_call_of(mode);
-    const trl_cache_entry *e = trl_comm_lookup(ic->c, a);
-    *served = e && e->algo->build;
-    if (!*served)
-        return MPI_SUCCESS;
-    return trl_run(e, ic->c, comm, sendbuf, recvbuf, datatype, op, mode);
+    return trl_serve(ic->c, comm, a, empty, sendbuf, recvbuf, datatype, op, mode, served);
 }
 
-int trl_inter_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                    const trl_mode *mode, bool *served)
+int trl_inter_bcast(trl_intercomm *ic, void *buffer, int count, MPI_Datatype datatype, int root,
+                    MPI_Comm comm, const trl_mode *mode, bool *served)
 {
-    *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
-    int at = ic ? trl_inter_root(ic, root, TRL_COLL_BCAST, trl_call_of(mode)) : -2;
-    if (at == -1) {
-        *served = true;
-        return trl_nothing(comm, mode);
-    }
+    int at = trl_inter_root(ic, root, TRL_COLL_BCAST, trl_call_of(mode));
+    if (at == -1)
+        return trl_done(comm, mode, served);
     if (at < 0 || trl_side_refused(TRL_COLL_BCAST, TRL_SIDE_SEND, buffer, count, datatype))
         return MPI_SUCCESS;
     /* Bytes, as for an intracommunicator: the root's is a send side, the
@@ -76,12 +65,8 @@ int trl_inter_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MP
         trl_coll_args a = {.coll = TRL_COLL_BCAST, .root = at,
                            .count = (size_t)count * (size_t)size, .elem_size = 1,
                            .commutative = true};
-        if (a.count == 0) {
-            *served = true;
-            return trl_nothing(comm, mode);
-        }
-        return run(ic, comm, &a, is_root ? buffer : NULL, is_root ? NULL : buffer, MPI_BYTE,
-                   MPI_OP_NULL, mode, served);
+        return serve(ic, comm, &a, a.count == 0, is_root ? buffer : NULL, is_root ? NULL : buffer,
+                     MPI_BYTE, MPI_OP_NULL, mode, served);
     }
     trl_blocks b = {.n = 1, .count = count, .type = datatype};
     trl_move_side send = {.pack_only = -1}, recv = {.pack_only = -1};
@@ -104,64 +89,46 @@ int trl_inter_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MP
     return trl_move_serve(c, comm, &a, &send, &recv, served, mode, NULL);
 }
 
-int trl_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, int root, MPI_Comm comm, const trl_mode *mode, bool *served)
+int trl_inter_reduce(trl_intercomm *ic, const void *sendbuf, void *recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                     const trl_mode *mode, bool *served)
 {
-    *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
-    int at = ic ? trl_inter_root(ic, root, TRL_COLL_REDUCE, trl_call_of(mode)) : -2;
-    if (at == -1) {
-        *served = true;
-        return trl_nothing(comm, mode);
-    }
+    int at = trl_inter_root(ic, root, TRL_COLL_REDUCE, trl_call_of(mode));
+    if (at == -1)
+        return trl_done(comm, mode, served);
     bool is_root = at >= 0 && at == ic->c->rank;
     if (at < 0 || reduction_refused(sendbuf, recvbuf, count, datatype, op, !is_root, is_root))
         return MPI_SUCCESS;
     trl_coll_args a = trl_reduction_args(TRL_COLL_REDUCE, at, sendbuf, count, datatype, op);
-    if (a.count == 0) {
-        *served = true;
-        return trl_nothing(comm, mode);
-    }
     /* Only what is significant here reaches the schedule. */
-    return run(ic, comm, &a, is_root ? NULL : sendbuf, is_root ? recvbuf : NULL, datatype, op,
-               mode, served);
+    return serve(ic, comm, &a, a.count == 0, is_root ? NULL : sendbuf, is_root ? recvbuf : NULL,
+                 datatype, op, mode, served);
 }
 
-int trl_inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm, const trl_mode *mode, bool *served)
+int trl_inter_allreduce(trl_intercomm *ic, const void *sendbuf, void *recvbuf, int count,
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const trl_mode *mode,
+                        bool *served)
 {
-    *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
-    if (!ic || reduction_refused(sendbuf, recvbuf, count, datatype, op, true, true))
+    if (reduction_refused(sendbuf, recvbuf, count, datatype, op, true, true))
         return MPI_SUCCESS;
     trl_coll_args a = trl_reduction_args(TRL_COLL_ALLREDUCE, 0, sendbuf, count, datatype, op);
-    if (a.count == 0) {
-        *served = true;
-        return trl_nothing(comm, mode);
-    }
-    return run(ic, comm, &a, sendbuf, recvbuf, datatype, op, mode, served);
+    return serve(ic, comm, &a, a.count == 0, sendbuf, recvbuf, datatype, op, mode, served);
 }
 
-int trl_inter_barrier(MPI_Comm comm, const trl_mode *mode, bool *served)
+int trl_inter_barrier(trl_intercomm *ic, MPI_Comm comm, const trl_mode *mode, bool *served)
 {
-    *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
-    if (!ic)
-        return MPI_SUCCESS;
     trl_coll_args a = {.coll = TRL_COLL_BARRIER, .elem_size = 1, .commutative = true};
-    return run(ic, comm, &a, NULL, NULL, MPI_BYTE, MPI_OP_NULL, mode, served);
+    return serve(ic, comm, &a, false, NULL, NULL, MPI_BYTE, MPI_OP_NULL, mode, served);
 }
 
 /* Each group's vector is the sum of its own recvcounts, the same length in
  * both groups (MPI requires it): a call that moves nothing is known as
  * such everywhere. */
-int trl_inter_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                             const trl_mode *mode, bool *served)
+int trl_inter_reduce_scatter(trl_intercomm *ic, const void *sendbuf, void *recvbuf,
+                             const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm, const trl_mode *mode, bool *served)
 {
-    *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
-    size_t *counts = ic ? trl_comm_vec(ic->c) : NULL, total = 0;
+    size_t *counts = trl_comm_vec(ic->c), total = 0;
     if (!counts || !recvcounts)
         return MPI_SUCCESS;
     bool negative = false;
@@ -175,28 +142,20 @@ int trl_inter_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvc
         reduction_refused(sendbuf, recvbuf, total > 0, datatype, op, true, true))
         return MPI_SUCCESS;
     trl_coll_args a = trl_reduction_args(TRL_COLL_REDUCE_SCATTER, 0, sendbuf, 1, datatype, op);
-    if (a.count == 0 || total == 0) {
-        *served = true;
-        return trl_nothing(comm, mode);
-    }
+    if (a.count == 0 || total == 0)
+        return trl_done(comm, mode, served);
     a.count = 0;
     a.counts = counts;
-    return run(ic, comm, &a, sendbuf, recvbuf, datatype, op, mode, served);
+    return serve(ic, comm, &a, false, sendbuf, recvbuf, datatype, op, mode, served);
 }
 
-int trl_inter_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                   const trl_mode *mode, bool *served)
+int trl_inter_reduce_scatter_block(trl_intercomm *ic, const void *sendbuf, void *recvbuf,
+                                   int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                   MPI_Comm comm, const trl_mode *mode, bool *served)
 {
-    *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
-    if (!ic || reduction_refused(sendbuf, recvbuf, recvcount, datatype, op, true, true))
+    if (reduction_refused(sendbuf, recvbuf, recvcount, datatype, op, true, true))
         return MPI_SUCCESS;
     trl_coll_args a = trl_reduction_args(TRL_COLL_REDUCE_SCATTER_BLOCK, 0, sendbuf, recvcount,
                                          datatype, op);
-    if (a.count == 0) {
-        *served = true;
-        return trl_nothing(comm, mode);
-    }
-    return run(ic, comm, &a, sendbuf, recvbuf, datatype, op, mode, served);
+    return serve(ic, comm, &a, a.count == 0, sendbuf, recvbuf, datatype, op, mode, served);
 }

@@ -1,5 +1,5 @@
-/* The intercommunicator forms of the data movers: gather(v), scatter(v),
- * allgather(v), alltoall(v,w) (inter.h). Bytes, as for intracommunicators
+/* The intercommunicator forms (coll_forms.h) of the data movers: gather(v),
+ * scatter(v), allgather(v), alltoall(v,w). Bytes, as for intracommunicators
  * (coll_common.h: a side whose datatype is not contiguous is staged), with
  * the blocks of the other group's ranks on the side that has one per rank
  * (src/algo/inter/inter.h). MPI_IN_PLACE does not exist here, nor an own
@@ -18,9 +18,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "mpi/context/inter.h"
 #include "mpi/entry/coll_common.h"
-#include "mpi/entry/coll_entry.h"
+#include "mpi/entry/coll_forms.h"
 #include "mpi/entry/validate.h"
 
 /* A count no rank sends: the mark of a rank that refuses the call. */
@@ -189,14 +188,10 @@ static int rooted_move(trl_intercomm *ic, rooted *r, MPI_Comm comm, const trl_mo
     return serve(ic, comm, &a, &sd, !r->vector && a.count == 0, mode, served);
 }
 
-int trl_inter_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+int trl_inter_gather(trl_intercomm *ic, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                      const trl_mode *mode, bool *served)
 {
-    *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
-    if (!ic)
-        return MPI_SUCCESS;
     rooted r = {TRL_COLL_GATHER, true, false, root, recvbuf, (void *)sendbuf,
                 {.n = ic->remote_n, .count = recvcount, .type = recvtype},
                 {.n = 1, .count = sendcount, .type = sendtype}, false};
@@ -208,14 +203,11 @@ int trl_inter_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     return rooted_move(ic, &r, comm, mode, served);
 }
 
-int trl_inter_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                      MPI_Comm comm, const trl_mode *mode, bool *served)
+int trl_inter_gatherv(trl_intercomm *ic, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, const trl_mode *mode,
+                      bool *served)
 {
-    *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
-    if (!ic)
-        return MPI_SUCCESS;
     int n = ic->remote_n;
     rooted r = {TRL_COLL_GATHERV, true, true, root, recvbuf, (void *)sendbuf,
                 {.n = n, .counts = recvcounts, .displs = displs, .type = recvtype},
@@ -229,14 +221,10 @@ int trl_inter_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     return rooted_move(ic, &r, comm, mode, served);
 }
 
-int trl_inter_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+int trl_inter_scatter(trl_intercomm *ic, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                       const trl_mode *mode, bool *served)
 {
-    *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
-    if (!ic)
-        return MPI_SUCCESS;
     int n = ic->remote_n;
     rooted r = {TRL_COLL_SCATTER, false, false, root, sendbuf, recvbuf,
                 {.n = n, .count = sendcount, .type = sendtype},
@@ -249,14 +237,11 @@ int trl_inter_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     return rooted_move(ic, &r, comm, mode, served);
 }
 
-int trl_inter_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                       int root, MPI_Comm comm, const trl_mode *mode, bool *served)
+int trl_inter_scatterv(trl_intercomm *ic, const void *sendbuf, const int sendcounts[],
+                       const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, int root, MPI_Comm comm, const trl_mode *mode,
+                       bool *served)
 {
-    *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
-    if (!ic)
-        return MPI_SUCCESS;
     int n = ic->remote_n;
     rooted r = {TRL_COLL_SCATTERV, false, true, root, sendbuf, recvbuf,
                 {.n = n, .counts = sendcounts, .displs = displs, .type = sendtype},
@@ -301,14 +286,12 @@ static int all_move(trl_intercomm *ic, trl_coll coll, const void *sendbuf,
     return serve(ic, comm, &a, &sd, empty, mode, served);
 }
 
-int trl_inter_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                        const trl_mode *mode, bool *served)
+int trl_inter_allgather(trl_intercomm *ic, const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                        MPI_Comm comm, const trl_mode *mode, bool *served)
 {
-    *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
-    int n = ic ? ic->remote_n : 0;
-    if (!ic || trl_side_refused(TRL_COLL_ALLGATHER, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
+    int n = ic->remote_n;
+    if (trl_side_refused(TRL_COLL_ALLGATHER, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
         trl_side_refused(TRL_COLL_ALLGATHER, TRL_SIDE_SEND, sendbuf, sendcount, sendtype))
         return MPI_SUCCESS;
     trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
@@ -316,15 +299,13 @@ int trl_inter_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     return all_move(ic, TRL_COLL_ALLGATHER, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
 }
 
-int trl_inter_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                         MPI_Comm comm, const trl_mode *mode, bool *served)
+int trl_inter_allgatherv(trl_intercomm *ic, const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                         const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                         const trl_mode *mode, bool *served)
 {
-    *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
-    int n = ic ? ic->remote_n : 0;
-    if (!ic ||
-        trl_vside_refused(TRL_COLL_ALLGATHERV, TRL_SIDE_RECV, recvbuf, recvcounts, displs,
+    int n = ic->remote_n;
+    if (trl_vside_refused(TRL_COLL_ALLGATHERV, TRL_SIDE_RECV, recvbuf, recvcounts, displs,
                           recvtype, n) ||
         trl_side_refused(TRL_COLL_ALLGATHERV, TRL_SIDE_SEND, sendbuf, sendcount, sendtype))
         return MPI_SUCCESS;
@@ -333,14 +314,12 @@ int trl_inter_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
     return all_move(ic, TRL_COLL_ALLGATHERV, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
 }
 
-int trl_inter_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const trl_mode *mode,
-                       bool *served)
+int trl_inter_alltoall(trl_intercomm *ic, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                       const trl_mode *mode, bool *served)
 {
-    *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
-    int n = ic ? ic->remote_n : 0;
-    if (!ic || trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
+    int n = ic->remote_n;
+    if (trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_RECV, recvbuf, recvcount, recvtype) ||
         trl_side_refused(TRL_COLL_ALLTOALL, TRL_SIDE_SEND, sendbuf, sendcount, sendtype))
         return MPI_SUCCESS;
     trl_blocks send_b = {.n = n, .count = sendcount, .type = sendtype};
@@ -348,16 +327,13 @@ int trl_inter_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     return all_move(ic, TRL_COLL_ALLTOALL, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
 }
 
-int trl_inter_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                        const trl_mode *mode, bool *served)
+int trl_inter_alltoallv(trl_intercomm *ic, const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, const trl_mode *mode, bool *served)
 {
-    *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
-    int n = ic ? ic->remote_n : 0;
-    if (!ic ||
-        trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_RECV, recvbuf, recvcounts, rdispls,
+    int n = ic->remote_n;
+    if (trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_RECV, recvbuf, recvcounts, rdispls,
                           recvtype, n) ||
         trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_SEND, sendbuf, sendcounts, sdispls,
                           sendtype, n))
@@ -367,16 +343,13 @@ int trl_inter_alltoallv(const void *sendbuf, const int sendcounts[], const int s
     return all_move(ic, TRL_COLL_ALLTOALLV, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
 }
 
-int trl_inter_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                        const trl_mode *mode, bool *served)
+int trl_inter_alltoallw(trl_intercomm *ic, const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                        const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                        MPI_Comm comm, const trl_mode *mode, bool *served)
 {
-    *served = false;
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));
-    int n = ic ? ic->remote_n : 0;
-    if (!ic ||
-        trl_wside_refused(TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtypes, n) ||
+    int n = ic->remote_n;
+    if (trl_wside_refused(TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtypes, n) ||
         trl_wside_refused(TRL_SIDE_SEND, sendbuf, sendcounts, sdispls, sendtypes, n))
         return MPI_SUCCESS;
     trl_blocks send_b = {.n = n, .counts = sendcounts, .byte_disp_in = sdispls,
