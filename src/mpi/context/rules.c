@@ -16,12 +16,13 @@ typedef struct {
 } rules_version;
 
 unsigned trl_rules_gen;
+unsigned trl_rules_current;
 
 static struct {
-    const trl_ruleset *user; /* the rules in force: versions[current]'s */
+    const trl_ruleset *user; /* the rules in force: versions[trl_rules_current]'s */
     trl_ruleset builtin;     /* trl_builtin_rules_text */
     rules_version **versions;
-    unsigned nversions, cap_versions, current;
+    unsigned nversions, cap_versions;
     uint64_t hash; /* of the text in force */
 } rs;
 
@@ -33,11 +34,6 @@ const trl_ruleset *trl_rules_user(void)
 const trl_ruleset *trl_rules_builtin(void)
 {
     return &rs.builtin;
-}
-
-unsigned trl_rules_current(void)
-{
-    return rs.current;
 }
 
 unsigned long long trl_rules_hash(void)
@@ -115,8 +111,8 @@ int trl_rules_use(const char *text, char *err, size_t errlen)
         if (!v)
             return trl_rules_refused(err, errlen, "out of memory");
     }
-    if (v->id != rs.current) {
-        rs.current = v->id;
+    if (v->id != trl_rules_current) {
+        trl_rules_current = v->id;
         rs.user = &rs.versions[v->id]->rules;
         rs.hash = v->hash;
         trl_rules_gen++;
@@ -133,7 +129,7 @@ void trl_rules_free_all(void)
     }
     free(rs.versions);
     rs.versions = NULL;
-    rs.nversions = rs.cap_versions = rs.current = 0;
+    rs.nversions = rs.cap_versions = trl_rules_current = 0;
     rs.user = NULL;
     trl_rules_free(&rs.builtin);
 }

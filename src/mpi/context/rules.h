@@ -48,12 +48,14 @@ int trl_rules_refused(char *err, size_t errlen, const char *what);
 /* Free every version and the built-in rules (MPI_Finalize). */
 void trl_rules_free_all(void);
 
-/* The user's rules in force (TRELLIS_RULES' or trellis_set_rules'), the
- * built-in ones, and the number of the version in force (part of every
- * cache key). */
+/* The user's rules in force (TRELLIS_RULES' or trellis_set_rules'), and
+ * the built-in ones. */
 const trl_ruleset *trl_rules_user(void);
 const trl_ruleset *trl_rules_builtin(void);
-unsigned trl_rules_current(void);
+
+/* The number of the version in force: part of every cache key, read at
+ * every lookup. */
+extern unsigned trl_rules_current;
 
 /* A hash of the user's rules text, the same on every rank of one job (the
  * start checked it): intercommunicators joining two jobs compare it. */

@@ -60,12 +60,8 @@ trl_sizeless trl_comm_sizeless(trl_comm *c, trl_coll_args *a)
     return (trl_sizeless)(*known - 1);
 }
 
-const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)
+const trl_cache_entry *trl_comm_build(trl_comm *c, trl_coll_args *a)
 {
-    const trl_cache_entry *hit = trl_cache_find(&c->cache, a, c->size, trl_rules_current());
-    if (hit)
-        return hit;
-
     trl_choice ch;
     if (!choose(c, a, &ch))
         return NULL;
@@ -99,7 +95,7 @@ const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)
     *e = (trl_cache_entry){.coll = a->coll, .root = a->root, .count = a->count,
                            .elem_size = a->elem_size, .commutative = a->commutative,
                            .in_place = a->in_place, .call = a->call,
-                           .rules = trl_rules_current(), .valid = true,
+                           .rules = trl_rules_current, .valid = true,
                            .tag_class = a->inter && trl_coll_is_rooted(a->coll) ? 1 + a->root : 0,
                            .transient = transient,
                            .vec = vec, .nvec = nvec, .algo = algo, .sched = e->sched,

@@ -9,13 +9,19 @@
 #include "mpi/context/rules.h"
 #include "select/rules.h"
 
-/* The cache entry for a call, selecting and building on a miss. a->rank
- * and a->size are filled in here; the per-rank arrays a->counts etc. are
- * part of the key where given (each c->size long; for alltoallv and
- * alltoallw a->counts is the c->size x c->size matrix of send counts).
- * NULL when the call must go to the MPI library (with the reason printed
- * in verbose mode). */
-const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a);
+/* The cache entry for a call, selecting and building on a miss
+ * (trl_comm_build; inline, as every call looks up). a->rank and a->size
+ * are filled in there; the per-rank arrays a->counts etc. are part of the
+ * key where given (each c->size long; for alltoallv and alltoallw
+ * a->counts is the c->size x c->size matrix of send counts). NULL when the
+ * call must go to the MPI library (with the reason printed in verbose
+ * mode). */
+const trl_cache_entry *trl_comm_build(trl_comm *c, trl_coll_args *a);
+static inline const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args *a)
+{
+    const trl_cache_entry *hit = trl_cache_find(&c->cache, a, c->size, trl_rules_current);
+    return hit ? hit : trl_comm_build(c, a);
+}
 
 /* Only the choice for a call (with verbose mode's report), for gatherv,
  * scatterv, alltoallv and alltoallw, whose callers must exchange counts

@@ -81,7 +81,7 @@ static void add_passed(const trl_rule *r, const char *why, void *ctx)
 void trl_say_choice(const trl_coll_args *a, size_t bytes, const trl_choice *ch)
 {
     trl_coll coll = a->coll;
-    unsigned current = trl_rules_current();
+    unsigned current = trl_rules_current;
     uint64_t key = trl_fnv1a(TRL_FNV_START, &coll, sizeof coll);
     key = trl_fnv1a(key, &a->size, sizeof a->size);
     key = trl_fnv1a(key, &bytes, sizeof bytes);

@@ -14,20 +14,6 @@ int trl_done(MPI_Comm comm, const trl_mode *mode, bool *served)
     return trl_nothing(comm, mode);
 }
 
-int trl_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, bool empty, const void *sendbuf,
-              void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_mode *mode, bool *served)
-{
-    a->call = trl_call_of(mode);
-    if (empty)
-        return trl_done(comm, mode, served);
-    const trl_cache_entry *e = trl_comm_lookup(c, a);
-    if (!e || !e->algo->build)
-        return MPI_SUCCESS;
-    *served = true;
-    return trl_run(e, c, comm, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, dtype, op,
-                   mode);
-}
-
 trl_coll_args trl_reduction_args(trl_coll coll, int root, const void *sendbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op)
 {

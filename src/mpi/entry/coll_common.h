@@ -26,9 +26,22 @@ int trl_done(MPI_Comm comm, const trl_mode *mode, bool *served);
  * done at once; otherwise the cache entry for a runs over the buffers
  * (sendbuf MPI_IN_PLACE: recvbuf's data), or, where the rules chose the
  * MPI library or nothing could be built, the library serves the call
- * (*served left false). */
-int trl_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, bool empty, const void *sendbuf,
-              void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_mode *mode, bool *served);
+ * (*served left false). Inline: the small calls' path, where a call costs
+ * as much as a message. */
+static inline int trl_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, bool empty,
+                            const void *sendbuf, void *recvbuf, MPI_Datatype dtype, MPI_Op op,
+                            const trl_mode *mode, bool *served)
+{
+    a->call = trl_call_of(mode);
+    if (empty)
+        return trl_done(comm, mode, served);
+    const trl_cache_entry *e = trl_comm_lookup(c, a);
+    if (!e || !e->algo->build)
+        return MPI_SUCCESS;
+    *served = true;
+    return trl_run(e, c, comm, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, dtype, op,
+                   mode);
+}
 
 /* The shape of a reduction call: elements of the datatype, commutativity
  * of the operation. count is 0 when no data moves (a zero count or an
