@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "algo/algo.h"
+#include "algo/params.h"
 #include "exec/exec_mpi.h"
 #include "exec/shm.h"
 

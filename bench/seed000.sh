@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seed 000's experiments on the emulated cluster (docs/results.md): 4-byte allreduce
+# Seed 000's experiments on the emulated cluster (docs/notebook/seed000.md): 4-byte allreduce
 # over 1..16 processes on 4 hosts x 4 ranks, by block and round-robin, under Open MPI's
 # default, han, and Trellis with LAM-MPI's trees, linear, hierarchical scheme 1, the
 # split-host scheme and the best configuration found; the 16-process bar; 8 x 2 and
@@ -9,7 +9,7 @@
 #
 # Every configuration is aligned by the benchmark's own barrier (trellis bench --sync
 # p2p); SYNC=mpi uses each library's MPI_Barrier instead, as the first runs in
-# docs/results.md did (han then brings its own barrier, which flatters it).
+# docs/notebook/seed000.md did (han then brings its own barrier, which flatters it).
 # Needs the build and .venv (scripts/setup.sh). Brings testbeds up and down itself.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How well `trellis simulate` predicts seed 000's configurations on the emulated cluster
-# (docs/results.md, "Simulate against the testbed"): calibrate the model on a testbed of
+# (docs/notebook/simulate.md, "Simulate against the testbed"): calibrate the model on a testbed of
 # 4 hosts x 4 ranks with capped links, then measure the configurations with
 # `trellis bench --testbed` on 4 x 4, 8 x 2 and 2 x 8; bench/sim_accuracy.py then
 # predicts the same and compares.

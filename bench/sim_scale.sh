@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The scale bars of `trellis simulate` (docs/results.md, "Simulate at scale"): a
+# The scale bars of `trellis simulate` (docs/notebook/simulate.md, "Simulate at scale"): a
 # 49,152-rank allreduce over a 3-level hierarchy (2 sockets x 24 cores x 1024 hosts)
 # and a 1,000,000-rank binomial bcast. Each is timed with GNU time REPS times (default
 # 3) whole (`trellis simulate`: the C simulation, then the Python analysis and

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # 4-byte allreduce on the emulated cluster with 1, 2 and 4 ranks per host (4 hosts,
 # round-robin placement, capped links), to set simulate's error on small calls against
-# how many ranks share the machine's 2 cores (docs/results.md, "Simulate against the
-# testbed"). bench/sim_accuracy.py-style comparison: python3 bench/sim_small.py OUT.
+# how many ranks share the machine's 2 cores (docs/notebook/simulate.md, "Simulate against
+# the testbed"). bench/sim_accuracy.py-style comparison: python3 bench/sim_small.py OUT.
 #
 #   flock /tmp/trellis-testbed.lock bash bench/sim_small.sh OUT BANDWIDTH [REPS]
 set -euo pipefail

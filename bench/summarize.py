@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn latency CSVs (bench/latency --csv) into Markdown tables for docs/results.md.
+"""Turn latency CSVs (bench/latency --csv) into Markdown tables (docs/notebook/).
 
     bench/summarize.py FILE.csv [FILE.csv ...] [--bar]
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every algorithm of some collectives forced in turn (TRELLIS_RULES), each
 # timed against the MPI library's own in one run of bench/latency: the
-# measurements behind the built-in rules (docs/results.md). One CSV per
+# measurements behind the built-in rules (docs/notebook/builtin-rules-one-host.md). One CSV per
 # (ranks, collective, algorithm); bench/algo_table.py turns them into tables.
 #
 #   bench/sweep_algos.sh --np N --colls "gather scatter" [--out DIR] [latency options...]

@@ -28,10 +28,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "info_call.h"
+#include "info_choice.h"
+#include "info_commands.h"
+#include "info_common.h"
+
 #include "core/status.h"
 #include "sim/model.h"
 #include "sim/sim.h"
-#include "trellis_info.h"
 
 typedef struct __attribute__((packed)) {
     int32_t call, rank, step;

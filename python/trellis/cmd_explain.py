@@ -148,9 +148,14 @@ def explain(  # noqa: PLR0913 -- one keyword per option of `trellis-info explain
 
 
 def builtin_rules() -> str:
-    """The built-in rules, each line numbered as `built-in:LINE` cites it."""
-    lines = native.info("builtin-rules").splitlines()
-    return "\n".join(f"{n:3d}  {line}" for n, line in enumerate(lines, start=1))
+    """The built-in rules, each line numbered as `tuned:LINE` or `built-in:LINE` cites it:
+    the tuned ones (src/select/tuned.rules) first, as they are tried."""
+    out = []
+    for source, command in (("tuned", "tuned-rules"), ("built-in", "builtin-rules")):
+        out.append(f"==== {source}:LINE ====")
+        lines = native.info(command).splitlines()
+        out += [f"{n:3d}  {line}" for n, line in enumerate(lines, start=1)]
+    return "\n".join(out)
 
 
 def run(args: argparse.Namespace) -> str:

@@ -92,7 +92,7 @@ class Point:
 
 
 # trellis-info simulate's exit status when the rules choose the MPI library's own
-# collective (tools/trellis_info.h: EXIT_NO_SCHEDULE).
+# collective (tools/info_common.h: EXIT_NO_SCHEDULE).
 NO_SCHEDULE = 3
 LIBRARYS_OWN = "the MPI library's own: no schedule to simulate"
 

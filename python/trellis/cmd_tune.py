@@ -20,14 +20,25 @@ import re
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from trellis import cmd_bench, cmd_run, mpi_impl, native, tune_plan, tune_rules, tune_space
+from trellis import (
+    cmd_bench,
+    cmd_run,
+    mpi_impl,
+    native,
+    tune_plan,
+    tune_rules,
+    tune_run,
+    tune_space,
+)
 from trellis.native import TrellisError
 from trellis.tune_plan import Model, Point
 from trellis.tune_rules import Outcome
 from trellis.tune_run import Session, run_point
+from trellis.tune_space import Candidate
 from trellis.tune_worker import Worker, worker_program
 
 # The bar's nine collectives, then the rest of the intracommunicator ones.
@@ -85,6 +96,9 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
                         "first, into FILE.model")  # fmt: skip
     parser.add_argument("--top", type=int, default=TOP, metavar="K",
                         help=f"candidates measured from the model's order ({TOP})")  # fmt: skip
+    parser.add_argument("--block-ms", type=float, default=1000 * tune_run.BLOCK_S, metavar="MS",
+                        help="about how long one candidate's block of calls lasts "
+                        f"({1000 * tune_run.BLOCK_S:.0f})")  # fmt: skip
     parser.add_argument("--exhaustive", action="store_true",
                         help="measure all of the space, not the model's best few")  # fmt: skip
     parser.add_argument("--resume", action="store_true",
@@ -206,10 +220,21 @@ def save_state(path: Path, config: dict, outcomes: list[Outcome]) -> None:
     tmp.replace(path)
 
 
-def candidates_at(point: Point, args: argparse.Namespace, model: Model,
-                  algorithms: list[dict]) -> tuple[list, str, list]:  # fmt: skip
-    """The point's candidates (the built-in first), the built-in choice's label, and the
-    model's order of those measured."""
+@dataclass
+class Planned:
+    """A point ready to measure: its candidates (the built-in first), the built-in
+    choice's label, the model's order, and its expected cost (seconds, for its share of
+    the budget)."""
+
+    point: Point
+    cands: list[Candidate]
+    builtin: str
+    order: list[Candidate]
+    cost: float
+
+
+def plan_point(point: Point, args: argparse.Namespace, model: Model,
+               algorithms: list[dict]) -> Planned:  # fmt: skip
     builtin = tune_plan.builtin_choice(point, point.sizes[-1], algorithms)
     predicted = tune_plan.ranked(point, algorithms, model)
     if args.exhaustive:
@@ -222,33 +247,42 @@ def candidates_at(point: Point, args: argparse.Namespace, model: Model,
     order = sorted((c for c in predicted if math.isfinite(predicted[c])), key=predicted.get)
     cands = [tune_space.builtin(point.coll)]
     cands += [c for c in [tune_space.mpi(point.coll), *chosen] if c != builtin]
-    return list(dict.fromkeys(cands)), builtin.label, order
+    cands = list(dict.fromkeys(cands))
+    # A block is BLOCK_S long, or MIN_ITERS calls where a call takes longer (the model's
+    # time of the best candidate, seconds).
+    call_s = min((predicted[c] for c in chosen), default=0.0) * 1e-9
+    block = max(args.block_ms / 1000, tune_run.MIN_ITERS * call_s)
+    return Planned(point, cands, builtin.label, order, len(cands) * len(point.sizes) * block)
 
 
 def tune_job(args: argparse.Namespace, extra: list[str], ranks: int | None, ctx: dict) -> None:
     worker = start_worker(args, extra, ranks)
     try:
         layout = tune_space.Layout(worker.ranks, worker.hosts, worker.ranks_per_host)
-        progress(f"measuring on {layout.ranks} ranks: {layout.hosts} host(s) x "
-                 f"{layout.ranks_per_host}")  # fmt: skip
-        session = Session(worker.measure, worker.define, csv_path=ctx["csv"])
         todo = [p for p in points_for(layout, args.colls, args.sizes)
                 if p.key not in ctx["done"]]  # fmt: skip
-        for i, point in enumerate(todo):
-            left = ctx["deadline"] - time.monotonic()
-            share = max(left, 0.0) / (len(todo) - i + ctx["later"])
-            cands, builtin, order = candidates_at(point, args, ctx["model"], ctx["algorithms"])
-            outcome = run_point(session, point, cands, builtin_label=builtin,
-                                deadline=time.monotonic() + share, model_order=order)  # fmt: skip
+        progress(f"{layout.ranks} ranks, {layout.hosts} host(s) x {layout.ranks_per_host}: "
+                 f"ranking the candidates of {len(todo)} points under the model")  # fmt: skip
+        plans = [plan_point(p, args, ctx["model"], ctx["algorithms"]) for p in todo]
+        session = Session(worker.measure, worker.define, csv_path=ctx["csv"],
+                          block_s=args.block_ms / 1000)  # fmt: skip
+        # Later jobs' points are weighed as this job's average.
+        later = ctx["later"] * sum(p.cost for p in plans) / max(len(plans), 1)
+        for i, plan in enumerate(plans):
+            left = max(ctx["deadline"] - time.monotonic(), 0.0)
+            share = left * plan.cost / (sum(p.cost for p in plans[i:]) + later)
+            outcome = run_point(session, plan.point, plan.cands, builtin_label=plan.builtin,
+                                deadline=time.monotonic() + share,
+                                model_order=plan.order)  # fmt: skip
             if args.exhaustive:
-                top = tune_plan.top({c: k for k, c in enumerate(order)}, args.top)
+                top = tune_plan.top({c: k for k, c in enumerate(plan.order)}, args.top)
                 outcome.model_top = outcome.winner in [c.label for c in top] or \
                     outcome.winner in ("built-in", "mpi")  # fmt: skip
             ctx["outcomes"].append(outcome)
-            ctx["done"].add(point.key)
+            ctx["done"].add(plan.point.key)
             save_state(ctx["state"], ctx["config"], ctx["outcomes"])
             bar(len(ctx["done"]), ctx["total"], ctx["deadline"] - time.monotonic(),
-                tune_rules.comment(outcome))  # fmt: skip
+                f"{plan.point.coll} {tune_rules.comment(outcome)}")  # fmt: skip
     finally:
         worker.close()
 
@@ -277,7 +311,7 @@ def run(args: argparse.Namespace, extra: list[str] | None = None) -> str:
     if not model_path.is_file():
         raise TrellisError(f"trellis tune: no model file {model_path}", 2)
     algorithms = json.loads(native.info("algorithms"))
-    per_job = len(args.colls) * len(args.sizes)  # an upper bound, for the budget's shares
+    per_job = sum(1 if c in tune_space.SIZELESS else len(args.sizes) for c in args.colls)
     ctx = {"csv": csv_path, "state": state, "config": config, "outcomes": outcomes,
            "done": {f"{o.layout.ranks}x{o.layout.hosts}:{o.coll}:" + ",".join(map(str, o.sizes))
                     for o in outcomes},

@@ -146,7 +146,7 @@ def remote_first(tree: Tree, cluster: Cluster) -> Tree:
     """The bcast order of a reduce tree: children on other hosts first, then the larger
     subtrees, so the message that has the farthest to go leaves first and its latency
     overlaps the local sends. (On the oversubscribed testbed the order did not show:
-    364 us against 366 us in rank order, docs/results.md.)"""
+    364 us against 366 us in rank order, docs/notebook/seed000.md.)"""
 
     def key(parent: int, c: int) -> tuple[bool, int, int]:
         return (cluster.host_of[c] == cluster.host_of[parent], -tree.subtree_size(c), c)

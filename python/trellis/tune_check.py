@@ -59,7 +59,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> str:
         worker = cmd_tune.start_worker(args, extra, ranks)
         try:
             layout = tune_space.Layout(worker.ranks, worker.hosts, worker.ranks_per_host)
-            session = Session(worker.measure, worker.define, csv_path=csv_path)
+            session = Session(worker.measure, worker.define, csv_path=csv_path,
+                              block_s=args.block_ms / 1000)  # fmt: skip
             points = list(cmd_tune.points_for(layout, colls, sorted({*sizes, *mids})))
             for i, point in enumerate(points):
                 tuned = tune_space.Candidate(point.coll, tune_space.TUNED_NAME, text=text)

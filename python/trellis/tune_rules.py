@@ -121,6 +121,8 @@ def rules_for(outcomes: list[Outcome]) -> list[str]:
         while j + 1 < len(outcomes) and outcomes[j + 1].winner_rule == outcomes[i].winner_rule:
             j += 1
         hi = bounds[j] if j < len(bounds) else None
+        if i:  # a blank line: `trellis explain` gives a rule the comments just above it
+            lines.append("")
         for o in outcomes[i : j + 1]:
             lines.append(f"#   {comment(o)}")
         if outcomes[i].winner != "built-in":

@@ -7,12 +7,15 @@ drift hits all alike. Two candidates are compared by their paired ratios, block 
 within the same rounds: the estimate is the geometric mean of those ratios, its 95%
 interval Student's t on their logarithms.
 
-After MIN_ROUNDS rounds, and after each round from then on:
-- a candidate whose interval against the best lies wholly above 1 (clearly slower), or
-  wholly within 1 +- EQUAL (as fast as the best, within what matters), stops being
-  measured;
-- the built-in choice stays until it is settled: its interval against the best wholly
-  above 1 + MATERIAL (beaten), or wholly below it (not beaten by that much);
+After MIN_ROUNDS rounds, and after each round from then on (the best: the candidate
+still in the race with the lowest geometric mean):
+- a candidate whose 99% interval against the best lies wholly above 1 (clearly slower),
+  or wholly within 1 +- EQUAL (as fast as the best, within what matters), stops being
+  measured (99%, not 95%: the test is made at every look, and a good candidate dropped
+  on a few noisy rounds does not come back);
+- the built-in choice stays until it is settled: its 99% interval against the best
+  wholly above 1 + MATERIAL (beaten: it can no longer win), or its 95% interval wholly
+  below (not beaten by that much);
 - the point ends when only the best and a settled built-in remain, or after MAX_ROUNDS
   (or when its time is up), deciding on what it has.
 
@@ -24,6 +27,7 @@ block, so close calls get them, and a gain too small to tell keeps the built-in 
 
 import math
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 MIN_ROUNDS = 3
@@ -38,10 +42,23 @@ _T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2
         2.060, 2.056, 2.052, 2.048, 2.045, 2.042]  # fmt: skip
 
 
+# 99%: for leaving the race, which happens at every look: a stricter interval keeps a
+# good candidate from being dropped on a few noisy rounds.
+_T99 = [63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250, 3.169, 3.106, 3.055,
+        3.012, 2.977, 2.947, 2.921, 2.898, 2.878, 2.861, 2.845, 2.831, 2.819, 2.807, 2.797,
+        2.787, 2.779, 2.771, 2.763, 2.756, 2.750]  # fmt: skip
+
+
 def t95(df: int) -> float:
     if df < 1:
         return math.inf
     return _T95[df - 1] if df <= len(_T95) else 1.96 + 2.4 / df
+
+
+def t99(df: int) -> float:
+    if df < 1:
+        return math.inf
+    return _T99[df - 1] if df <= len(_T99) else 2.576 + 5.0 / df
 
 
 @dataclass(frozen=True)
@@ -59,8 +76,9 @@ class Ratio:
         return f"{self.estimate:.3f} [{self.lo:.3f}-{self.hi:.3f}]"
 
 
-def ratio(a: dict[int, float], b: dict[int, float]) -> Ratio:
-    """a's blocks over b's, paired by round."""
+def ratio(a: dict[int, float], b: dict[int, float], t: Callable[[int], float] = t95) -> Ratio:
+    """a's blocks over b's, paired by round; the interval's t by degrees of freedom (t95,
+    or t99 for a 99% interval)."""
     logs = [math.log(a[r] / b[r]) for r in sorted(a.keys() & b.keys()) if a[r] > 0 and b[r] > 0]
     n = len(logs)
     if n == 0:
@@ -68,7 +86,7 @@ def ratio(a: dict[int, float], b: dict[int, float]) -> Ratio:
     mean = statistics.fmean(logs)
     if n == 1:
         return Ratio(math.exp(mean), 0.0, math.inf, 1)
-    half = t95(n - 1) * statistics.stdev(logs) / math.sqrt(n)
+    half = t(n - 1) * statistics.stdev(logs) / math.sqrt(n)
     return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half), n)
 
 
@@ -96,6 +114,7 @@ class Search:
     active: list[int] = field(default_factory=list)
     dropped: dict[int, str] = field(default_factory=dict)  # id -> why
     rounds: int = 0
+    builtin_beaten: bool = False  # left the race beaten: it never wins
 
     def __post_init__(self) -> None:
         self.active = list(self.ids)
@@ -117,11 +136,11 @@ class Search:
             self.dropped[cid] = why
 
     def best(self) -> int:
-        """The active candidate with the lowest median block (a dropped one never
-        returns)."""
+        """The active candidate with the lowest geometric mean block: the active ones were
+        all measured in the same rounds. A dropped one never returns."""
         pool = [i for i in self.active if self.blocks[i]] or [i for i in self.ids
                                                               if self.blocks[i]]  # fmt: skip
-        return min(pool, key=lambda i: median(self.blocks[i]))
+        return min(pool, key=lambda i: statistics.fmean(map(math.log, self.blocks[i].values())))
 
     def end_round(self) -> bool:
         """Apply the rules after a round; True when the point is done."""
@@ -134,13 +153,14 @@ class Search:
         for cid in list(self.active):
             if cid == best:
                 continue
-            r = ratio(self.blocks[cid], self.blocks[best])
+            r = ratio(self.blocks[cid], self.blocks[best], t99)
             if cid == self.builtin:
                 if r.lo > 1 + MATERIAL:
-                    self.drop(cid, f"built-in slower than the best by {r.text()}")
+                    self.drop(cid, f"built-in slower than the best by {r.text()} (99%)")
+                    self.builtin_beaten = True
                 continue
             if r.lo > 1:
-                self.drop(cid, f"slower than the best: {r.text()}")
+                self.drop(cid, f"slower than the best: {r.text()} (99%)")
             elif r.lo > 1 / (1 + EQUAL) and r.hi < 1 + EQUAL:
                 self.drop(cid, f"as fast as the best within {EQUAL:.0%}: {r.text()}")
         others = [i for i in self.active if i not in (best, self.builtin)]
@@ -156,7 +176,8 @@ class Search:
         """The best, unless it does not beat the built-in choice measurably and by more
         than MATERIAL: then the built-in."""
         best = self.best()
-        if self.builtin is None or best == self.builtin or not self.blocks[self.builtin]:
+        if self.builtin is None or best == self.builtin or self.builtin_beaten or \
+                not self.blocks[self.builtin]:  # fmt: skip
             return best
         r = ratio(self.blocks[self.builtin], self.blocks[best])
         return best if r.lo > 1 and r.estimate > 1 + MATERIAL else self.builtin

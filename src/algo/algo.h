@@ -52,7 +52,7 @@ typedef enum {
     TRL_PARAM_SIZE,   /* bytes, with an optional K, M or G suffix */
     TRL_PARAM_ALGO,   /* the name of another algorithm of collective `of` */
     TRL_PARAM_CHOICE, /* one of the words in `choices` ("file|arrival"): value is its index */
-    TRL_PARAM_LEVELS, /* the levels of a hierarchy, "socket,host,world": see trl_levels */
+    TRL_PARAM_LEVELS, /* the levels of a hierarchy, "socket,host,world": trl_levels, params.h */
     TRL_PARAM_LEVEL,  /* one level's algorithm of collective `of`, with its own
                          parameters: "knomial" or "knomial(radix=4,segment=8K)" */
     TRL_PARAM_FILE,   /* a tree or script file (docs/trees.md), loaded and
@@ -90,29 +90,6 @@ typedef struct {
      * FILE, the loaded trl_tree_file. */
     void *obj;
 } trl_param_value;
-
-/* The levels of a hierarchy, lowest first; the last is always world.
- * group:K cuts each host's ranks (those taking part at that level, in rank
- * order) into runs of K. */
-typedef enum {
-    TRL_LEVEL_NUMA,
-    TRL_LEVEL_SOCKET,
-    TRL_LEVEL_GROUP,
-    TRL_LEVEL_HOST,
-    TRL_LEVEL_WORLD,
-    TRL_LEVEL_COUNT
-} trl_level_kind;
-
-typedef struct {
-    int n;
-    trl_level_kind kind[TRL_LEVEL_COUNT];
-    int group; /* K of group:K */
-} trl_levels;
-
-/* The name of a level in `levels=`, which is also the name of the
- * parameter that gives its algorithm. */
-const char *trl_level_name(trl_level_kind k);
-void trl_levels_decode(long long value, trl_levels *out);
 
 /* The parameters a rule gave, in the order given; absent ones take the
  * spec's default when read. */
@@ -212,14 +189,6 @@ typedef struct {
  * barrier. */
 bool trl_coll_has_bytes(trl_coll c);
 
-/* The size the rules' bytes= filter sees (docs/rules.md):
- *   bcast, reduce, allreduce, scan, exscan: the message;
- *   gather, scatter, allgather, alltoall: one rank's block;
- *   allgatherv: the average block (all blocks / ranks, rounded down);
- *   reduce_scatter, reduce_scatter_block: the whole vector reduced;
- *   the others: 0 (see trl_coll_has_bytes). */
-size_t trl_coll_rule_bytes(const trl_coll_args *a);
-
 /* Restrictions an algorithm can carry; the selector never runs an
  * algorithm whose restrictions a call violates. */
 enum {
@@ -260,50 +229,9 @@ const trl_param_spec *trl_algo_param(const trl_algo *a, const char *name, size_t
 /* Whether another algorithm can run `a` inside it (reduce_bcast's reduce=,
  * a hier level): built by Trellis, with no required parameter. */
 bool trl_algo_nestable(const trl_algo *a);
-/* Whether an ALGO or LEVEL parameter may name `a` (its collective, nestable,
- * and what the level needs besides: a bcast too, a tree shape). */
-bool trl_param_runs(const trl_param_spec *spec, const trl_algo *a);
 /* The names of coll's algorithms in table order, ", " between them (only
  * the nestable ones if asked), cut to fit buf: for messages. */
 void trl_algo_names(trl_coll coll, bool nestable_only, char *buf, size_t len);
-
-/* Why `algo` cannot serve the call `a`, or NULL if it can. Follows the
- * algorithms named by ALGO parameters too. */
-const char *trl_algo_unusable(const trl_algo *algo, const trl_coll_args *a);
-
-/* Parse one parameter value; on error returns a negative status and points
- * *why at a message that says what is accepted (a range, the algorithms a
- * name may be), kept per thread until the next call. */
-int trl_param_parse_value(const trl_param_spec *spec, const char *text, size_t len,
-                          trl_param_value *out, const char **why);
-
-/* Read a parameter: the value the rule gave, or the spec's default. */
-long long trl_param_int(const trl_coll_args *a, const char *name);
-const trl_algo *trl_param_algo(const trl_coll_args *a, const char *name);
-/* LEVEL: the algorithm and, through *params, its own parameters (never
- * NULL: an empty list when none were given). */
-const trl_algo *trl_param_level(const trl_coll_args *a, const char *name,
-                                const trl_params **params);
-/* FILE: the loaded file (a trl_tree_file), NULL when the rule gave none. */
-const void *trl_param_obj(const trl_coll_args *a, const char *name);
-
-/* A value as a user would write it ("64K", "knomial(radix=4)", the file's
- * path), for tools. */
-void trl_param_format(const trl_param_value *v, char *buf, size_t len);
-
-/* Parse "k=v k=v" for algorithm `algo` into *out (for tests and tools;
- * the rules parser reports positions itself). Free with trl_params_free. */
-int trl_params_from_string(const trl_algo *algo, const char *text, trl_params *out,
-                           const char **why);
-void trl_params_free(trl_params *p);
-
-/* The values of `given` that `sub` declares (same name and kind),
- * re-pointed at sub's own specs: how a composed algorithm passes its
- * parameters on. A value outside sub's range gives TRL_ERR_UNSUPPORTED.
- * The view shares given's objects: release it with trl_params_release,
- * never trl_params_free. */
-int trl_params_view(const trl_params *given, const trl_algo *sub, trl_params *out);
-void trl_params_release(trl_params *view);
 
 /* Size parsing shared with the rules language: digits with an optional
  * K, M or G suffix, either case (powers of 1024), as the trellis command

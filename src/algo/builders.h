@@ -6,6 +6,7 @@
 #define TRL_BUILDERS_H
 
 #include "algo/algo.h"
+#include "algo/params.h" /* what the builders read their parameters with */
 #include "algo/registry.h"
 
 #define TRL_DECLARE_BUILDER(coll, name, build, ...) \

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "algo/builders.h"
+#include "algo/usable.h"
 #include "core/status.h"
 #include "topo/topo.h"
 

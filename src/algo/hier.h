@@ -14,6 +14,7 @@
 #define TRL_HIER_H
 
 #include "algo/algo.h"
+#include "algo/params.h"
 
 typedef struct {
     trl_level_kind level;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/params.h"
 #include "core/status.h"
 
 /* The local rank of a host of q ranks that holds shard s of S: the largest

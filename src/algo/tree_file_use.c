@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 
+#include "algo/params.h"
 #include "core/status.h"
 #include "topo/topo.h"
 

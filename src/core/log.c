@@ -37,14 +37,3 @@ int trl_verbose_level(void)
         level = trl_setting_verbose();
     return level;
 }
-
-void trl_format_where(char *buf, size_t len, const char *source, int line, int column,
-                      const char *message)
-{
-    if (line > 0 && column > 0)
-        snprintf(buf, len, "%s:%d:%d: %s", source, line, column, message);
-    else if (line > 0)
-        snprintf(buf, len, "%s:%d: %s", source, line, message);
-    else
-        snprintf(buf, len, "%s: %s", source, message);
-}

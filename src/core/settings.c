@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/log.h"
+#include "core/status.h"
 
 typedef enum { ON_OFF, LEVEL, COUNT, WORD } kind;
 
@@ -21,6 +21,7 @@ static const struct setting {
     bool off_too; /* a WORD setting that takes the off spellings as well */
 } settings[] = {
     {"TRELLIS_SHM", ON_OFF, 0, 0, NULL, false},
+    {"TRELLIS_TUNED", ON_OFF, 0, 0, NULL, false},
     {"TRELLIS_VERBOSE", LEVEL, 0, INT_MAX, NULL, false},
     {"TRELLIS_CACHE_SIZE", COUNT, 1, 4096, NULL, false},
     {"TRELLIS_SHM_SPIN", COUNT, 0, INT_MAX, NULL, false},

@@ -3,6 +3,8 @@
 #ifndef TRL_STATUS_H
 #define TRL_STATUS_H
 
+#include <stddef.h>
+
 #define TRL_STATUS_MAP(X)                                              \
     X(OK, 0, "success")                                                \
     X(ERR_NOMEM, -1, "out of memory")                                  \
@@ -20,5 +22,11 @@ typedef enum {
 } trl_status;
 
 const char *trl_status_str(int status);
+
+/* An error's place and message as people read it: "source:line:column:
+ * message", "source:line: message" or "source: message", as much of the
+ * position as is known (0: not known). */
+void trl_format_where(char *buf, size_t len, const char *source, int line, int column,
+                      const char *message);
 
 #endif

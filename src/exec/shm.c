@@ -347,7 +347,7 @@ int trl_shm_drain(trl_shm *s, bool *moved)
 }
 
 /* Polls before a waiting rank sleeps. Measured on the emulated cluster
- * (docs/results.md): sleeping at once was slower than polling, even with
+ * (docs/notebook/seed000.md): sleeping at once was slower than polling, even with
  * more ranks than cores, since every wake-up crosses to another core; so
  * poll long, and sleep only a rank that waits long (a late peer). */
 static int spin_polls(void)

@@ -36,7 +36,8 @@ enum {
     TRL_SHM_BYTES_MAX = 8192, /* ... and at most: 512 B-8 KiB measured faster
                                  this way than through the library; 16 KiB
                                  slower on 2 ranks (two copies against
-                                 its single one, docs/results.md) */
+                                 its single one,
+                                 docs/notebook/small-messages.md) */
     TRL_SHM_SEGMENT = 1 << 20, /* the rings of a node's pairs, about: a
                                   segment per communicator, all of it
                                   touched at attach */

@@ -138,7 +138,7 @@ static inline size_t trl_align_head(const void *inout, size_t size, size_t n)
  * size from 1 MiB (all pairs' median 1.03 against 1.21 at 1 MiB, 0.88
  * against 0.97 at 16 MiB, MINLOC at 16 MiB 0.82 against 1.11; it had
  * helped MINLOC beyond L3 on the machine of an earlier session:
- * docs/results.md, "Reduction kernels"). */
+ * docs/notebook/kernels.md, "Reduction kernels"). */
 #define TRL_LOOP(n, size, b, STEP)                                            \
     do {                                                                      \
         size_t i = 0;                                                         \

@@ -77,8 +77,8 @@ INTEGER_PROD(64)
  * whose low byte is 0: two 16-bit multiplies a lane, no widening (1.04-1.16
  * there). Each byte keeps its own position, so the byte order does not
  * matter. Below 64 KiB the pairs measured 0.75-0.91 of Open MPI's at
- * 1-16 KiB: prod_u8_small serves those (docs/results.md, "Reduction
- * kernels"). */
+ * 1-16 KiB: prod_u8_small serves those (docs/notebook/kernels.md,
+ * "Reduction kernels"). */
 typedef uint16_t u16a __attribute__((aligned(1), may_alias));
 #define PROD_BYTE_PAIR(x, y) ((uint16_t)(((1u * (x) * (y)) & 0xffu) | (((x) >> 8) * ((y)&0xff00u))))
 static TRL_KERNEL void prod_u8_pair_lanes(const void *in, void *inout, size_t pairs)
@@ -110,7 +110,7 @@ static void prod_u8_pairs(const void *in, void *inout, size_t n)
  * one 512-bit multiply, narrowed back (the method of Open MPI's AVX-512
  * kernel). GCC's loop takes 64 bytes a turn and needs six shuffles to
  * split and rejoin them: 0.69-0.78 of the library's speed at 1-16 KiB in
- * three runs, this one 0.93-1.01 (docs/results.md, "Reduction kernels"). */
+ * three runs, this one 0.93-1.01 (docs/notebook/kernels.md, "Reduction kernels"). */
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 __attribute__((target("avx512f,avx512bw"))) static void prod_u8_widen32(const void *in,

@@ -4,10 +4,11 @@
  * purpose: no threshold of the library lives anywhere else.
  *
  * One host: chosen from measurements on this project's 2-core machine (2
- * ranks, and 4 and 8 oversubscribed ranks); docs/results.md has the
- * figures and the commands. Several hosts (hosts=2- ranks_per_host=2-):
- * the hierarchical forms, measured on the emulated cluster at 4 bytes and
- * 1 MiB in four shapes (docs/results.md); the size thresholds between are
+ * ranks, and 4 and 8 oversubscribed ranks); the figures and the commands
+ * are in docs/notebook/builtin-rules-one-host.md. Several hosts (hosts=2-
+ * ranks_per_host=2-): the hierarchical forms, measured on the emulated
+ * cluster at 4 bytes and 1 MiB in four shapes
+ * (docs/notebook/builtin-rules-hosts.md); the size thresholds between are
  * still the cost models' (each rule's comment gives its reason). Keep the
  * catch-all at the end of each collective, so that selection always
  * succeeds (the unit test `rules` checks it); the intercommunicator rules
@@ -15,6 +16,22 @@
  * calls (rules of the other kind never match); bcast, allreduce and
  * barrier were measured there, the others not (their comment says so). */
 #include "select/rules.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/settings.h"
+#include "core/status.h"
+
+/* TRL_TUNED_RULES_TEXT: src/select/tuned.rules, the rules `trellis tune`
+ * wrote on the reference layouts (bench/tune_builtin.sh), each with its
+ * measurements. They name their layout exactly (ranks=, hosts=,
+ * ranks_per_host=), so they come first and the hand-written rules below
+ * serve the rest; they keep their own source name ("tuned") so that the
+ * hand rules' line numbers stay put when the tuned ones are made anew. */
+#include "tuned_rules.h"
+
+const char trl_tuned_rules_text[] = TRL_TUNED_RULES_TEXT;
 
 const char trl_builtin_rules_text[] =
     "# Built-in rules. First match wins; a rule whose algorithm cannot serve\n"
@@ -24,17 +41,17 @@ const char trl_builtin_rules_text[] =
     "# The rules with hosts=2- ranks_per_host=2- serve communicators that\n"
     "# span several hosts with more than one rank on some host: each picks a\n"
     "# hierarchical form, measured on the emulated cluster at 4 bytes and\n"
-    "# 1 MiB (4 x 4, 8 x 2, 2 x 8, 6+6+4; docs/results.md); the thresholds\n"
-    "# between are the cost models'.\n"
+    "# 1 MiB (4 x 4, 8 x 2, 2 x 8, 6+6+4; docs/notebook/builtin-rules-hosts.md);\n"
+    "# the thresholds between are the cost models'.\n"
     "# One host, or one rank per host, gets the flat rules as before.\n"
     "\n"
     "# Several hosts: hier crosses hosts only among the hosts' leaders, one\n"
     "# message per host. 4-nomial levels: on 4 x 4 (testbed) a 4-byte bcast\n"
     "# with binomial levels took 1.29-1.55x Open MPI's (3 runs), a star per\n"
     "# level 0.87-1.35x (5 runs). From 64 KiB hier_sharded sends n/S across\n"
-    "# hosts per piece (S ranks a host), all of a host's ranks at once; its\n"
-    "# pieces by scatter_allgather: 1 MiB at 1 Gbit/s on 4 x 4, 14.1 ms\n"
-    "# against 17.4 with binomial pieces, Open MPI 32.9 (docs/results.md).\n"
+    "# hosts per piece (S ranks a host), all of a host's ranks at once; its pieces\n"
+    "# by scatter_allgather: 1 MiB at 1 Gbit/s on 4 x 4, 14.1 ms against 17.4 with\n"
+    "# binomial pieces, Open MPI 32.9 (docs/notebook/builtin-rules-hosts.md).\n"
     "bcast      hosts=2- ranks_per_host=2- bytes=64K- hier_sharded world=scatter_allgather\n"
     "bcast      hosts=2- ranks_per_host=2-            hier host=knomial(radix=4) world=knomial(radix=4)\n"
     "# Binomial matched or beat scatter_allgather at every size measured\n"
@@ -58,11 +75,11 @@ const char trl_builtin_rules_text[] =
     "# 4 and 8 hosts the pieces go by Rabenseifner (1 MiB at 1 Gbit/s: 4 x 4\n"
     "# 16.9-18.0 ms against 23.3-23.6 by ring, 8 x 2 19.3 against 21.1);\n"
     "# across 3 hosts ring (6+6+4: 14.9 against 24.8, Rabenseifner folding\n"
-    "# the odd host in), 2 hosts alike; other counts were not measured and\n"
-    "# keep ring (docs/results.md). From 1 MiB across 4 hosts, in 3 pieces\n"
-    "# pipelined by ring, the host steps overlapping the transfers (1 Gbit/s:\n"
-    "# 0.78-0.82x Open MPI's time at 1 MiB, 0.85 at 2 MiB, 0.96-0.98 at 4 MiB,\n"
-    "# against 0.92-1.20 unpipelined; slower at 512 KiB and below).\n"
+    "# the odd host in), 2 hosts alike; other counts were not measured and keep\n"
+    "# ring (docs/notebook/builtin-rules-hosts.md). From 1 MiB across 4 hosts, in\n"
+    "# 3 pieces pipelined by ring, the host steps overlapping the transfers\n"
+    "# (1 Gbit/s: 0.78-0.82x Open MPI's time at 1 MiB, 0.85 at 2 MiB, 0.96-0.98\n"
+    "# at 4 MiB, against 0.92-1.20 unpipelined; slower at 512 KiB and below).\n"
     "allreduce  hosts=4 ranks_per_host=2- bytes=1M- hier_sharded pipeline=3\n"
     "allreduce  hosts=4 ranks_per_host=2- bytes=64K- hier_sharded world=rabenseifner\n"
     "allreduce  hosts=8 ranks_per_host=2- bytes=64K- hier_sharded world=rabenseifner\n"
@@ -173,8 +190,8 @@ const char trl_builtin_rules_text[] =
     "# remote_ranks= the smaller. MPI defines no scan or exscan there.\n"
     "# bcast, allreduce and barrier: measured with bench/inter_latency\n"
     "# against the MPI library's own, 3 or more launches a form\n"
-    "# (docs/results.md, \"Intercommunicator collectives\" and\n"
-    "# \"Intercommunicators host by host\"). 8+8 on the emulated 4 x 4: the\n"
+    "# (docs/notebook/intercommunicators.md, \"Intercommunicator collectives\"\n"
+    "# and \"Intercommunicators host by host\"). 8+8 on the emulated 4 x 4: the\n"
     "# root's direct sends beat the leader form's bcast up to 16 KiB\n"
     "# (median 0.53-0.68 of the library's time against 0.70-1.17 in one set\n"
     "# of launches, 0.79-1.10 against 0.93-1.17 in another); up to 1 KiB\n"
@@ -225,3 +242,46 @@ const char trl_builtin_rules_text[] =
     "alltoallw                            inter_linear\n"
     "reduce_scatter                       inter_leader\n"
     "reduce_scatter_block                 inter_leader\n";
+
+static const char tuned_source[] = "tuned";
+
+int trl_builtin_rules_load(trl_ruleset *out, trl_rules_error *err)
+{
+    trl_ruleset tuned = {0}, hand = {0};
+    *out = (trl_ruleset){0};
+    /* TRELLIS_TUNED=off: the hand rules alone (to compare, or where the
+     * tuned machine is unlike this one). */
+    const char *tuned_text = trl_setting_on("TRELLIS_TUNED", true) ? trl_tuned_rules_text : "";
+    int rc = trl_rules_parse(tuned_text, tuned_source, &tuned, err);
+    if (rc)
+        return rc;
+    rc = trl_rules_parse(trl_builtin_rules_text, "built-in", &hand, err);
+    if (rc) {
+        trl_rules_free(&tuned);
+        return rc;
+    }
+    /* The tuned rules move in front of the hand ones: each rule's source
+     * points at a name that outlives the ruleset. */
+    trl_rule *all = realloc(hand.rules, (tuned.n + hand.n) * sizeof *all + 1);
+    if (!all) {
+        trl_rules_free(&tuned);
+        trl_rules_free(&hand);
+        return TRL_ERR_NOMEM;
+    }
+    memmove(all + tuned.n, all, hand.n * sizeof *all);
+    for (size_t i = 0; i < tuned.n; i++) {
+        all[i] = tuned.rules[i];
+        all[i].source = tuned_source;
+    }
+    free(tuned.rules); /* the rules themselves now belong to `all` */
+    free(tuned.source);
+    hand.rules = all;
+    hand.n += tuned.n;
+    *out = hand;
+    return TRL_OK;
+}
+
+const char *trl_builtin_text_of(const trl_rule *r)
+{
+    return r->source == tuned_source ? trl_tuned_rules_text : trl_builtin_rules_text;
+}

@@ -13,24 +13,20 @@
  * Words are separated by blanks; a rule ends at a newline, a ';' or the end
  * of the text; '#' starts a comment. The first word with no '=' after the
  * collective is the algorithm: filters come before it, parameters after.
+ *
+ * The words and the messages are rules_words.c's; reading TRELLIS_RULES,
+ * rules_env.c's.
  */
 #include "select/rules.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "core/env_value.h"
+#include "algo/params.h"
 #include "core/status.h"
-
-/* User text quoted in a message is cut to this many characters, so the
- * message itself still fits trl_rules_error. */
-#define QUOTE_MAX 60
-#define Q(p, len) (int)((len) < QUOTE_MAX ? (len) : QUOTE_MAX), (p)
+#include "select/rules_words.h"
 
 enum {
     FILTER_RANKS,
@@ -48,120 +44,12 @@ static const char *const filter_names[FILTER_COUNT] = {
     "ranks", "bytes", "commutative", "hosts", "ranks_per_host", "placement", "nonblocking",
     "inter", "remote_ranks"};
 
-typedef struct {
-    const char *p;
-    size_t len;
-    int column;
-} token;
-
-/* The state of parsing one rule: its words lie in [cur, end), and the
- * character at col_base is column 1. */
-typedef struct {
-    const char *source;
-    int line;
-    const char *col_base;
-    const char *cur, *end;
-    trl_rules_error *err;
-} parser;
-
-/* ---- messages ----------------------------------------------------------- */
-
-static void set_error(trl_rules_error *err, const char *source, int line, int column,
-                      const char *fmt, va_list ap)
-{
-    snprintf(err->source, sizeof err->source, "%s", source);
-    err->line = line;
-    err->column = column;
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-}
-
-static int __attribute__((format(printf, 3, 4)))
-fail(parser *ps, int column, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    set_error(ps->err, ps->source, ps->line, column, fmt, ap);
-    va_end(ap);
-    return TRL_ERR_PARSE;
-}
-
-/* An error with no position in the text (a file that cannot be read, no
- * memory): line 0 tells trl_rules_error_format to leave the position out. */
-static int __attribute__((format(printf, 4, 5)))
-fail_whole(trl_rules_error *err, const char *source, int rc, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    set_error(err, source, 0, 0, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
-void trl_rules_error_format(const trl_rules_error *err, char *buf, size_t len)
-{
-    if (err->line > 0)
-        snprintf(buf, len, "%s:%d:%d: %s", err->source, err->line, err->column, err->message);
-    else
-        snprintf(buf, len, "%s: %s", err->source, err->message);
-}
-
-/* Append `word` to a ", "-separated list in buf, as far as it fits. */
-static void list_add(char *buf, size_t len, const char *word)
-{
-    size_t used = strlen(buf);
-    snprintf(buf + used, len - used, "%s%s", used ? ", " : "", word);
-}
-
-/* ---- words -------------------------------------------------------------- */
-
-static bool is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n';
-}
-
-static bool next_token(parser *ps, token *t)
-{
-    while (ps->cur < ps->end && is_blank(*ps->cur))
-        ps->cur++;
-    if (ps->cur == ps->end)
-        return false;
-    t->p = ps->cur;
-    while (ps->cur < ps->end && !is_blank(*ps->cur))
-        ps->cur++;
-    t->len = (size_t)(ps->cur - t->p);
-    t->column = (int)(t->p - ps->col_base) + 1;
-    return true;
-}
-
-static bool word_is(const char *word, const char *p, size_t len)
-{
-    return strlen(word) == len && memcmp(word, p, len) == 0;
-}
-
 static int filter_index(const char *p, size_t len)
 {
     for (int f = 0; f < FILTER_COUNT; f++)
-        if (word_is(filter_names[f], p, len))
+        if (trl__rules_word_is(filter_names[f], p, len))
             return f;
     return -1;
-}
-
-/* A name=value word, split at its first '='. */
-typedef struct {
-    const char *key, *val;
-    size_t klen, vlen;
-} pair;
-
-static bool split_pair(const token *t, pair *kv)
-{
-    const char *eq = memchr(t->p, '=', t->len);
-    if (!eq)
-        return false;
-    kv->key = t->p;
-    kv->klen = (size_t)(eq - t->p);
-    kv->val = eq + 1;
-    kv->vlen = t->len - kv->klen - 1;
-    return true;
 }
 
 /* ---- filters ------------------------------------------------------------ */
@@ -221,11 +109,11 @@ static int parse_range_filter(parser *ps, const token *t, const pair *kv, int f,
     const char *examples, *why_not_zero;
     range_words(f, &examples, &why_not_zero);
     if (!parse_range(kv->val, kv->vlen, f == FILTER_BYTES, r))
-        return fail(ps, t->column, "%.*s: expected a range such as %s", Q(t->p, t->len), examples);
+        return trl__rules_fail(ps, t->column, "%.*s: expected a range such as %s", Q(t->p, t->len), examples);
     if (r->lo > r->hi)
-        return fail(ps, t->column, "range '%.*s' is empty", Q(kv->val, kv->vlen));
+        return trl__rules_fail(ps, t->column, "range '%.*s' is empty", Q(kv->val, kv->vlen));
     if (why_not_zero && r->hi == 0)
-        return fail(ps, t->column, "range '%.*s' matches no communicator (%s)",
+        return trl__rules_fail(ps, t->column, "range '%.*s' matches no communicator (%s)",
                     Q(kv->val, kv->vlen), why_not_zero);
     return TRL_OK;
 }
@@ -234,11 +122,11 @@ static int parse_range_filter(parser *ps, const token *t, const pair *kv, int f,
 static int parse_either(parser *ps, const token *t, const pair *kv, const char *yes,
                         const char *no, int *out)
 {
-    if (word_is(yes, kv->val, kv->vlen) || word_is(no, kv->val, kv->vlen)) {
-        *out = word_is(yes, kv->val, kv->vlen);
+    if (trl__rules_word_is(yes, kv->val, kv->vlen) || trl__rules_word_is(no, kv->val, kv->vlen)) {
+        *out = trl__rules_word_is(yes, kv->val, kv->vlen);
         return TRL_OK;
     }
-    return fail(ps, t->column, "%.*s: expected %s or %s", Q(t->p, t->len), yes, no);
+    return trl__rules_fail(ps, t->column, "%.*s: expected %s or %s", Q(t->p, t->len), yes, no);
 }
 
 /* Which filters make sense for a collective: a barrier carries no data,
@@ -262,15 +150,15 @@ static int parse_filter(parser *ps, trl_rule *r, const token *t, const pair *kv,
     if (f < 0) {
         char names[160] = "";
         for (int i = 0; i < FILTER_COUNT; i++)
-            list_add(names, sizeof names, filter_names[i]);
-        return fail(ps, t->column, "unknown filter '%.*s' (expected one of: %s)",
+            trl__rules_list_add(names, sizeof names, filter_names[i]);
+        return trl__rules_fail(ps, t->column, "unknown filter '%.*s' (expected one of: %s)",
                     Q(kv->key, kv->klen), names);
     }
     if (*seen & (1u << f))
-        return fail(ps, t->column, "duplicate filter '%s'", filter_names[f]);
+        return trl__rules_fail(ps, t->column, "duplicate filter '%s'", filter_names[f]);
     *seen |= 1u << f;
     if (!filter_applies(f, r->coll))
-        return fail(ps, t->column, "filter '%s' does not apply to %s%s", filter_names[f],
+        return trl__rules_fail(ps, t->column, "filter '%s' does not apply to %s%s", filter_names[f],
                     trl_coll_name(r->coll),
                     f == FILTER_BYTES && r->coll != TRL_COLL_BARRIER
                         ? " (each rank knows only its own counts)"
@@ -278,7 +166,7 @@ static int parse_filter(parser *ps, trl_rule *r, const token *t, const pair *kv,
                         ? " (MPI defines it on intracommunicators only)"
                         : "");
     if (kv->vlen == 0)
-        return fail(ps, t->column, "missing value after '%s='", filter_names[f]);
+        return trl__rules_fail(ps, t->column, "missing value after '%s='", filter_names[f]);
     switch (f) {
     case FILTER_RANKS:
         return parse_range_filter(ps, t, kv, f, &r->ranks);
@@ -307,29 +195,29 @@ static int parse_algorithm(parser *ps, trl_rule *r, const token *t)
 {
     int f = filter_index(t->p, t->len);
     if (f >= 0)
-        return fail(ps, t->column, "filter '%s' needs a value (write %s=<value>, no blanks around '=')",
+        return trl__rules_fail(ps, t->column, "filter '%s' needs a value (write %s=<value>, no blanks around '=')",
                     filter_names[f], filter_names[f]);
     r->algo = trl_algo_find(r->coll, t->p, t->len);
     if (r->algo)
         return TRL_OK;
     char names[160];
     trl_algo_names(r->coll, false, names, sizeof names);
-    return fail(ps, t->column, "unknown algorithm '%.*s' for %s (expected one of: %s)",
+    return trl__rules_fail(ps, t->column, "unknown algorithm '%.*s' for %s (expected one of: %s)",
                 Q(t->p, t->len), trl_coll_name(r->coll), names);
 }
 
 static int unknown_param(parser *ps, const trl_rule *r, const token *t, const pair *kv)
 {
     if (filter_index(kv->key, kv->klen) >= 0)
-        return fail(ps, t->column, "filter '%.*s' must come before the algorithm",
+        return trl__rules_fail(ps, t->column, "filter '%.*s' must come before the algorithm",
                     Q(kv->key, kv->klen));
     char names[320] = "";
     for (const trl_param_spec *s = r->algo->params; s && s->name; s++)
-        list_add(names, sizeof names, s->name);
+        trl__rules_list_add(names, sizeof names, s->name);
     if (!names[0])
-        return fail(ps, t->column, "parameter '%.*s' is not known to %s %s (it takes no parameters)",
+        return trl__rules_fail(ps, t->column, "parameter '%.*s' is not known to %s %s (it takes no parameters)",
                     Q(kv->key, kv->klen), trl_coll_name(r->coll), r->algo->name);
-    return fail(ps, t->column, "parameter '%.*s' is not known to %s %s (it takes: %s)",
+    return trl__rules_fail(ps, t->column, "parameter '%.*s' is not known to %s %s (it takes: %s)",
                 Q(kv->key, kv->klen), trl_coll_name(r->coll), r->algo->name, names);
 }
 
@@ -348,20 +236,20 @@ static void file_path(const char *source, const char *val, size_t vlen, char *ou
 static int parse_param(parser *ps, trl_rule *r, const token *t)
 {
     pair kv;
-    if (!split_pair(t, &kv))
-        return fail(ps, t->column, "unexpected '%.*s' after algorithm %s (parameters are name=value)",
+    if (!trl__rules_split_pair(t, &kv))
+        return trl__rules_fail(ps, t->column, "unexpected '%.*s' after algorithm %s (parameters are name=value)",
                     Q(t->p, t->len), r->algo->name);
     if (kv.klen == 0)
-        return fail(ps, t->column, "unexpected '%.*s' (write name=value, no blanks around '=')",
+        return trl__rules_fail(ps, t->column, "unexpected '%.*s' (write name=value, no blanks around '=')",
                     Q(t->p, t->len));
     const trl_param_spec *spec = trl_algo_param(r->algo, kv.key, kv.klen);
     if (!spec)
         return unknown_param(ps, r, t, &kv);
     for (int i = 0; i < r->params.n; i++)
         if (r->params.v[i].spec == spec)
-            return fail(ps, t->column, "duplicate parameter '%s'", spec->name);
+            return trl__rules_fail(ps, t->column, "duplicate parameter '%s'", spec->name);
     if (kv.vlen == 0)
-        return fail(ps, t->column, "missing value after '%s='", spec->name);
+        return trl__rules_fail(ps, t->column, "missing value after '%s='", spec->name);
 
     trl_param_value value;
     const char *why = NULL;
@@ -374,28 +262,17 @@ static int parse_param(parser *ps, trl_rule *r, const token *t)
         rc = trl_param_parse_value(spec, kv.val, kv.vlen, &value, &why);
     }
     if (rc) /* why says what is accepted */
-        return fail(ps, t->column, "%.*s: %s", Q(t->p, t->len), why);
+        return trl__rules_fail(ps, t->column, "%.*s: %s", Q(t->p, t->len), why);
 
     trl_param_value *v = realloc(r->params.v, (size_t)(r->params.n + 1) * sizeof *v);
     if (!v)
-        return fail_whole(ps->err, ps->source, TRL_ERR_NOMEM, "out of memory");
+        return trl__rules_fail_whole(ps->err, ps->source, TRL_ERR_NOMEM, "out of memory");
     r->params.v = v;
     r->params.v[r->params.n++] = value;
     return TRL_OK;
 }
 
 /* ---- one rule ------------------------------------------------------------ */
-
-/* The collective of a non-blocking or persistent call's name, as verbose
- * mode prints it (iallreduce, allreduce_init): its rules are the
- * collective's, told apart by the nonblocking= filter. -1 for another word. */
-static int call_name_coll(const char *p, size_t len, bool *persistent)
-{
-    *persistent = len > 5 && memcmp(p + len - 5, "_init", 5) == 0;
-    if (*persistent)
-        return trl_coll_from_name(p, len - 5);
-    return len > 1 && p[0] == 'i' ? trl_coll_from_name(p + 1, len - 1) : -1;
-}
 
 static int parse_collective(parser *ps, trl_rule *r, const token *t)
 {
@@ -406,18 +283,18 @@ static int parse_collective(parser *ps, trl_rule *r, const token *t)
     }
     char names[320] = "";
     for (int i = 0; i < TRL_COLL_COUNT; i++)
-        list_add(names, sizeof names, trl_coll_name((trl_coll)i));
+        trl__rules_list_add(names, sizeof names, trl_coll_name((trl_coll)i));
     bool persistent;
-    int b = call_name_coll(t->p, t->len, &persistent);
+    int b = trl__rules_call_name_coll(t->p, t->len, &persistent);
     if (b >= 0) {
         const char *name = trl_coll_name((trl_coll)b);
-        return fail(ps, t->column,
+        return trl__rules_fail(ps, t->column,
                     "unknown collective '%.*s': the %s %s is served by %s rules; a rule that "
                     "only non-blocking and persistent calls take is written '%s nonblocking=yes "
                     "...'",
                     Q(t->p, t->len), persistent ? "persistent" : "non-blocking", name, name, name);
     }
-    return fail(ps, t->column, "unknown collective '%.*s' (expected one of: %s)", Q(t->p, t->len),
+    return trl__rules_fail(ps, t->column, "unknown collective '%.*s' (expected one of: %s)", Q(t->p, t->len),
                 names);
 }
 
@@ -427,12 +304,12 @@ static int parse_head(parser *ps, trl_rule *r, const token *first)
     token t, last = *first;
     unsigned seen = 0;
     int rc;
-    while (next_token(ps, &t)) {
+    while (trl__rules_next_token(ps, &t)) {
         pair kv;
-        if (!split_pair(&t, &kv))
+        if (!trl__rules_split_pair(&t, &kv))
             return parse_algorithm(ps, r, &t);
         if (kv.klen == 0)
-            return fail(ps, t.column, "unexpected '%.*s' (write name=value, no blanks around '=')",
+            return trl__rules_fail(ps, t.column, "unexpected '%.*s' (write name=value, no blanks around '=')",
                         Q(t.p, t.len));
         rc = parse_filter(ps, r, &t, &kv, &seen);
         if (rc)
@@ -441,7 +318,7 @@ static int parse_head(parser *ps, trl_rule *r, const token *first)
     }
     char names[160];
     trl_algo_names(r->coll, false, names, sizeof names);
-    return fail(ps, last.column + (int)last.len, "missing algorithm after %s (expected one of: %s)",
+    return trl__rules_fail(ps, last.column + (int)last.len, "missing algorithm after %s (expected one of: %s)",
                 seen ? "filters" : trl_coll_name(r->coll), names);
 }
 
@@ -451,14 +328,14 @@ static int parse_rule(parser *ps, trl_rule *r, const token *first)
     if (rc == TRL_OK)
         rc = parse_head(ps, r, first);
     token t;
-    while (rc == TRL_OK && next_token(ps, &t))
+    while (rc == TRL_OK && trl__rules_next_token(ps, &t))
         rc = parse_param(ps, r, &t);
     for (const trl_param_spec *p = rc ? NULL : r->algo->params; p && p->name; p++) {
         bool given = false;
         for (int i = 0; i < r->params.n; i++)
             given = given || r->params.v[i].spec == p;
         if ((p->flags & TRL_PARAM_REQUIRED) && !given)
-            return fail(ps, (int)(ps->end - ps->col_base) + 1, "%s %s needs %s=",
+            return trl__rules_fail(ps, (int)(ps->end - ps->col_base) + 1, "%s %s needs %s=",
                         trl_coll_name(r->coll), r->algo->name, p->name);
     }
     return rc;
@@ -498,27 +375,12 @@ static int append(trl_ruleset *rs, size_t *cap, const trl_rule *r)
     return TRL_OK;
 }
 
-static char *trimmed_copy(const char *begin, const char *end)
-{
-    while (begin < end && is_blank(*begin))
-        begin++;
-    while (end > begin && is_blank(end[-1]))
-        end--;
-    size_t len = (size_t)(end - begin);
-    char *s = malloc(len + 1);
-    if (s) {
-        memcpy(s, begin, len);
-        s[len] = '\0';
-    }
-    return s;
-}
-
 /* Parse the rule in ps (if it holds any words) and add it to rs. */
 static int parse_part(parser *ps, trl_ruleset *rs, size_t *cap)
 {
     token first;
     const char *begin = ps->cur;
-    if (!next_token(ps, &first))
+    if (!trl__rules_next_token(ps, &first))
         return TRL_OK;
     trl_rule r = {.ranks = {0, TRL_RANGE_MAX}, .bytes = {0, TRL_RANGE_MAX}, .commutative = -1,
                   .hosts = {0, TRL_RANGE_MAX}, .ranks_per_host = {0, TRL_RANGE_MAX},
@@ -526,10 +388,10 @@ static int parse_part(parser *ps, trl_ruleset *rs, size_t *cap)
                   .remote_ranks = {0, TRL_RANGE_MAX}, .source = rs->source, .line = ps->line};
     int rc = parse_rule(ps, &r, &first);
     if (rc == TRL_OK) {
-        r.text = trimmed_copy(begin, ps->end);
+        r.text = trl__rules_trimmed_copy(begin, ps->end);
         rc = r.text ? append(rs, cap, &r) : TRL_ERR_NOMEM;
         if (rc)
-            fail_whole(ps->err, ps->source, rc, "out of memory");
+            trl__rules_fail_whole(ps->err, ps->source, rc, "out of memory");
     }
     if (rc)
         rule_free(&r);
@@ -547,7 +409,7 @@ static int parse_text(const char *text, const char *source, bool inline_parts, t
     int rc = TRL_OK;
     rs.source = strdup(source);
     if (!rs.source) {
-        rc = fail_whole(err, source, TRL_ERR_NOMEM, "out of memory");
+        rc = trl__rules_fail_whole(err, source, TRL_ERR_NOMEM, "out of memory");
         goto done;
     }
     parser ps = {.source = source, .line = 1, .col_base = text ? text : "", .err = err};
@@ -587,140 +449,4 @@ int trl_rules_parse_inline_as(const char *text, const char *source, trl_ruleset 
                               trl_rules_error *err)
 {
     return parse_text(text, source, true, out, err);
-}
-
-/* ---- TRELLIS_RULES -------------------------------------------------------- */
-
-/* The file's bytes, NUL-terminated, in *text; their number in *len. */
-static int read_file(const char *name, char **text, size_t *text_len, trl_rules_error *err)
-{
-    struct stat st;
-    FILE *f = NULL;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int rc = TRL_OK;
-    if (stat(name, &st) == 0 && S_ISDIR(st.st_mode)) {
-        errno = EISDIR;
-        goto io_error;
-    }
-    f = fopen(name, "rb");
-    if (!f)
-        goto io_error;
-    for (;;) {
-        if (cap - len < 4096) {
-            cap = cap ? 2 * cap : 8192;
-            char *grown = realloc(buf, cap);
-            if (!grown) {
-                rc = fail_whole(err, "TRELLIS_RULES", TRL_ERR_NOMEM, "out of memory");
-                goto done;
-            }
-            buf = grown;
-        }
-        size_t got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f))
-        goto io_error;
-    buf[len] = '\0';
-    *text = buf;
-    *text_len = len;
-    buf = NULL;
-    goto done;
-io_error:
-    rc = fail_whole(err, "TRELLIS_RULES", TRL_ERR_IO, "cannot read rules file '%s': %s", name,
-                    strerror(errno));
-done:
-    if (f)
-        fclose(f);
-    free(buf);
-    return rc;
-}
-
-/* A value that, trimmed, has no blank cannot be rules (a rule has at least
- * two words), so it is a file name; so is one that names an existing file,
- * which lets a path with blanks in it through. Text that could not be a
- * path is not looked up. (trellis.native.names_file: the same.) */
-static bool names_file(const char *name)
-{
-    struct stat st;
-    for (const char *c = name; *c; c++)
-        if (is_blank(*c))
-            return trl_could_be_path(name) && stat(name, &st) == 0;
-    return true;
-}
-
-/* A NUL would end the text early, and what follows it would be neither
- * checked nor compared between ranks: refuse it, where it is. */
-static int check_no_nul(const char *text, size_t len, const char *name, trl_rules_error *err)
-{
-    const char *nul = memchr(text, '\0', len);
-    if (!nul)
-        return TRL_OK;
-    int line = 1;
-    const char *line_start = text;
-    for (const char *p = text; p < nul; p++)
-        if (*p == '\n') {
-            line++;
-            line_start = p + 1;
-        }
-    snprintf(err->source, sizeof err->source, "%s", name);
-    err->line = line;
-    err->column = (int)(nul - line_start) + 1;
-    snprintf(err->message, sizeof err->message, "not a text file (it holds a NUL byte)");
-    return TRL_ERR_PARSE;
-}
-
-/* A value read as rules that fails at its first word, and looks like a file
- * name with a blank in it (a '.' or '/': 'my rules.txt'), may have been
- * meant as one that names nothing: say that too. */
-static void not_a_file_either(const char *value, const char *name, trl_rules_error *err)
-{
-    int first = 1 + (int)(strspn(value, " \t\r\v\f\n"));
-    bool persistent;
-    struct stat st;
-    if (err->line != 1 || err->column != first || strchr(name, ';') || !strpbrk(name, "./") ||
-        !trl_could_be_path(name) ||
-        call_name_coll(name, strcspn(name, " \t\r\v\f\n"), &persistent) >= 0 ||
-        stat(name, &st) == 0)
-        return;
-    size_t used = strlen(err->message);
-    snprintf(err->message + used, sizeof err->message - used,
-             "; and as a file name, '%s': %s", name, strerror(errno));
-}
-
-int trl_rules_load_env(trl_ruleset *out, char **text, trl_rules_error *err)
-{
-    trl_ruleset empty = {0};
-    *out = empty;
-    *text = NULL;
-    const char *value = getenv("TRELLIS_RULES");
-    if (!value || !*value)
-        return TRL_OK;
-    char *name = trimmed_copy(value, value + strlen(value));
-    int rc = TRL_OK;
-    if (!name) {
-        rc = fail_whole(err, "TRELLIS_RULES", TRL_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    if (*name && names_file(name)) {
-        size_t len = 0;
-        rc = read_file(name, text, &len, err);
-        if (rc == TRL_OK)
-            rc = check_no_nul(*text, len, name, err);
-        if (rc == TRL_OK)
-            rc = trl_rules_parse(*text, name, out, err);
-        goto done;
-    }
-    *text = strdup(value);
-    if (!*text)
-        rc = fail_whole(err, "TRELLIS_RULES", TRL_ERR_NOMEM, "out of memory");
-    else
-        rc = trl_rules_parse_inline(*text, out, err);
-    if (rc == TRL_ERR_PARSE)
-        not_a_file_either(value, name, err);
-done:
-    free(name);
-    return rc;
 }

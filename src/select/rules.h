@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "algo/algo.h"
+#include "select/rules_error.h"
 
 /* An inclusive range; hi == TRL_RANGE_MAX is open-ended. */
 typedef struct {
@@ -52,12 +53,6 @@ typedef struct {
     char *source; /* file name, "TRELLIS_RULES" (inline) or "built-in" */
 } trl_ruleset;
 
-typedef struct {
-    char source[256];
-    int line, column; /* 1-based */
-    char message[512];
-} trl_rules_error;
-
 /* Parse rules text. Inline text separates rules with ';' as well as
  * newlines. On error returns a negative status and fills *err; *out is
  * left empty.
@@ -73,11 +68,15 @@ int trl_rules_parse_inline_as(const char *text, const char *source, trl_ruleset 
                               trl_rules_error *err);
 void trl_rules_free(trl_ruleset *rs);
 
-/* "trellis: <source>:<line>:<column>: <message>" without the prefix. */
-void trl_rules_error_format(const trl_rules_error *err, char *buf, size_t len);
-
-/* The built-in rules, in the rules language. */
+/* The built-in rules, in the rules language: those `trellis tune` wrote
+ * for the reference layouts (src/select/tuned.rules, source "tuned"), then
+ * those written by hand (source "built-in"). */
+extern const char trl_tuned_rules_text[];
 extern const char trl_builtin_rules_text[];
+/* Both parsed into one ruleset, the tuned rules first. */
+int trl_builtin_rules_load(trl_ruleset *out, trl_rules_error *err);
+/* The text a built-in rule was read from (for its reason, its comment). */
+const char *trl_builtin_text_of(const trl_rule *r);
 
 /* The reason written above the rule at `line` of a rules text: the first
  * comment block above it, past any rules between (src/select/reason.c),
@@ -109,6 +108,15 @@ typedef struct {
                                  NULL (trl_select_passed_over gives them all) */
     const char *why;          /* why `rejected` could not serve */
 } trl_choice;
+
+/* The size the rules' bytes= filter sees (docs/rules.md), the `bytes` of
+ * trl_select below:
+ *   bcast, reduce, allreduce, scan, exscan: the message;
+ *   gather, scatter, allgather, alltoall: one rank's block;
+ *   allgatherv: the average block (all blocks / ranks, rounded down);
+ *   reduce_scatter, reduce_scatter_block: the whole vector reduced;
+ *   the others: 0 (see trl_coll_has_bytes). */
+size_t trl_coll_rule_bytes(const trl_coll_args *a);
 
 /* First rule (user rules, then built-in) matching the call whose algorithm
  * can serve it. The layout filters read a->topo (NULL: one host). Returns a

@@ -8,8 +8,30 @@
 #include "select/rules.h"
 
 #include "algo/inter/inter.h"
+#include "algo/usable.h"
 #include "core/status.h"
 #include "topo/topo.h"
+
+size_t trl_coll_rule_bytes(const trl_coll_args *a)
+{
+    if (a->inter)
+        return trl_inter_rule_bytes(a);
+    if (!trl_coll_has_bytes(a->coll))
+        return 0;
+    size_t total = 0;
+    switch (a->coll) {
+    case TRL_COLL_ALLGATHERV:
+    case TRL_COLL_REDUCE_SCATTER:
+        for (int r = 0; a->counts && r < a->size; r++)
+            total += a->counts[r];
+        total *= a->elem_size;
+        return a->coll == TRL_COLL_ALLGATHERV ? total / (size_t)a->size : total;
+    case TRL_COLL_REDUCE_SCATTER_BLOCK:
+        return a->count * a->elem_size * (size_t)a->size;
+    default:
+        return a->count * a->elem_size;
+    }
+}
 
 static bool in_range(const trl_range *r, unsigned long long v)
 {

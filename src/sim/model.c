@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "algo/algo.h"
-#include "core/log.h"
 #include "core/status.h"
 #include "topo/topo.h"
 

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/log.h"
 #include "core/status.h"
 
 int trl_topo_single_host(int size, trl_topo *out)

@@ -3,10 +3,12 @@
  * order, then sends to its parent; in a bcast section it receives from its
  * parent, then sends to its children in order. The tree checks then make
  * every send match a recv at the other end. */
+#include "tree/script_file.h"
+
 #include <stdbool.h>
 
 #include "core/status.h"
-#include "tree/tree_read.h"
+#include "tree/tree_section.h"
 
 /* One command, "recv P" or "send P", starting at w. */
 static int command(trl__reader *rd, trl__cursor *c, const trl__word *w, int r, bool *send,

@@ -2,10 +2,9 @@
  * line: the first line says which kind, `ranks` and `root` come before the
  * sections, and each rank line goes into the current section
  * (tree_section.c), which is checked as a whole when it ends. Script rank
- * lines are read in script_file.c. */
+ * lines are read in script_file.c, the words of every line in tree_read.c. */
 #include "tree/tree_file.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,88 +12,13 @@
 #include <string.h>
 
 #include "core/status.h"
+#include "tree/script_file.h"
 #include "tree/tree_read.h"
+#include "tree/tree_section.h"
 
 /* Far above any real file (a 1<<20-rank file is about 40 MiB), low enough
  * that a wrong path (a disk image, say) is refused rather than read. */
 #define MAX_FILE_BYTES ((size_t)256 << 20)
-
-/* ---- words and messages ------------------------------------------------------ */
-
-static bool is_separator(char ch)
-{
-    return ch == ',' || ch == ':';
-}
-
-bool trl__next_word(trl__cursor *c, trl__word *w)
-{
-    while (c->p < c->end && isspace((unsigned char)*c->p))
-        c->p++;
-    if (c->p == c->end)
-        return false;
-    w->p = c->p;
-    if (is_separator(*c->p))
-        c->p++;
-    else
-        while (c->p < c->end && !isspace((unsigned char)*c->p) && !is_separator(*c->p))
-            c->p++;
-    w->len = (size_t)(c->p - w->p);
-    return true;
-}
-
-bool trl__word_is(const trl__word *w, const char *lit)
-{
-    return strlen(lit) == w->len && memcmp(w->p, lit, w->len) == 0;
-}
-
-const char *trl__quote(const trl__word *w, char buf[48])
-{
-    size_t n = w->len < 40 ? w->len : 40;
-    for (size_t i = 0; i < n; i++)
-        buf[i] = isprint((unsigned char)w->p[i]) ? w->p[i] : '?';
-    strcpy(buf + n, w->len > n ? "..." : "");
-    return buf;
-}
-
-int trl__fail(trl__reader *rd, int line, const char *fmt, ...)
-{
-    snprintf(rd->err->source, sizeof rd->err->source, "%s", rd->source);
-    rd->err->line = line;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(rd->err->message, sizeof rd->err->message, fmt, ap);
-    va_end(ap);
-    return TRL_ERR_PARSE;
-}
-
-/* Digits only. The value stops growing at cap, so no number overflows. */
-static bool digits(const trl__word *w, long long cap, long long *v)
-{
-    *v = 0;
-    for (size_t i = 0; i < w->len; i++) {
-        if (!isdigit((unsigned char)w->p[i]))
-            return false;
-        if (*v < cap)
-            *v = *v * 10 + (w->p[i] - '0');
-    }
-    return w->len > 0;
-}
-
-int trl__rank(trl__reader *rd, const trl__word *w, const char *what, int *out)
-{
-    char q[48];
-    long long v;
-    if (!digits(w, rd->size, &v))
-        return trl__fail(rd, rd->line, "%s: expected a number, got '%s'", what, trl__quote(w, q));
-    if (v >= rd->size && rd->size == 1)
-        return trl__fail(rd, rd->line, "%s %s is out of range (the file has 1 rank: 0)", what,
-                         trl__quote(w, q));
-    if (v >= rd->size)
-        return trl__fail(rd, rd->line, "%s %s is out of range (the file has %d ranks: 0..%d)",
-                         what, trl__quote(w, q), rd->size, rd->size - 1);
-    *out = (int)v;
-    return TRL_OK;
-}
 
 /* ---- the lines before the sections ------------------------------------------- */
 
@@ -144,7 +68,7 @@ static int ranks_line(trl__reader *rd, trl__cursor *c)
     int rc = header_number(rd, c, "ranks", &rd->size_line, &w);
     if (rc)
         return rc;
-    if (!digits(&w, TRL__MAX_TREE_RANKS + 1LL, &v))
+    if (!trl__digits(&w, TRL__MAX_TREE_RANKS + 1LL, &v))
         return trl__fail(rd, rd->line, "ranks: expected a number, got '%s'", trl__quote(&w, q));
     if (v < 1)
         return trl__fail(rd, rd->line, "ranks must be at least 1");
@@ -316,7 +240,7 @@ int trl_tree_file_parse(const char *text, const char *source, trl_tree_file *out
     return TRL_OK;
 }
 
-/* ---- loading, freeing, messages ---------------------------------------------- */
+/* ---- loading ------------------------------------------------------------- */
 
 static int whole_file_error(trl_file_error *err, int line, int rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -391,27 +315,4 @@ int trl_tree_file_load(const char *path, trl_tree_file *out, trl_file_error *err
         rc = trl_tree_file_parse(text, path, out, err);
     free(text);
     return rc;
-}
-
-static void links_free(trl_tree_links *l)
-{
-    free(l->parent);
-    free(l->child_first);
-    free(l->child);
-}
-
-void trl_tree_file_free(trl_tree_file *f)
-{
-    free(f->path);
-    links_free(&f->reduce);
-    links_free(&f->bcast);
-    memset(f, 0, sizeof *f);
-}
-
-void trl_file_error_format(const trl_file_error *err, char *buf, size_t len)
-{
-    if (err->line > 0)
-        snprintf(buf, len, "%s:%d: %s", err->source, err->line, err->message);
-    else
-        snprintf(buf, len, "%s: %s", err->source, err->message);
 }

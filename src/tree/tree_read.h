@@ -1,13 +1,14 @@
 /* Inside the tree-file reader (not part of the API): the state of reading
  * one file, shared by tree_file.c (lines and headers), tree_section.c (one
- * section's ranks and its checks) and script_file.c (script rank lines). */
+ * section's ranks and its checks) and script_file.c (script rank lines),
+ * and the words of a line and the messages about them (tree_read.c). */
 #ifndef TRL_TREE_READ_H
 #define TRL_TREE_READ_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "tree/tree_file.h"
+#include "tree/tree.h"
 
 enum { TRL__MAX_TREE_RANKS = 1 << 20 };
 
@@ -58,26 +59,14 @@ bool trl__word_is(const trl__word *w, const char *lit);
  * is not printable ASCII shown as '?'. */
 const char *trl__quote(const trl__word *w, char buf[48]);
 
+/* A word of digits only, as a number that stops growing at cap (so none
+ * overflows). */
+bool trl__digits(const trl__word *w, long long cap, long long *v);
+
 /* Records "source:line: message" in rd->err; returns TRL_ERR_PARSE. */
 int trl__fail(trl__reader *rd, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* A rank of this file: "what: expected a number" or "what N is out of range". */
 int trl__rank(trl__reader *rd, const trl__word *w, const char *what, int *out);
-
-/* One section: started at its header, filled line by line, checked as a
- * whole and copied into rd->out at its end. */
-int trl__section_start(trl__reader *rd, const char *name);
-void trl__section_free(trl__section *s);
-int trl__section_end(trl__reader *rd);
-/* The start of rank r's line (r in range): a rank listed twice. */
-int trl__rank_line(trl__reader *rd, int r);
-/* Rank r's parent (-1: none) and its next child, as its line gives them. */
-int trl__set_parent(trl__reader *rd, int r, int parent);
-int trl__add_child(trl__reader *rd, int r, int child);
-/* The section's bcast direction: a script's recv goes to the parent. */
-bool trl__section_is_bcast(const trl__reader *rd);
-
-/* "rank R: cmd, cmd, ..." after "rank R" (script_file.c). */
-int trl__script_line(trl__reader *rd, trl__cursor *c, int r);
 
 #endif

@@ -3,12 +3,13 @@
  * wrong is reported at that line; what needs the whole section (ranks
  * missing, parent and children disagreeing, cycles) when it ends. Every
  * check is linear in the number of ranks, so a 1<<20-rank file loads fast. */
+#include "tree/tree_section.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/status.h"
-#include "tree/tree_read.h"
 
 /* How messages say parent and child: a tree file names them, a script
  * sends and receives (the other way round in the bcast direction). */

@@ -18,6 +18,13 @@ HIERARCHICAL = {"hier", "hier_sharded", "multileader"}
 MULTI_HOST = [(16, "hosts=4 ranks_per_host=4"), (16, "hosts=3 ranks_per_host=6,5,5")]
 
 
+@pytest.fixture(autouse=True)
+def hand_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are of the rules written by hand: 4 x 4 is also a layout `trellis
+    tune` measured (src/select/tuned.rules), so its tuned rules are left out."""
+    monkeypatch.setenv("TRELLIS_TUNED", "off")
+
+
 def choice(coll: str, ranks: int, layout: str, size: str = "16", *more: str) -> dict:
     """The built-in rules' choice (no user rules), as explain reports it."""
     args = ["explain", coll, "--ranks", str(ranks), "--rules", "", "--json", "--rank", "0"]
@@ -61,7 +68,7 @@ def test_large_messages_get_the_bandwidth_forms(coll: str, size: str, expected: 
 
 def test_large_allreduce_across_four_hosts_is_pipelined() -> None:
     """From 1 MiB on 4 hosts the pieces overlap their host steps with the transfers
-    (docs/results.md, pipelined hier_sharded); below, one piece."""
+    (docs/notebook/builtin-rules-hosts.md, pipelined hier_sharded); below, one piece."""
     assert "pipeline=3" in choice("allreduce", 16, MULTI_HOST[0][1], "1M")["rule"]["text"]
     assert "pipeline" not in choice("allreduce", 16, MULTI_HOST[0][1], "512K")["rule"]["text"]
 
@@ -86,6 +93,21 @@ def test_noncommutative_allreduce_on_several_hosts() -> None:
     rr = choice("allreduce", 16, "hosts=4 ranks_per_host=4 placement=round-robin", "16",
                 "--noncommutative")  # fmt: skip
     assert rr["algorithm"] not in HIERARCHICAL
+
+
+@pytest.mark.parametrize("coll", COLLECTIVES)
+def test_tuned_layout_cites_its_measurements(coll: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the tuned rules (the default), on the layout they were measured on a tuned
+    rule, where one matches, gives the measurements behind it as its reason; elsewhere the
+    hand rules serve."""
+    monkeypatch.delenv("TRELLIS_TUNED")
+    for size in ("16", "64K", "1M"):
+        data = choice(coll, *MULTI_HOST[0], size)
+        assert data["rule"]["source"] in {"tuned", "built-in"}
+        if data["rule"]["source"] == "tuned":
+            assert "ranks=16 hosts=4 ranks_per_host=4" in data["rule"]["text"]
+            assert " us" in data["reason"], data
+            assert "rounds" in data["reason"], data
 
 
 def test_explain_says_the_rule_and_its_reason(run_trellis) -> None:

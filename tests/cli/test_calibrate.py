@@ -1,5 +1,5 @@
 """`trellis calibrate`: the fit, on measurements made up from known parameters (the
-measuring itself runs in docs/results.md's experiments: it needs two ranks and, for
+measuring itself runs in the experiments of docs/notebook/simulate.md: it needs two ranks and, for
 every class, hosts)."""
 
 import json

@@ -130,6 +130,21 @@ def test_far_apart_stops_early_close_measures_more() -> None:
     assert sorted(close)[5] > sorted(far)[5], (close, far)
 
 
+def test_beaten_builtin_never_wins_back() -> None:
+    """The built-in, beaten early by one candidate, stays beaten when another becomes the
+    best later (however its few rounds compare with the new best's)."""
+    search = tune_stats.Search([0, 1, 2], 0)
+    early = {0: [100.0, 101.0, 102.0], 1: [50.0, 50.5, 51.0], 2: [60.0, 150.0, 100.0]}
+    for rnd in range(12):
+        for cid in search.order():
+            late = 40.0 * (1 + 0.01 * (rnd % 3)) if cid == 2 else 50.0 * (1 + 0.01 * (rnd % 2))
+            search.record(cid, early[cid][rnd] if rnd < len(early[cid]) else late)
+        if search.end_round():
+            break
+    assert search.builtin_beaten
+    assert search.winner() == 2
+
+
 def test_ratio_interval() -> None:
     a = {r: 110.0 * (1.01 if r % 2 else 0.99) for r in range(6)}
     b = dict.fromkeys(range(6), 100.0)

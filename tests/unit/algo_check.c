@@ -154,6 +154,22 @@ const size_t check_ntypes = sizeof check_types / sizeof *check_types;
 
 /* ---- helpers ---------------------------------------------------------- */
 
+bool check_picked(tally *t, bool core, unsigned key)
+{
+    if (!t->rotate || core)
+        return true;
+    /* splitmix64's finalizer (mix's low bits cycle with consecutive keys): the
+     * cases of one shape, and the shapes, fall in slices independently. */
+    uint64_t z = (uint64_t)key + 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    if ((z % CHECK_SLICES + t->seed % CHECK_SLICES) % CHECK_SLICES == 0)
+        return true;
+    t->left++;
+    return false;
+}
+
 void check_fail(tally *t, const check_case *c, const char *fmt, ...)
 {
     t->failures++;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "algo/algo.h"
+#include "algo/params.h"
 #include "exec/exec_threads.h"
 
 typedef struct {
@@ -34,7 +35,20 @@ extern const size_t check_ntypes;
 typedef struct {
     int failures, cases;
     bool quick;
+    /* --seed: the core cases and one slice of the others (check_picked) */
+    bool rotate;
+    unsigned seed;
+    int left; /* cases of the whole sweep left to the other slices */
 } tally;
+
+/* The sweep's rotation. Without --seed every case runs. With --seed S the
+ * core runs (each sweep says which cases are its core: the cheap ones that find
+ * most bugs) and, of the others, those of slice S % CHECK_SLICES: a case's
+ * slice comes from its key (its index in the whole sweep, which seeds its data
+ * too), so CHECK_SLICES consecutive seeds run every case once, and the same
+ * case has the same data with any seed or none. */
+enum { CHECK_SLICES = 4 };
+bool check_picked(tally *t, bool core, unsigned key);
 
 typedef struct {
     const trl_algo *algo;

@@ -24,6 +24,8 @@
 #include <string.h>
 
 #include "algo/inter/inter.h"
+#include "algo/params.h"
+#include "algo/usable.h"
 #include "algo_check.h"
 #include "topo/topo.h"
 
@@ -539,14 +541,21 @@ static void sweep_layout(tally *t, const trl_algo *algo, const char *text,
             if (trl_algo_unusable(algo, &probe) || (big && ti == 1))
                 continue;
             type_cases[ti]++;
+            /* The core (check_picked): the layout with every count, the first
+             * root, the int64 sum and (not the big count) the non-commutative
+             * product. */
+            bool core = lk == ALTERNATE && (ti == 0 || (ti + 1 == ntypes && !big));
+            unsigned key = c.seed * 4u;
             if (!rooted) {
-                one_case(t, &c, layout_names[lk], in, sp, 0, 0);
+                if (check_picked(t, core, key))
+                    one_case(t, &c, layout_names[lk], in, sp, 0, 0);
                 continue;
             }
             for (int g = 0; g < 2; g++) {
                 int n = g ? sp->n1 : sp->n0;
-                one_case(t, &c, layout_names[lk], in, sp, g, 0);
-                if (n > 1 && !big)
+                if (check_picked(t, core && g == 0, key + 2u * (unsigned)g))
+                    one_case(t, &c, layout_names[lk], in, sp, g, 0);
+                if (n > 1 && !big && check_picked(t, false, key + 2u * (unsigned)g + 1u))
                     one_case(t, &c, layout_names[lk], in, sp, g, n - 1);
             }
         }

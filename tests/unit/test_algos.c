@@ -2,8 +2,18 @@
  * over rank counts x counts x roots x element types x parameter variants,
  * checked against values computed independently (plain loops).
  *
- *   test_algos <collective> <algorithm> [--quick]
+ *   test_algos <collective> <algorithm> [--quick] [--seed S]
  *   test_algos --check-list <collective:algorithm>...
+ *
+ * --seed S (ctest passes TRELLIS_TEST_SEED, tests/CMakeLists.txt) runs the
+ * core of the sweep and a quarter of the rest, which S picks (check_picked,
+ * algo_check.h): 4 consecutive seeds run every case. Without it every case
+ * runs. The core: every parameter variant, size, layout and count at the
+ * first root, not in place, on the int64 sum and (reductions) the
+ * non-commutative product; the largest count on the int64 sum up to 9 ranks.
+ * A failure prints the case, and the summary the seed: `test_algos <coll>
+ * <algo> --seed S` runs the same cases again, with the same data as any run
+ * that includes them (none: the whole sweep).
  *
  * The second form fails if the table holds an algorithm the list (the
  * ctests CMake registers, listed from the registry when it configures)
@@ -21,6 +31,7 @@
 
 #include "algo_check.h"
 #include "check_layouts.h"
+#include "algo/usable.h"
 #include "core/status.h"
 
 static const int all_sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16};
@@ -173,8 +184,16 @@ void sweep_size(sweep *w, const char *text, const trl_params *params, size_t max
                 if (big && ti == 1)
                     continue;
                 for (int ip = 0; ip <= (has_in_place(coll) ? 1 : 0); ip++) {
+                    /* The core (check_picked): the first root, not in place, the
+                     * int64 sum and the non-commutative product; the big count
+                     * (most of the time) on the first type only, up to 9 ranks. */
+                    bool core = ri == 0 && ip == 0 &&
+                                (big ? ti == 0 && p <= 9 : ti == 0 || ti + 1 == ntypes);
+                    unsigned key = w->seed++;
+                    if (!check_picked(&w->t, core, key))
+                        continue;
                     check_case c = {w->algo, text, params, ty, p, count, root, ip != 0,
-                                    w->seed++, layout, topo};
+                                    key, layout, topo};
                     w->t.cases++;
                     w->run_case(&w->t, &c);
                 }
@@ -219,8 +238,22 @@ int main(int argc, char **argv)
      * of this tier's time went there). */
     mallopt(M_MMAP_THRESHOLD, 32 << 20); /* glibc's most on 64 bits */
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
-    if (argc < 3) {
-        fprintf(stderr, "usage: %s <collective> <algorithm> [--quick]\n", argv[0]);
+    sweep w = {.seed = 1};
+    bool bad = argc < 3;
+    for (int i = 3; i < argc && !bad; i++) {
+        char *end = NULL;
+        if (!strcmp(argv[i], "--quick")) {
+            w.t.quick = true;
+        } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+            w.t.seed = (unsigned)strtoul(argv[++i], &end, 10);
+            w.t.rotate = true;
+            bad = !*argv[i] || *end;
+        } else {
+            bad = true;
+        }
+    }
+    if (bad) {
+        fprintf(stderr, "usage: %s <collective> <algorithm> [--quick] [--seed S]\n", argv[0]);
         return 2;
     }
     int coll = trl_coll_from_name(argv[1], strlen(argv[1]));
@@ -229,8 +262,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "no such algorithm: %s %s\n", argv[1], argv[2]);
         return 2;
     }
-    sweep w = {.algo = algo, .run_case = case_fn((trl_coll)coll), .seed = 1};
-    w.t.quick = argc > 3 && strcmp(argv[3], "--quick") == 0;
+    w.algo = algo;
+    w.run_case = case_fn((trl_coll)coll);
     bool layouts = !strncmp(algo->name, "hier", 4) || !strcmp(algo->name, "multileader");
     int rc = algo->needs & TRL_NEEDS_INTER ? check_inter_sweep(&w.t, algo)
              : layouts                     ? sweep_hier(&w)
@@ -238,6 +271,11 @@ int main(int argc, char **argv)
                                            : sweep_plain(&w);
     if (rc)
         return rc;
+    if (w.t.rotate)
+        printf("%s %s: seed %u: the core and slice %u of %d, %d cases of the sweep's %d "
+               "(the other slices: other seeds; rerun: --seed %u)\n",
+               argv[1], argv[2], w.t.seed, w.t.seed % CHECK_SLICES, CHECK_SLICES, w.t.cases,
+               w.t.cases + w.t.left, w.t.seed);
     printf("%s %s: %d cases, %d failed\n", argv[1], argv[2], w.t.cases, w.t.failures);
     if (w.t.cases == 0) /* every case refused or skipped: nothing was checked */
         fprintf(stderr, "FAIL %s %s: no case ran\n", argv[1], argv[2]);

@@ -20,6 +20,7 @@
 
 #include "core/env_value.h"
 #include "algo/inter/inter.h"
+#include "algo/usable.h"
 #include "core/status.h"
 #include "select/rules.h"
 #include "topo/topo.h"
@@ -1091,6 +1092,18 @@ static void builtin_rules_parse(void)
         trl_rules_error_format(&err, msg, sizeof msg);
     CHECK(rc == TRL_OK, "built-in rules: %s", msg);
     CHECK(rs.n > 0 && strcmp(rs.source, "built-in") == 0, "built-in ruleset");
+    size_t hand = rs.n;
+    trl_rules_free(&rs);
+    /* With the tuned rules (src/select/tuned.rules) in front, under their own
+     * name, the hand rules' line numbers as they were. */
+    rc = trl_builtin_rules_load(&rs, &err);
+    if (rc)
+        trl_rules_error_format(&err, msg, sizeof msg);
+    CHECK(rc == TRL_OK, "built-in and tuned rules: %s", msg);
+    CHECK(rs.n >= hand && strcmp(rs.rules[rs.n - 1].source, "built-in") == 0,
+          "the hand rules come last");
+    for (size_t i = 0; rc == TRL_OK && i < rs.n - hand; i++)
+        CHECK(strcmp(rs.rules[i].source, "tuned") == 0, "tuned rule %zu", i);
     trl_rules_free(&rs);
 }
 
@@ -1445,7 +1458,7 @@ static void remove_tmpdir(void)
 int main(void)
 {
     trl_rules_error err;
-    if (trl_rules_parse(trl_builtin_rules_text, "built-in", &builtin, &err)) {
+    if (trl_builtin_rules_load(&builtin, &err)) {
         printf("FAIL the built-in rules do not parse: %s:%d:%d: %s\n", err.source, err.line,
                err.column, err.message);
         printf("0 passed, 1 failed\n");

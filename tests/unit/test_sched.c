@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "algo/algo.h"
+#include "algo/params.h"
 #include "core/status.h"
 #include "sched/sched.h"
 #include "topo/topo.h"

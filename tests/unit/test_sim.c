@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "algo/algo.h"
+#include "algo/params.h"
 #include "core/status.h"
 #include "sim/model.h"
 #include "sim/sim.h"

@@ -22,6 +22,7 @@
 
 #include "algo/allreduce/allreduce_compose.h"
 #include "algo/builders.h"
+#include "algo/usable.h"
 #include "core/status.h"
 
 static int run_sub(const trl_coll_args *a, trl_sched *s, const trl_algo *sub, trl_coll coll)

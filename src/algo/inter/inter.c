@@ -3,6 +3,8 @@
  * over one group. */
 #include "algo/inter/inter.h"
 #include "algo/blocks.h"
+#include "algo/params.h"
+#include "algo/usable.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,8 +5,8 @@
  * Why: programs call collectives on a few communicators over and over, and
  * the MPI library's attribute lookup that finds the state otherwise costs
  * more than the rest of a small call's set-up; after a large message has
- * swept the caches it costs tens of cache misses a call (docs/results.md,
- * "What a call costs with cold caches"). */
+ * swept the caches it costs tens of cache misses a call
+ * (docs/notebook/call-path.md, "What a call costs with cold caches"). */
 #ifndef TRL_MPI_RECENT_H
 #define TRL_MPI_RECENT_H
 

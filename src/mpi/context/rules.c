@@ -43,7 +43,7 @@ unsigned long long trl_rules_hash(void)
 
 bool trl_rules_load_builtin(trl_rules_error *err)
 {
-    return trl_rules_parse(trl_builtin_rules_text, "built-in", &rs.builtin, err) == TRL_OK;
+    return trl_builtin_rules_load(&rs.builtin, err) == TRL_OK;
 }
 
 /* A new version of the user's rules, taking over set; NULL when out of

@@ -28,8 +28,8 @@ static inline uint64_t trl_fnv1a(uint64_t h, const void *data, size_t len)
     return h;
 }
 
-/* Parse the built-in rules (trl_builtin_rules_text); false, with err set,
- * when they do not parse. */
+/* Parse the built-in rules (the tuned ones, then those written by hand:
+ * trl_builtin_rules_load); false, with err set, when they do not parse. */
 bool trl_rules_load_builtin(trl_rules_error *err);
 
 /* Put TRELLIS_RULES' rules in force (taking over rs; an empty set where

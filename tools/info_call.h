@@ -1,26 +1,17 @@
-/* What the commands of trellis-info share (tools/trellis_info.c): one
- * call's options as explain and simulate take them, and the call resolved
- * as the runtime would (rules, layout, the algorithm chosen). */
-#ifndef TRELLIS_INFO_H
-#define TRELLIS_INFO_H
+/* One call as explain and simulate take it (info_call.c): its options,
+ * its shape, and the call resolved as the runtime would (rules, layout, the
+ * algorithm chosen). */
+#ifndef TRELLIS_INFO_CALL_H
+#define TRELLIS_INFO_CALL_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 #include "algo/algo.h"
 #include "algo/inter/inter.h"
 #include "select/rules.h"
 #include "topo/topo.h"
 
-/* EXIT_NO_SCHEDULE: simulate's call goes to the MPI library's own
- * collective (the rules chose mpi): there is nothing to simulate. */
-enum { EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NO_SCHEDULE = 3 };
-
-/* Large enough for any machine an MPI job runs on today, small enough that
- * a typo (an extra zero or two) fails at once instead of building schedules
- * for minutes. */
-#define MAX_RANKS (1 << 20)
 #define MAX_DELAYS 64
 
 typedef struct {
@@ -65,10 +56,6 @@ typedef struct {
     char layout[1024]; /* the "layout: ..." line */
 } resolved_call;
 
-int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void json_string(FILE *out, const char *s);
-bool parse_count(const char *text, long long lo, long long hi, long long *out);
-
 /* Parse the arguments after the command's name; 0, or the exit status
  * after printing the error. */
 int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate);
@@ -78,10 +65,8 @@ int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate);
 int resolve_call(const explain_opts *o, resolved_call *c);
 void release_call(resolved_call *c);
 
-/* {"collective": ..., "algorithm": ..., "rule": ..., ... (no closing brace). */
-void print_choice_json(const explain_opts *o, const resolved_call *c, FILE *out);
-
-/* trellis-info simulate (tools/info_simulate.c). */
-int cmd_simulate(int argc, char **argv);
+/* The call's arguments as rank r passes them (a->rank r; on an
+ * intercommunicator the root and blocks of r's group). */
+void shape_for_rank(const explain_opts *o, const call_vectors *v, trl_coll_args *a, int r);
 
 #endif

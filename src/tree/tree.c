@@ -1,8 +1,36 @@
-/* Properties of one direction of a checked tree. No recursion: a file may
- * hold a chain of 1<<20 ranks. */
-#include <stdlib.h>
+/* A loaded tree file: freeing it, its errors' messages, and the properties
+ * of one direction of its (checked) tree. No recursion: a file may hold a
+ * chain of 1<<20 ranks. */
+#include "tree/tree.h"
 
-#include "tree/tree_file.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void links_free(trl_tree_links *l)
+{
+    free(l->parent);
+    free(l->child_first);
+    free(l->child);
+}
+
+void trl_tree_file_free(trl_tree_file *f)
+{
+    free(f->path);
+    links_free(&f->reduce);
+    links_free(&f->bcast);
+    memset(f, 0, sizeof *f);
+}
+
+void trl_file_error_format(const trl_file_error *err, char *buf, size_t len)
+{
+    if (err->line > 0)
+        snprintf(buf, len, "%s:%d: %s", err->source, err->line, err->message);
+    else
+        snprintf(buf, len, "%s: %s", err->source, err->message);
+}
+
+/* ---- properties of the links --------------------------------------------------- */
 
 /* In rank order exactly when a pre-order walk (children in file order)
  * meets ranks 0, 1, 2, ... in turn: a subtree's ranks then follow its top

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Issue 31's bar on one emulated-cluster shape: Open MPI's default, han, Trellis with
+# the tuned built-in rules and with the hand rules alone (TRELLIS_TUNED=0), and, if
+# given, a rules file of `trellis tune`, interleaved by `trellis bench`, at 4 B, 64 KiB
+# and 1 MiB for the nine collectives of the bar.
+#
+#   bench/tune_bar.sh 4x4 [RULES]        # H x S: H emulated hosts of S ranks
+#   bench/tune_bar.sh 4x4-1gbit [RULES]  # links capped
+#
+# Needs root (trellis testbed). Writes results/tune_bar/SHAPE/SIZE/ (bench's CSVs, plot)
+# and prints each size's table. REPS (3) repetitions; the iterations per run shrink with
+# the size so that a shape takes about 10 minutes on a 2-core machine.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TRELLIS="$ROOT/.venv/bin/trellis"
+shape=${1:?usage: $0 HxS[-RATE] [RULES]}
+rules=${2:-}
+[[ $shape =~ ^([0-9]+)x([0-9]+)(-(.+))?$ ]] || { echo "bad shape $shape" >&2; exit 2; }
+hosts=${BASH_REMATCH[1]} slots=${BASH_REMATCH[2]} rate=${BASH_REMATCH[4]}
+colls=allreduce,bcast,reduce,allgather,alltoall,barrier,gather,scatter,reduce_scatter
+configs=(--config ompi --config han --config "tuned:TRELLIS_TUNED=1"
+         --config "hand:TRELLIS_TUNED=0")
+[[ -n $rules ]] && configs+=(--config "file:rules=$(realpath "$rules")")
+"$TRELLIS" testbed down >/dev/null 2>&1 || true
+"$TRELLIS" testbed up --hosts "$hosts" --slots "$slots" ${rate:+--bandwidth "$rate"}
+trap '"$TRELLIS" testbed down >/dev/null 2>&1 || true' EXIT
+for pair in 4:200 64K:40 1M:8; do
+    size=${pair%%:*} iters=${pair##*:}
+    echo "== $shape, $size, $iters iterations a run, ${REPS:-3} repetitions"
+    "$TRELLIS" bench --testbed --np $((hosts * slots)) --colls "$colls" --sizes "$size" \
+        --iters "$iters" --reps "${REPS:-3}" "${configs[@]}" \
+        --out "$ROOT/results/tune_bar/$shape/$size"
+done
