@@ -216,6 +216,9 @@ def outcome(size: int, winner: str, layout: Layout, coll: str = "allreduce") -> 
         builtin="hier", measured=measured, rounds=5)  # fmt: skip
 
 
+BUILT_IN = {"built-in", "tuned"}  # the rules written by hand, and src/select/tuned.rules
+
+
 def test_rules_merge_comment_and_read_back(tmp_path: Path) -> None:
     layout = Layout(16, 4, 4)
     wins = {4: "recursive_doubling", 256: "recursive_doubling", 4096: "built-in",
@@ -236,18 +239,18 @@ def test_rules_merge_comment_and_read_back(tmp_path: Path) -> None:
         meta = explain(Candidate("allreduce", tune_space.TUNED_NAME, text=str(path)),
                        layout, size)  # fmt: skip
         if winner == "built-in":
-            assert meta["rule"]["source"] == "built-in"
+            assert meta["rule"]["source"] in BUILT_IN
         else:
-            assert meta["rule"]["source"] != "built-in"
+            assert meta["rule"]["source"] not in BUILT_IN
             assert meta["algorithm"] == winner.split()[0]
     # A non-commutative operation was not measured: the built-in rules serve it.
     meta = explain(Candidate("allreduce", tune_space.TUNED_NAME, text=str(path)), layout, 4,
                    "--noncommutative")  # fmt: skip
-    assert meta["rule"]["source"] == "built-in"
+    assert meta["rule"]["source"] in BUILT_IN
     # Another layout: not what was tuned.
     other = explain(Candidate("allreduce", tune_space.TUNED_NAME, text=str(path)),
                     Layout(8, 2, 4), 4)  # fmt: skip
-    assert other["rule"]["source"] == "built-in"
+    assert other["rule"]["source"] in BUILT_IN
 
 
 def test_sizeless_collective_gets_one_rule() -> None:
