@@ -1,5 +1,5 @@
 /* What one request costs in the MPI library alone, per iteration, for the
- * two kinds of handle Trellis hands out (src/mpi/engine.c): a generalized
+ * two kinds of handle Trellis hands out (src/mpi/engine/engine.c): a generalized
  * request (a non-blocking collective's: MPI_Grequest_start, then
  * MPI_Grequest_complete, then MPI_Wait, which calls its query and free
  * functions) and an inactive persistent receive (a persistent collective's:

@@ -3,7 +3,7 @@ how a job is launched (the launcher; its options for ranks, environment variable
 oversubscription, ranks that share cores, and the emulated cluster's hosts and launch
 agent), where Trellis' library built for that MPI lives in a source checkout, which
 library a libtrellis.so was built against, and the MPI library's own collectives as
-`trellis bench` baselines. (What differs at compile time: src/mpi/mpi_impl.h.)
+`trellis bench` baselines. (What differs at compile time: src/exec/mpi_impl.h.)
 
 Which MPI: `--mpi NAME` (trellis run, trellis bench), else $TRELLIS_MPI, else the one the
 library found was built against, else Open MPI. NAME is `openmpi` or `mpich`.

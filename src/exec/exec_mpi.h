@@ -17,31 +17,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "exec/exec_mem.h"
 #include "exec/shm.h"
 #include "sched/sched.h"
 
-/* Working memory of one execution, kept between calls so the hot path does
- * not allocate: grown on demand, freed with its owner. */
-typedef struct {
-    void *scratch;
-    size_t scratch_bytes;
-    size_t cap_steps, cap_flight;
-    uint32_t *waiting;  /* per step: dependencies not yet done */
-    uint32_t *recv_q;   /* ready receives, FIFO */
-    uint32_t *other_q;  /* ready sends and local steps, FIFO */
-    /* In flight, at most cap_flight: MPI requests and the step each one
-     * runs; steps waiting on shared memory; Testsome's answer. */
-    MPI_Request *reqs;
-    uint32_t *req_step;
-    uint32_t *shm_step;
-    int *done_idx;
-    /* Flow control, per peer: MPI sends with a tag below open_until[peer]
-     * may start (see `flow`). */
-    int *open_until;
-    size_t cap_peers;
-} trl_exec_mem;
-
-/* A traced execution's record (src/mpi/trace.c): per step, when it became
+/* A traced execution's record (src/mpi/engine/trace.c): per step, when it became
  * ready, was started and completed (trl_now_ns), and which step's
  * completion made it ready (-1: none, ready at the start). */
 typedef struct {
@@ -122,7 +102,5 @@ void trl_exec_cancel(trl_exec *x);
 
 /* Start and finish: one blocking run. */
 int trl_exec_mpi(const trl_sched *s, const trl_exec_call *call, trl_exec_mem *m);
-
-void trl_exec_mem_free(trl_exec_mem *mem);
 
 #endif

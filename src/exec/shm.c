@@ -4,7 +4,7 @@
 #include "exec/comm_ranks.h"
 #include "exec/pack.h"
 #include "exec/typeinfo.h"
-#include "mpi/mpi_impl.h"
+#include "exec/mpi_impl.h"
 
 #include <limits.h>
 #include <sched.h>

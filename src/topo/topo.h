@@ -1,5 +1,5 @@
 /* Where the ranks of a communicator sit: host, socket, NUMA domain
- * (docs/topology.md). Discovered at start-up (src/mpi/topo_mpi.c) or
+ * (docs/topology.md). Discovered at start-up (src/mpi/context/topo_mpi.c) or
  * described by TRELLIS_TOPOLOGY (src/topo/layout_parse.c). Pure C, no MPI. */
 #ifndef TRL_TOPO_H
 #define TRL_TOPO_H

@@ -141,3 +141,28 @@ def test_an_exception_no_longer_needed_fails(tmp_path):
     entries = sum(len(v) for v in checker().EXCEPTIONS.values())
     assert result.stdout.count("stale exception: ") == entries
     assert result.returncode == (1 if entries else 0)
+
+
+def test_src_mpi_is_three_layers(tmp_path):
+    """context, engine, entry: each may include the ones before it only."""
+    root = write(
+        tmp_path,
+        {
+            "src/mpi/context/comm.h": "",
+            "src/mpi/context/comm.c": '#include "mpi/context/comm.h"\n#include "mpi/entry/x.h"\n',
+            "src/mpi/engine/run.c": '#include "mpi/context/comm.h"\n',
+            "src/mpi/entry/x.h": "",
+            "src/mpi/entry/y.c": '#include "mpi/engine/run.h"\n#include "mpi/context/comm.h"\n',
+            "src/mpi/engine/run.h": "",
+        },
+    )
+    result = check(root, "--strict")
+    assert result.returncode == 1
+    out = result.stdout
+    assert (
+        "upward include: src/mpi/context/comm.c:2: src/mpi/entry/x.h "
+        "(src/mpi/context includes src/mpi/entry)"
+    ) in out
+    assert "src/mpi/engine/run.c" not in out
+    assert "src/mpi/entry/y.c" not in out
+    assert "circle" not in out

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Trellis' communicator lookup by handle (src/mpi/recent.c) against the build
+# Trellis' communicator lookup by handle (src/mpi/context/recent.c) against the build
 # before it: bench/comm_switch (allreduce of one int on 1, 2, 4, 8
 # communicators in turn) and bench/inter_latency (intercommunicator 1 + 1),
 # warm and with --cold 8M, the two builds alternating launch by launch.

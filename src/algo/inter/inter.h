@@ -1,7 +1,7 @@
 /* Intercommunicator collectives (seed 003) as ordinary schedules.
  *
  * An intercommunicator joins two disjoint groups. The runtime merges them
- * once into a private intracommunicator (src/mpi/inter.c) and computes,
+ * once into a private intracommunicator (src/mpi/context/inter.c) and computes,
  * without communication, where each member of either group sits in it.
  * A schedule of an intercommunicator call is then a schedule over the
  * merged communicator's ranks like any other: the executors, shared

@@ -1,0 +1,594 @@
+#define _GNU_SOURCE
+#include "mpi/engine/engine.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/engine/handles.h"
+#include "mpi/engine/holds.h"
+
+static struct {
+    pthread_mutex_t lock;
+    trl_op *head;             /* running ops, newest first */
+    atomic_int running;       /* how many */
+    atomic_int alive;         /* ops alive (in the handle table) */
+    bool threaded;            /* the lock is needed: a progress thread runs */
+    atomic_bool share_cores;  /* a running op's ranks share cores (shm.yield);
+                                 written in turns, read without the lock */
+    pthread_cond_t wake;      /* an op started, or stop: for the idle thread */
+    trl_handles table; /* handles -> ops, for every op alive */
+    /* Ops that went, kept with their working memory for the next ones. */
+    trl_op *pool[4];
+    int pooled;
+    /* Requests of finished ops whose MPI_Wait returned, still to be freed
+     * in the library (trl_op_retire); freeing: free_retired is at it. */
+    MPI_Request retired[16];
+    int nretired;
+    bool freeing;
+    /* Communicators whose last hold went inside the library's free
+     * callback of a request (free_fn), to be freed outside it (let_go). */
+    trl_comm **held;
+    int nheld, cap_held;
+    bool in_free_fn;
+} eng = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+
+/* Set while this thread runs the engine, so the MPI library's progress
+ * hook (called from inside the PMPI calls the engine itself makes) does not
+ * enter it again. Initial-exec: the hook reads it on every turn of the
+ * library's progress loop, and the library is loaded at start-up
+ * (LD_PRELOAD or linked), never dlopen'ed, so it needs no TLS lookup call. */
+static _Thread_local bool inside __attribute__((tls_model("initial-exec")));
+
+bool trl_engine_busy(void)
+{
+    return atomic_load_explicit(&eng.running, memory_order_relaxed) > 0;
+}
+
+bool trl_ops_alive(void)
+{
+    return atomic_load_explicit(&eng.alive, memory_order_relaxed) > 0;
+}
+
+bool trl_engine_threaded(void)
+{
+    return eng.threaded;
+}
+
+void trl_engine_lock(void)
+{
+    if (eng.threaded)
+        pthread_mutex_lock(&eng.lock);
+}
+
+void trl_engine_unlock(void)
+{
+    if (eng.threaded)
+        pthread_mutex_unlock(&eng.lock);
+}
+
+/* ---- handles ---- */
+
+trl_op *trl_op_of(MPI_Request r)
+{
+    if (!trl_ops_alive() || r == MPI_REQUEST_NULL)
+        return NULL;
+    trl_engine_lock();
+    trl_op *found = trl_handles_find(&eng.table, r);
+    trl_engine_unlock();
+    return found;
+}
+
+/* ---- running ops ---- */
+
+static void link_op(trl_op *op)
+{
+    op->prev = NULL;
+    op->next = eng.head;
+    if (eng.head)
+        eng.head->prev = op;
+    eng.head = op;
+    if (atomic_fetch_add(&eng.running, 1) == 0 && eng.threaded)
+        pthread_cond_signal(&eng.wake); /* the caller holds the lock */
+}
+
+static void unlink_op(trl_op *op)
+{
+    if (op->prev)
+        op->prev->next = op->next;
+    else
+        eng.head = op->next;
+    if (op->next)
+        op->next->prev = op->prev;
+    op->prev = op->next = NULL;
+    atomic_fetch_sub(&eng.running, 1);
+}
+
+/* A new op, zero up to its execution, with the working memory of one that
+ * went: a call then allocates nothing (its schedule's scratch included,
+ * which for large messages would be fresh pages to fault in every time), as
+ * a blocking call reuses its communicator's. The execution is set by each
+ * run (trl_exec_start). The caller holds the lock. */
+static trl_op *op_new(void)
+{
+    if (eng.pooled == 0)
+        return calloc(1, sizeof(trl_op));
+    trl_op *op = eng.pool[--eng.pooled];
+    memset(op, 0, offsetof(trl_op, call));
+    op->x.done = 0;
+    return op;
+}
+
+/* The caller holds the lock. */
+static void op_delete(trl_op *op)
+{
+    if (eng.pooled < (int)(sizeof eng.pool / sizeof eng.pool[0])) {
+        eng.pool[eng.pooled++] = op;
+        return;
+    }
+    trl_exec_mem_free(&op->mem);
+    free(op);
+}
+
+/* Let go of op's communicator. Not its last hold from inside free_fn:
+ * freeing the communicator there means MPI calls (PMPI_Comm_free) inside
+ * the library's own call, which MPICH refuses (an assertion) with
+ * MPI_THREAD_MULTIPLE; it is freed at the next submit or in MPI_Finalize
+ * (let_go), its collective part gone already (trl_engine_settle). */
+static void drop_comm(trl_comm *c)
+{
+    if (eng.in_free_fn && c->refs == 1) {
+        if (eng.nheld == eng.cap_held) {
+            int cap = eng.cap_held ? 2 * eng.cap_held : 8;
+            trl_comm **h = realloc(eng.held, (size_t)cap * sizeof *h);
+            if (h) {
+                eng.held = h;
+                eng.cap_held = cap;
+            }
+        }
+        if (eng.nheld < eng.cap_held) {
+            eng.held[eng.nheld++] = c;
+            return;
+        }
+    }
+    trl_comm_release(c);
+}
+
+/* Free the communicators that free_fn kept. */
+static void let_go(void)
+{
+    trl_engine_lock();
+    while (eng.nheld > 0)
+        trl_comm_release(eng.held[--eng.nheld]);
+    trl_engine_unlock();
+}
+
+static void release(trl_op *op)
+{
+    if (op->in_table) {
+        trl_handles_del(&eng.table, op->request, op);
+        atomic_fetch_sub(&eng.alive, 1);
+    }
+    if (op->hooks.release)
+        op->hooks.release(op);
+    if (op->holds_type)
+        trl_let_type(op->call.dtype);
+    if (op->holds_op)
+        trl_let_op(op->call.op);
+    if (op->entry)
+        trl_cache_unpin(op->entry);
+    if (op->c)
+        drop_comm(op->c);
+    op_delete(op);
+}
+
+/* The schedule finished (or failed): finish the buffers, and tell the
+ * program. */
+static void finish(trl_op *op, int rc)
+{
+    unlink_op(op);
+    op->running = false;
+    if (op->hooks.after)
+        op->rc = op->hooks.after(op, rc);
+    else if (rc != MPI_SUCCESS)
+        op->rc = rc;
+    if (op->persistent)
+        op->finished = true;
+    else if (op->in_table)
+        PMPI_Grequest_complete(op->request);
+    /* else its request does not exist yet: trl_op_submit completes it */
+}
+
+static int begin(trl_op *op)
+{
+    if (!op->entry) {
+        /* Nothing to move: finished as soon as started. */
+        op->rc = MPI_SUCCESS;
+        link_op(op);
+        op->running = true;
+        finish(op, MPI_SUCCESS);
+        return MPI_SUCCESS;
+    }
+    /* The schedule runs even if preparing failed, so no rank is left
+     * waiting; the failure is reported when it finishes (op->rc). */
+    op->rc = op->hooks.before ? op->hooks.before(op) : MPI_SUCCESS;
+    if (!op->persistent) /* a persistent op's were fixed at its init */
+        trl_tags_next(&op->c->tags, op->entry->call, op->entry->tag_class, &op->call.tag_base,
+                      &op->call.tag_span);
+    op->running = true;
+    op->finished = false;
+    link_op(op);
+    int run = trl_exec_start(&op->x, &op->entry->sched, &op->call, &op->mem);
+    if (run != MPI_SUCCESS) {
+        trl_exec_cancel(&op->x);
+        finish(op, run);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Run op's schedule to its end alone, as a blocking call runs, and finish
+ * it. The library's progress hook stays out meanwhile (inside), so no turn
+ * of the engine touches the execution under way. */
+static void run_out(trl_op *op)
+{
+    if (!op->running)
+        return;
+    inside = true;
+    int rc = trl_exec_finish(&op->x);
+    inside = false;
+    finish(op, rc);
+}
+
+/* One turn over the running ops; the caller holds the lock. Returns
+ * whether any step finished. */
+static bool turn(void)
+{
+    bool moved = false, share = false;
+    inside = true;
+    for (trl_op *op = eng.head, *next; op; op = next) {
+        next = op->next;
+        share = share || (op->c && op->c->shm.yield);
+        bool done;
+        size_t before = op->x.done;
+        int rc = trl_exec_progress(&op->x, &done);
+        moved = moved || op->x.done != before;
+        if (rc != MPI_SUCCESS)
+            trl_exec_cancel(&op->x);
+        if (done || rc != MPI_SUCCESS)
+            finish(op, rc);
+    }
+    inside = false;
+    atomic_store_explicit(&eng.share_cores, share, memory_order_relaxed);
+    return moved;
+}
+
+/* A turn if no other thread takes one; whether it moved a step (true when
+ * there is nothing to turn: then the caller has no reason to yield). */
+static bool progress(void)
+{
+    if (inside || !trl_engine_busy())
+        return true;
+    if (eng.threaded && pthread_mutex_trylock(&eng.lock) != 0)
+        return false; /* the progress thread is at it */
+    bool moved = turn();
+    if (eng.threaded)
+        pthread_mutex_unlock(&eng.lock);
+    return moved;
+}
+
+void trl_engine_progress(void)
+{
+    progress();
+}
+
+void trl_engine_poll(void)
+{
+    if (!progress() && atomic_load_explicit(&eng.share_cores, memory_order_relaxed))
+        sched_yield(); /* ranks share cores: let the peer run */
+}
+
+/* Idle polls of trl_op_wait between two turns of the MPI library's own
+ * progress engine, as the executor's blocking wait does. */
+enum { WAIT_MPI_EVERY = 64 };
+
+void trl_op_wait(trl_op *op)
+{
+    if (op->running && atomic_load_explicit(&eng.running, memory_order_relaxed) == 1 && !inside) {
+        /* The only op in flight: wait in the executor's own loop, as the
+         * blocking call does (fewer steps a poll than a turn of the
+         * engine, and the same spin-then-sleep on shared memory). */
+        run_out(op);
+        return;
+    }
+    /* Turning the engine is all a wait needs: each turn advances every op
+     * and polls the library where an op has MPI requests out; between two
+     * looks at shared memory the cost is a doorbell read, so a message is
+     * seen as soon as a blocking collective would see it. */
+    for (unsigned long idle = 0; op->running;) {
+        size_t before = op->x.done;
+        trl_engine_poll();
+        if (!op->running || op->x.done != before) {
+            idle = 0;
+            continue;
+        }
+        if (++idle % WAIT_MPI_EVERY == 0) {
+            /* The program's own operations move only while the library
+             * runs (an Isend whose receiver waits for this collective). */
+            int any;
+            PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, op->c->dup, &any, MPI_STATUS_IGNORE);
+        }
+    }
+}
+
+void trl_engine_settle(const trl_comm *c)
+{
+    for (;;) {
+        trl_engine_lock();
+        trl_op *left = NULL;
+        for (trl_op *op = eng.head; op && !left; op = op->next)
+            if (op->c == c)
+                left = op;
+        trl_engine_unlock();
+        if (!left)
+            return;
+        if (eng.threaded)
+            trl_engine_poll(); /* the progress thread runs it */
+        else
+            trl_op_wait(left);
+    }
+}
+
+void trl_engine_comm_freed(trl_comm *c)
+{
+    trl_engine_settle(c);
+    trl_shm_detach(&c->shm);
+    trl_engine_lock(); /* a progress thread may release c's ops meanwhile */
+    trl_comm_release(c);
+    trl_engine_unlock();
+}
+
+/* ---- requests ---- */
+
+static int query_fn(void *extra, MPI_Status *status)
+{
+    trl_op *op = extra;
+    /* What the MPI library's own collectives leave in a status. */
+    memset(status, 0, sizeof *status);
+    status->MPI_SOURCE = 0;
+    status->MPI_TAG = 0;
+    status->MPI_ERROR = op->rc;
+    PMPI_Status_set_elements(status, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(status, 0);
+    return op->rc;
+}
+
+static int free_fn(void *extra)
+{
+    if (eng.freeing)
+        return MPI_SUCCESS; /* a retired request: its op went already */
+    trl_engine_lock();
+    eng.in_free_fn = true;
+    trl_holds_inside_library(true);
+    release(extra);
+    trl_holds_inside_library(false);
+    eng.in_free_fn = false;
+    trl_engine_unlock();
+    return MPI_SUCCESS;
+}
+
+static int cancel_fn(void *extra, int complete)
+{
+    (void)extra;
+    (void)complete;
+    return MPI_SUCCESS; /* MPI_Cancel never gets here: see requests.c */
+}
+
+/* Free the retired requests in the library. Their ops went already; the
+ * library's call of free_fn for each must not touch its op (eng.freeing). */
+static void free_retired(void)
+{
+    eng.freeing = true;
+    while (eng.nretired > 0) {
+        MPI_Request r = eng.retired[--eng.nretired];
+        PMPI_Request_free(&r);
+    }
+    eng.freeing = false;
+}
+
+bool trl_op_retire(trl_op *op, MPI_Request *req)
+{
+    if (eng.threaded || op->persistent || op->running || !op->in_table || op->rc != MPI_SUCCESS)
+        return false;
+    if (eng.nretired == (int)(sizeof eng.retired / sizeof eng.retired[0]))
+        free_retired();
+    eng.retired[eng.nretired++] = op->request;
+    *req = MPI_REQUEST_NULL;
+    /* The op goes now, as at the end of a wait in the library: with it its
+     * hold on the communicator, whose freeing is collective. */
+    release(op);
+    return true;
+}
+
+int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_cache_entry *e,
+                  const void *sendbuf, void *recvbuf, MPI_Datatype dtype, MPI_Op mpi_op,
+                  const trl_op_hooks *hooks, void *data)
+{
+    /* MPI matches persistent collectives by the order of their inits, not
+     * of their starts (which may differ between ranks): each takes its tag
+     * range here, once, from its own class of ranges (trl_tags_next); first
+     * of all, so that every rank counts this init whatever fails below. */
+    int tag_base = 0, tag_span = 0;
+    if (mode->kind == TRL_MODE_PERSISTENT && e)
+        trl_tags_next(&c->tags, e->call, e->tag_class, &tag_base, &tag_span);
+    trl_engine_lock();
+    trl_op *op = op_new();
+    /* The holds under the lock too: free_fn on another of the program's
+     * threads changes the same counts under it (release). */
+    if (op && c)
+        trl_comm_hold(c);
+    if (op && e)
+        op->entry = trl_cache_pin(e);
+    trl_engine_unlock();
+    if (!op) {
+        trl_op tmp = {.hooks = *hooks, .data = data};
+        if (hooks->release)
+            hooks->release(&tmp);
+        return MPI_ERR_NO_MEM;
+    }
+    op->c = c;
+    op->comm = comm;
+    if (e) {
+        op->call = (trl_exec_call){sendbuf, recvbuf, dtype, mpi_op, c->dup, 0, 0, &c->shm, NULL, NULL};
+        /* The program may free the datatype and the operation as soon as
+         * this call returns (holds.h). */
+        op->holds_type = trl_hold_type(dtype);
+        op->holds_op = trl_hold_op(mpi_op);
+    }
+    op->hooks = *hooks;
+    op->data = data;
+    op->persistent = mode->kind == TRL_MODE_PERSISTENT;
+    if (op->persistent && e) {
+        op->call.tag_base = tag_base;
+        op->call.tag_span = tag_span;
+    }
+    int rc;
+    trl_engine_lock();
+    /* A persistent op's handle is a request of the MPI library's own that
+     * it never runs: a receive from rank 0 of MPI_COMM_SELF, never started.
+     * Not one from MPI_PROC_NULL: MPICH 4.0.2 hands such a request's memory,
+     * once freed, to a later persistent collective of its own, which then
+     * never completes. */
+    static char none;
+    /* A non-blocking op starts before its request is made: its first
+     * messages are then on their way while the MPI library makes the
+     * request, which for small messages is much of a call's cost. If it
+     * finishes meanwhile, finish() leaves the request to be completed
+     * here. */
+    if (!op->persistent)
+        begin(op);
+    if (!trl_handles_reserve(&eng.table))
+        rc = MPI_ERR_NO_MEM;
+    else if (op->persistent)
+        rc = PMPI_Recv_init(&none, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, &op->request);
+    else
+        rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->request);
+    if (rc == MPI_SUCCESS) {
+        trl_handles_put(&eng.table, op->request, op);
+        op->in_table = true;
+        atomic_fetch_add(&eng.alive, 1);
+        *mode->request = op->request;
+        if (!op->persistent && !op->running)
+            PMPI_Grequest_complete(op->request);
+    } else {
+        /* No request to hand out: the other ranks still need this rank's
+         * part of a schedule already started. */
+        run_out(op);
+        release(op);
+    }
+    trl_engine_unlock();
+    /* The requests of earlier ops, freed now that this op's first
+     * messages are on their way, and the communicators, datatypes and
+     * operations they kept. */
+    free_retired();
+    let_go();
+    trl_holds_flush();
+    return rc;
+}
+
+int trl_op_start(trl_op *op)
+{
+    if (op->running || op->finished)
+        return MPI_ERR_REQUEST; /* started and not completed: erroneous */
+    trl_engine_lock();
+    int rc = begin(op);
+    trl_engine_unlock();
+    return rc;
+}
+
+bool trl_op_take(trl_op *op, int *rc)
+{
+    if (!op->finished)
+        return false;
+    op->finished = false;
+    *rc = op->rc;
+    return true;
+}
+
+int trl_op_free(trl_op *op)
+{
+    if (op->running || op->finished)
+        return MPI_ERR_REQUEST; /* active: the MPI library refuses this too */
+    trl_engine_lock();
+    MPI_Request r = op->request;
+    release(op);
+    trl_engine_unlock();
+    return PMPI_Request_free(&r);
+}
+
+/* ---- the MPI library's hook, and what progress.c drives the engine with ---- */
+
+/* Open MPI calls its progress callbacks from every call that waits or
+ * tests (opal_progress), as it does for its own non-blocking collectives:
+ * registering there lets a program blocked in MPI_Recv advance Trellis'
+ * collectives too, as MPI's progress rule asks. */
+static int hook(void)
+{
+    int before = atomic_load_explicit(&eng.running, memory_order_relaxed);
+    if (before == 0)
+        return 0;
+    trl_engine_progress();
+    return before - atomic_load_explicit(&eng.running, memory_order_relaxed);
+}
+
+void trl_engine_hook(bool on)
+{
+    typedef int (*register_fn)(int (*)(void));
+    void *sym = dlsym(RTLD_DEFAULT, on ? "opal_progress_register" : "opal_progress_unregister");
+    if (sym) {
+        register_fn reg;
+        memcpy(&reg, &sym, sizeof reg);
+        reg(hook);
+    }
+}
+
+bool trl_engine_turn(void)
+{
+    return turn();
+}
+
+void trl_engine_sleep(void)
+{
+    pthread_cond_wait(&eng.wake, &eng.lock);
+}
+
+void trl_engine_wake(void)
+{
+    pthread_cond_signal(&eng.wake);
+}
+
+void trl_engine_set_threaded(bool on)
+{
+    eng.threaded = on;
+}
+
+void trl_engine_flush(void)
+{
+    free_retired();
+    let_go();
+    free(eng.held);
+    eng.held = NULL;
+    eng.cap_held = 0;
+}
+
+void trl_engine_free_pool(void)
+{
+    while (eng.pooled > 0) {
+        trl_op *op = eng.pool[--eng.pooled];
+        trl_exec_mem_free(&op->mem);
+        free(op);
+    }
+}

@@ -1,0 +1,38 @@
+/* Running a cached schedule on a communicator's private duplicate, in
+ * whichever form the program called: now (blocking), or as an op in flight
+ * whose request goes to the program (engine.h). */
+#ifndef TRL_MPI_RUN_H
+#define TRL_MPI_RUN_H
+
+#include <mpi.h>
+
+#include "mpi/context/comm.h"
+#include "mpi/engine/engine.h"
+
+/* How MPI_X calls: blocking. MPI_IX and MPI_X_init pass their own mode. */
+extern const trl_mode trl_blocking;
+
+/* Report an error as the MPI library's own calls do: through comm's error
+ * handler, then returned (MPI_Comm_call_errhandler itself returns
+ * MPI_SUCCESS once a handler such as MPI_ERRORS_RETURN returns). */
+int trl_error(MPI_Comm comm, int rc);
+
+/* Run a cached schedule on c's private duplicate as the mode says: now
+ * (blocking), or as an op in flight whose request goes to the program
+ * (engine.h). An error goes through the user's communicator's error
+ * handler, as the MPI library's own collective would. */
+int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
+            void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_mode *mode);
+
+/* The same with hooks around each run (engine.h): before packs, after
+ * unpacks and returns the result, release frees data (hooks never call an
+ * error handler: the caller reports the result). */
+int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
+                   void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_op_hooks *hooks,
+                   void *data, const trl_mode *mode);
+
+/* A call with nothing to move: MPI_SUCCESS, or a request that completes
+ * at once (at every start, if persistent). */
+int trl_nothing(MPI_Comm comm, const trl_mode *mode);
+
+#endif

@@ -1,0 +1,91 @@
+/* The PMPI entry points of every collective in every form of call, made
+ * from the list of collectives (coll_list.h): MPI_X (blocking), MPI_IX
+ * (non-blocking: an op that runs in the background, engine/engine.h) and
+ * the persistent MPI_X_init (an op that runs at every MPI_Start: the
+ * schedule is chosen and built here, once) under the names of the MPI
+ * library built against (Open MPI 4.1's MPIX_X_init of its pcollreq
+ * extension, MPI-4's MPI_X_init: mpi_impl.h). The info argument of
+ * MPI_X_init carries no hint Trellis uses.
+ *
+ * Each shares one opening, serve_<name>: the communicator's state for this
+ * form of call (an intracommunicator's, or an intercommunicator's where
+ * MPI defines the collective there), then the collective's form for it
+ * (coll_forms.h); what that form does not serve goes to the MPI library's
+ * own entry point of the same form. */
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "exec/mpi_impl.h"
+#include "mpi/context/comm.h"
+#include "mpi/context/inter.h"
+#include "mpi/engine/engine.h"
+#include "mpi/engine/run.h"
+#include "mpi/entry/coll_forms.h"
+#include "mpi/entry/coll_list.h"
+
+/* The state of an intracommunicator for a call in this mode: created on
+ * first use by a blocking call; a call that may not wait for other ranks
+ * only finds it (comm_setup.c), and goes to the MPI library without it. */
+static inline trl_comm *comm_for(MPI_Comm comm, const trl_mode *mode)
+{
+    if (mode->kind == TRL_MODE_BLOCKING)
+        return trl_comm_get(comm);
+    trl_comm *c = trl_comm_find(comm);
+    if (!c)
+        trl_not_set_up(comm);
+    return c;
+}
+
+/* The opening: an intracommunicator's state goes to the collective's
+ * intracommunicator form; otherwise an intercommunicator's, where it has
+ * one, to its intercommunicator form; else the MPI library serves it. */
+#define TRL_OPEN_INTER_both(name, ...)                                                            \
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));                                   \
+    return ic ? trl_inter_##name(ic, __VA_ARGS__, mode, served) : MPI_SUCCESS;
+#define TRL_OPEN_INTER_intra(name, ...) return MPI_SUCCESS;
+#define TRL_OPENING(ID, Name, name, forms, binding, ...)                                          \
+    static int serve_##name(TRL_C_PARAMS(__VA_ARGS__), const trl_mode *mode, bool *served)       \
+    {                                                                                             \
+        *served = false;                                                                          \
+        trl_comm *c = comm_for(comm, mode);                                                       \
+        if (c)                                                                                    \
+            return trl_intra_##name(c, TRL_C_ARGS(__VA_ARGS__), mode, served);                    \
+        TRL_OPEN_INTER_##forms(name, TRL_C_ARGS(__VA_ARGS__))                                     \
+    }
+TRL_MPI_COLLECTIVES(TRL_OPENING)
+
+/* MPI_X */
+#define TRL_BLOCKING(ID, Name, name, forms, binding, ...)                                         \
+    int MPI_##Name(TRL_C_PARAMS(__VA_ARGS__))                                                     \
+    {                                                                                             \
+        bool served;                                                                              \
+        int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &trl_blocking, &served);                   \
+        return served ? rc : PMPI_##Name(TRL_C_ARGS(__VA_ARGS__));                                \
+    }
+TRL_MPI_COLLECTIVES(TRL_BLOCKING)
+
+/* MPI_IX */
+#define TRL_NONBLOCKING(ID, Name, name, forms, binding, ...)                                      \
+    int MPI_I##name(TRL_C_PARAMS(__VA_ARGS__), MPI_Request *request)                              \
+    {                                                                                             \
+        trl_mode mode = {TRL_MODE_NONBLOCKING, request};                                          \
+        bool served;                                                                              \
+        int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &mode, &served);                           \
+        return served ? rc : PMPI_I##name(TRL_C_ARGS(__VA_ARGS__), request);                      \
+    }
+TRL_MPI_COLLECTIVES(TRL_NONBLOCKING)
+
+/* MPI_X_init, where the MPI library has persistent collectives */
+#ifdef TRL_PCOLL
+#define TRL_INIT(Name) TRL_PCOLL(Name##_init)
+#define TRL_INIT_MPI(Name) TRL_PCOLL_PMPI(Name##_init)
+#define TRL_PERSISTENT(ID, Name, name, forms, binding, ...)                                       \
+    int TRL_INIT(Name)(TRL_C_PARAMS(__VA_ARGS__), MPI_Info info, MPI_Request *request)            \
+    {                                                                                             \
+        trl_mode mode = {TRL_MODE_PERSISTENT, request};                                           \
+        bool served;                                                                              \
+        int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &mode, &served);                           \
+        return served ? rc : TRL_INIT_MPI(Name)(TRL_C_ARGS(__VA_ARGS__), info, request);          \
+    }
+TRL_MPI_COLLECTIVES(TRL_PERSISTENT)
+#endif
