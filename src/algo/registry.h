@@ -309,6 +309,23 @@
             .cost = "host exscan + h-host exscan + host bcast + ng",                               \
             .description = "exscan in each host, exscan of the hosts' totals, bcast of the "       \
                            "prefix in each")                                                       \
+    /* neighbourhood collectives (Cartesian and graph communicators: algo/nbhd.h);                 \
+       one builder serves all five */                                                              \
+    ALGO(NEIGHBOR_ALLGATHER, "linear", trl_neighbor_linear,                                        \
+         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
+         .description = "one message per edge, all at once (as the MPI libraries do)")             \
+    ALGO(NEIGHBOR_ALLGATHERV, "linear", trl_neighbor_linear,                                       \
+         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
+         .description = "one message per edge, all at once (as the MPI libraries do)")             \
+    ALGO(NEIGHBOR_ALLTOALL, "linear", trl_neighbor_linear,                                         \
+         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
+         .description = "one message per edge, all at once (as the MPI libraries do)")             \
+    ALGO(NEIGHBOR_ALLTOALLV, "linear", trl_neighbor_linear,                                        \
+         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
+         .description = "one message per edge, all at once (as the MPI libraries do)")             \
+    ALGO(NEIGHBOR_ALLTOALLW, "linear", trl_neighbor_linear,                                        \
+         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
+         .description = "one message per edge, all at once (as the MPI libraries do)")             \
     /* Intercommunicator calls only (src/algo/inter/<collective>_<name>.c); the others             \
      * serve intracommunicator calls only. Their names start with inter_. */                       \
     ALGO(BCAST, "inter_linear", trl_inter_bcast_linear, .needs = TRL_NEEDS_INTER,                  \

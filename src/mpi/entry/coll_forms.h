@@ -35,7 +35,7 @@
     int trl_intra_##name(trl_comm *c, TRL_C_PARAMS(__VA_ARGS__), const trl_mode *mode,            \
                          bool *served);                                                           \
     TRL_FORM_INTER_##forms(name, TRL_C_PARAMS(__VA_ARGS__))
-TRL_MPI_COLLECTIVES(TRL_FORMS)
+TRL_MPI_ALL_COLLECTIVES(TRL_FORMS)
 #undef TRL_FORMS
 #undef TRL_FORM_INTER_both
 #undef TRL_FORM_INTER_intra
