@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "info_common.h"
-#include "info_nbhd.h"
 
 static bool parse_bytes(const char *text, unsigned long long *out)
 {
@@ -297,7 +296,7 @@ static int call_shape(const explain_opts *o, trl_coll_args *a, call_vectors *v)
         a->count = n;
     if (trl_coll_is_neighbor(o->coll)) {
         a->counts = a->displs = NULL;
-        return nbhd_shape(o, a, v);
+        return nbhd_call_make(o->neighbors, o->ranks, n, &v->nbhd);
     }
     return 0;
 }
@@ -309,7 +308,7 @@ void shape_for_rank(const explain_opts *o, const call_vectors *v, trl_coll_args 
 {
     a->rank = r;
     if (trl_coll_is_neighbor(o->coll))
-        nbhd_for_rank(o, v, a, r);
+        nbhd_call_for_rank(&v->nbhd, o->coll, a, r);
     if (!o->remote)
         return;
     int g = r < o->ranks ? 0 : 1;
@@ -398,10 +397,7 @@ void release_call(resolved_call *c)
     free(c->shape.split[1]);
     if (c->shape.has_inter)
         trl_inter_free(&c->shape.inter);
-    trl_nbhd_free(&c->shape.nbhd);
-    free(c->shape.nb_counts);
-    free(c->shape.nb_sdispls);
-    free(c->shape.nb_rdispls);
+    nbhd_call_free(&c->shape.nbhd);
     trl_topo_free(&c->topo);
     free(c->text);
     trl_rules_free(&c->user);

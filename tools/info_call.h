@@ -9,7 +9,7 @@
 
 #include "algo/algo.h"
 #include "algo/inter/inter.h"
-#include "algo/nbhd.h"
+#include "info_nbhd.h"
 #include "select/rules.h"
 #include "topo/topo.h"
 
@@ -46,11 +46,7 @@ typedef struct {
     size_t *split[2]; /* reduce_scatter on an intercommunicator: each group's counts */
     trl_inter inter;  /* the groups, where --remote-ranks is given */
     bool has_inter;
-    /* A neighbourhood collective's graph (--neighbors, info_nbhd.c) and its
-     * blocks: every edge's count, and each edge's displacement at its end
-     * (rank r's out-edges from nbhd.out_off[r], in-edges from in_off[r]). */
-    trl_nbhd nbhd;
-    size_t *nb_counts, *nb_sdispls, *nb_rdispls, nb_zero;
+    nbhd_call nbhd; /* a neighbourhood collective's graph (--neighbors) */
 } call_vectors;
 
 typedef struct {

@@ -13,7 +13,7 @@
 
 enum { MAX_DIMS = 16 };
 
-static int cart(const explain_opts *o, const char *text, trl_nbhd *g)
+static int cart(long long ranks, const char *text, trl_nbhd *g)
 {
     int dims[MAX_DIMS], periods[MAX_DIMS], n = 0;
     const char *p = text;
@@ -36,15 +36,15 @@ static int cart(const explain_opts *o, const char *text, trl_nbhd *g)
     long long prod = 1;
     for (int d = 0; d < n; d++)
         prod *= dims[d];
-    if (prod != o->ranks)
+    if (prod != ranks)
         return usage_error("--neighbors: the shape %s holds %lld ranks; --ranks is %lld", text,
-                           prod, o->ranks);
-    return trl_nbhd_cart((int)o->ranks, n, dims, periods, g) ? -1 : 0;
+                           prod, ranks);
+    return trl_nbhd_cart((int)ranks, n, dims, periods, g) ? -1 : 0;
 }
 
-static int edge_file(const explain_opts *o, FILE *f, const char *name, trl_nbhd *g)
+static int edge_file(long long ranks, FILE *f, const char *name, trl_nbhd *g)
 {
-    int p = (int)o->ranks, cap = 64, ne = 0, line = 0, rc = 0;
+    int p = (int)ranks, cap = 64, ne = 0, line = 0, rc = 0;
     int *src = malloc((size_t)cap * sizeof *src), *dst = malloc((size_t)cap * sizeof *dst);
     char buf[256];
     while (src && dst && rc == 0 && fgets(buf, sizeof buf, f)) {
@@ -107,48 +107,53 @@ static int edge_file(const explain_opts *o, FILE *f, const char *name, trl_nbhd 
     return rc;
 }
 
-int nbhd_shape(const explain_opts *o, trl_coll_args *a, call_vectors *v)
+int nbhd_call_make(const char *spec, long long ranks, size_t n, nbhd_call *nc)
 {
     char ring[32];
-    const char *spec = o->neighbors;
+    memset(nc, 0, sizeof *nc);
     if (!spec) {
-        snprintf(ring, sizeof ring, "%lldp", o->ranks);
+        snprintf(ring, sizeof ring, "%lldp", ranks);
         spec = ring;
     }
     FILE *f = fopen(spec, "r");
-    int rc = f ? edge_file(o, f, spec, &v->nbhd) : cart(o, spec, &v->nbhd);
+    int rc = f ? edge_file(ranks, f, spec, &nc->g) : cart(ranks, spec, &nc->g);
     if (f)
         fclose(f);
     if (rc)
         return rc;
-    const trl_nbhd *g = &v->nbhd;
-    size_t edges = (size_t)g->out_off[g->size], n = (size_t)(o->bytes / o->elem_size);
-    v->nb_counts = malloc((edges + 1) * sizeof *v->nb_counts);
-    v->nb_sdispls = malloc((edges + 1) * sizeof *v->nb_sdispls);
-    v->nb_rdispls = malloc((edges + 1) * sizeof *v->nb_rdispls);
-    if (!v->nb_counts || !v->nb_sdispls || !v->nb_rdispls)
+    const trl_nbhd *g = &nc->g;
+    size_t edges = (size_t)g->out_off[g->size];
+    nc->counts = malloc((edges + 1) * sizeof *nc->counts);
+    nc->sdispls = malloc((edges + 1) * sizeof *nc->sdispls);
+    nc->rdispls = malloc((edges + 1) * sizeof *nc->rdispls);
+    if (!nc->counts || !nc->sdispls || !nc->rdispls)
         return -1;
     for (int r = 0; r < g->size; r++) {
         for (int j = g->out_off[r]; j < g->out_off[r + 1]; j++)
-            v->nb_sdispls[j] = (size_t)(j - g->out_off[r]) * n;
+            nc->sdispls[j] = (size_t)(j - g->out_off[r]) * n;
         for (int i = g->in_off[r]; i < g->in_off[r + 1]; i++)
-            v->nb_rdispls[i] = (size_t)(i - g->in_off[r]) * n;
+            nc->rdispls[i] = (size_t)(i - g->in_off[r]) * n;
     }
     for (size_t e = 0; e <= edges; e++)
-        v->nb_counts[e] = n;
-    v->nb_zero = 0;
-    a->nbhd = g;
-    a->count = n;
+        nc->counts[e] = n;
     return 0;
 }
 
-void nbhd_for_rank(const explain_opts *o, const call_vectors *v, trl_coll_args *a, int r)
+void nbhd_call_free(nbhd_call *nc)
 {
-    const trl_nbhd *g = &v->nbhd;
-    bool one = o->coll == TRL_COLL_NEIGHBOR_ALLGATHER || o->coll == TRL_COLL_NEIGHBOR_ALLGATHERV;
+    trl_nbhd_free(&nc->g);
+    free(nc->counts);
+    free(nc->sdispls);
+    free(nc->rdispls);
+}
+
+void nbhd_call_for_rank(const nbhd_call *nc, trl_coll coll, trl_coll_args *a, int r)
+{
+    const trl_nbhd *g = &nc->g;
+    bool one = coll == TRL_COLL_NEIGHBOR_ALLGATHER || coll == TRL_COLL_NEIGHBOR_ALLGATHERV;
     a->nbhd = g;
-    a->send_counts = v->nb_counts + (one ? 0 : g->out_off[r]);
-    a->send_displs = one ? &v->nb_zero : v->nb_sdispls + g->out_off[r];
-    a->recv_counts = v->nb_counts + g->in_off[r];
-    a->recv_displs = v->nb_rdispls + g->in_off[r];
+    a->send_counts = nc->counts + (one ? 0 : g->out_off[r]);
+    a->send_displs = one ? &nc->zero : nc->sdispls + g->out_off[r];
+    a->recv_counts = nc->counts + g->in_off[r];
+    a->recv_displs = nc->rdispls + g->in_off[r];
 }
