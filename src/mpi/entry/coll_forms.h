@@ -15,8 +15,8 @@
  * the arguments it refuses (validate.h) and how they fill trl_coll_args;
  * what follows is shared (coll_common.h: trl_serve, trl_move_serve).
  * Intracommunicator forms: coll_bcast.c, coll_reduce.c, coll_gather.c,
- * coll_allgather.c, coll_alltoall.c; intercommunicator forms: inter_coll.c,
- * inter_move.c. */
+ * coll_allgather.c, coll_alltoall.c, coll_neighbor.c; intercommunicator forms:
+ * inter_coll.c, inter_move.c. */
 #ifndef TRL_COLL_FORMS_H
 #define TRL_COLL_FORMS_H
 
