@@ -4,9 +4,11 @@
  * (context/nbhd_mpi.h). Calls the MPI library serves: on a communicator
  * without a topology (or whose graph could not be read), and those whose
  * arguments it rejects, so that it reports them as it does without Trellis:
- * MPI_IN_PLACE (which MPI does not allow for these collectives), a negative
- * count, a datatype it refuses (asked as for the plain collective of the
- * same shape: validate.h). */
+ * a negative count, a datatype it refuses (asked as for the plain
+ * collective of the same shape: validate.h). MPI_IN_PLACE, which MPI does
+ * not allow for these collectives, Trellis refuses itself with MPI_ERR_ARG
+ * (Open MPI 4.1's class for it) through the communicator's error handler:
+ * MPICH 4.0.2 does not check it and reads the address (a crash). */
 #include <stdlib.h>
 
 #include "mpi/entry/coll_common.h"
@@ -15,10 +17,8 @@
 
 /* A side's blocks as the library would judge them: false when it refuses
  * them. n blocks, counts[i] (or count) of types[i] (or type). */
-static bool side_ok(trl_coll plain, trl_side_kind side, const void *buf, const trl_blocks *b)
+static bool side_ok(trl_coll plain, trl_side_kind side, const trl_blocks *b)
 {
-    if (buf == MPI_IN_PLACE)
-        return false;
     for (int i = 0; i < b->n; i++) {
         int count = b->counts ? b->counts[i] : b->count;
         MPI_Datatype type = b->types ? b->types[i] : b->type;
@@ -46,8 +46,11 @@ static int neighbor(trl_comm *c, MPI_Comm comm, trl_coll coll, trl_coll plain, c
                     const trl_blocks *send_b, void *recvbuf, const trl_blocks *recv_b,
                     const trl_mode *mode, bool *served)
 {
-    if (!side_ok(plain, TRL_SIDE_SEND, sendbuf, send_b) ||
-        !side_ok(plain, TRL_SIDE_RECV, recvbuf, recv_b))
+    if (sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE) {
+        *served = true;
+        return trl_error(comm, MPI_ERR_ARG);
+    }
+    if (!side_ok(plain, TRL_SIDE_SEND, send_b) || !side_ok(plain, TRL_SIDE_RECV, recv_b))
         return MPI_SUCCESS; /* the MPI library reports it */
     int stride;
     size_t *v = nb_arrays(c, &stride);
