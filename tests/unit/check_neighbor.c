@@ -197,10 +197,12 @@ void check_neighbor_case(tally *t, const check_case *c)
         /* Receive blocks in reverse order, with gaps: misplaced writes show. */
         for (int i = nin - 1; i >= 0; i--) {
             int s = src[i];
-            pl.rc[r][i] = s == TRL_NBHD_NULL ? (uniform(coll) ? c->count : 2)
-                                             : edge_bytes(c, s, sender_block(&pl.g, r, i));
+            /* No bytes from MPI_PROC_NULL, as the runtime passes them
+             * (coll_neighbor.c); the block's place stays reserved. */
+            pl.rc[r][i] = s == TRL_NBHD_NULL ? 0 : edge_bytes(c, s, sender_block(&pl.g, r, i));
             pl.rd[r][i] = gaps ? len + 1 : (size_t)i * c->count;
-            len = gaps ? pl.rd[r][i] + pl.rc[r][i] : (size_t)nin * c->count;
+            len = gaps ? pl.rd[r][i] + (s == TRL_NBHD_NULL ? 2 : pl.rc[r][i])
+                       : (size_t)nin * c->count;
         }
         b.recv_n[r] = len;
         b.recv[r] = malloc(len + 1);

@@ -270,7 +270,8 @@ int main(int argc, char **argv)
     }
     w.algo = algo;
     w.run_case = case_fn((trl_coll)coll);
-    bool layouts = !strncmp(algo->name, "hier", 4) || !strcmp(algo->name, "multileader");
+    bool layouts = !strncmp(algo->name, "hier", 4) || !strcmp(algo->name, "multileader") ||
+                   !strcmp(algo->name, "locality");
     int rc = algo->needs & TRL_NEEDS_INTER ? check_inter_sweep(&w.t, algo)
              : layouts                     ? sweep_hier(&w)
              : !strcmp(algo->name, "tree") ? sweep_tree(&w)

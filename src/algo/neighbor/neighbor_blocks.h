@@ -10,6 +10,7 @@
 
 #include "algo/algo.h"
 #include "algo/nbhd.h"
+#include "sched/sched.h"
 
 /* allgather(v) send one block to every neighbour: their send arrays have
  * one entry. */
@@ -40,5 +41,14 @@ static inline bool trl_nb_uniform(trl_coll c)
 {
     return c == TRL_COLL_NEIGHBOR_ALLGATHER || c == TRL_COLL_NEIGHBOR_ALLTOALL;
 }
+
+/* Each edge of rank a->rank as its own message (receives in block order,
+ * sends in trl_nbhd_send_order: the k-th message of a pair of ranks is the
+ * edge the standard pairs), and its edges to itself as copies, the k-th
+ * send to itself filling the k-th receive from itself; only the edges
+ * within its host where host (a host index per rank) is given. A zero-byte
+ * block is left out on both ends. Returns s->status, or TRL_ERR_INVALID
+ * where the lists disagree (neighbor_direct.c). */
+int trl_nb_direct(const trl_coll_args *a, trl_sched *s, const int *host);
 
 #endif

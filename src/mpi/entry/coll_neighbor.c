@@ -75,8 +75,15 @@ static int neighbor(trl_comm *c, MPI_Comm comm, trl_coll coll, trl_coll plain, c
                        .commutative = true, .call = trl_call_of(mode), .nbhd = &c->nbhd,
                        .send_counts = send.counts, .send_displs = send.displs,
                        .recv_counts = recv.counts, .recv_displs = recv.displs};
-    if (trl_coll_has_bytes(coll)) /* the send block's bytes: what bytes= sees */
-        a.count = send_b->n > 0 ? send.counts[0] : 0;
+    /* allgather, alltoall: the send block's bytes (what bytes= sees, and what
+     * an algorithm planning for other ranks takes every block to be), from
+     * the arguments, so that a rank without out-edges says the same. */
+    if (trl_coll_has_bytes(coll)) {
+        int size;
+        MPI_Aint extent;
+        trl_type_contiguous(send_b->type, &size, &extent);
+        a.count = (size_t)send_b->count * (size_t)size;
+    }
     return trl_move_serve(c, comm, &a, &send, &recv, served, mode, NULL);
 }
 
