@@ -235,9 +235,9 @@ def needs_commutative(algo: dict[str, Any], params: str) -> bool:
 
 
 def layout_for(algo: dict[str, Any], size: int) -> str | None:
-    """The hierarchies: two hosts of two sockets each, block placement (one rank: no
-    layout, one host)."""
-    if not algo["name"].startswith("hier") or size < 2:
+    """The hierarchies and the neighbourhood's locality: two hosts of two sockets each,
+    block placement (one rank: no layout, one host)."""
+    if not (algo["name"].startswith("hier") or algo["name"] == "locality") or size < 2:
         return None
     return f"hosts=2 ranks_per_host={(size + 1) // 2},{size // 2} sockets_per_host=2"
 

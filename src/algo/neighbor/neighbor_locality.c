@@ -75,6 +75,31 @@ static size_t edges_to(const plan *pl, int s, int b)
     return m;
 }
 
+/* Edges from host A's ranks to host B. */
+static size_t host_edges(const plan *pl, int A, int B)
+{
+    size_t total = 0;
+    for (int r = 0; r < pl->a->size; r++)
+        total += pl->host[r] == A ? edges_to(pl, r, B) : 0;
+    return total;
+}
+
+/* This rank's blocks for host b copied side by side from scratch offset at
+ * on; each copy's step id appended to pl->deps at *nd. */
+static void pack_own(plan *pl, int b, size_t at, int *nd)
+{
+    const trl_coll_args *a = pl->a;
+    size_t x = 0;
+    for (int k = 0; k < trl_nbhd_outdegree(pl->g, a->rank); k++) {
+        int j = edge_block(pl, k);
+        if (to_host(pl, a->rank, j, b))
+            pl->deps[(*nd)++] = trl_sched_copy(pl->s,
+                                               trl_ref_at(TRL_BUF_SEND, trl_nb_send_off(a, j)),
+                                               trl_ref_at(TRL_BUF_SCRATCH, at + x++ * pl->n),
+                                               pl->n, TRL_NODEPS);
+    }
+}
+
 /* Steps 2 and 3 on host A = this rank's: its blocks to the leader, and the
  * leader's message to every other host. */
 static void gather_and_send(plan *pl)
@@ -90,21 +115,13 @@ static void gather_and_send(plan *pl)
             size_t m = edges_to(pl, me, b);
             if (m == 0)
                 continue;
-            size_t at = trl_sched_scratch(s, m * n), x = 0;
+            size_t at = trl_sched_scratch(s, m * n);
             int nd = 0;
-            for (int k = 0; k < trl_nbhd_outdegree(pl->g, me); k++) {
-                int j = edge_block(pl, k);
-                if (to_host(pl, me, j, b))
-                    pl->deps[nd++] = trl_sched_copy(s, trl_ref_at(TRL_BUF_SEND, trl_nb_send_off(a, j)),
-                                                    trl_ref_at(TRL_BUF_SCRATCH, at + x++ * n), n,
-                                                    TRL_NODEPS);
-            }
+            pack_own(pl, b, at, &nd);
             trl_sched_send(s, lead, trl_ref_at(TRL_BUF_SCRATCH, at), m * n, pl->deps, nd);
             continue;
         }
-        size_t total = 0;
-        for (int r = 0; r < a->size; r++)
-            total += pl->host[r] == A ? edges_to(pl, r, b) : 0;
+        size_t total = host_edges(pl, A, b);
         if (total == 0)
             continue;
         size_t at = trl_sched_scratch(s, total * n), x = 0;
@@ -113,19 +130,12 @@ static void gather_and_send(plan *pl)
             size_t m = pl->host[r] == A ? edges_to(pl, r, b) : 0;
             if (m == 0)
                 continue;
-            if (r != me) {
-                pl->deps[nd++] = trl_sched_recv(s, r, trl_ref_at(TRL_BUF_SCRATCH, at + x * n), m * n,
-                                                TRL_NODEPS);
-                x += m;
-                continue;
-            }
-            for (int k = 0; k < trl_nbhd_outdegree(pl->g, me); k++) {
-                int j = edge_block(pl, k);
-                if (to_host(pl, me, j, b))
-                    pl->deps[nd++] = trl_sched_copy(s, trl_ref_at(TRL_BUF_SEND, trl_nb_send_off(a, j)),
-                                                    trl_ref_at(TRL_BUF_SCRATCH, at + x++ * n), n,
-                                                    TRL_NODEPS);
-            }
+            if (r != me)
+                pl->deps[nd++] = trl_sched_recv(s, r, trl_ref_at(TRL_BUF_SCRATCH, at + x * n),
+                                                m * n, TRL_NODEPS);
+            else
+                pack_own(pl, b, at + x * n, &nd);
+            x += m;
         }
         trl_sched_send(s, pl->leader[b], trl_ref_at(TRL_BUF_SCRATCH, at), total * n, pl->deps, nd);
     }
@@ -193,9 +203,7 @@ static void receive_and_scatter(plan *pl)
     for (int A = 0; A < pl->nhosts; A++) {
         if (A == B)
             continue;
-        size_t total = 0;
-        for (int r = 0; r < a->size; r++)
-            total += pl->host[r] == A ? edges_to(pl, r, B) : 0;
+        size_t total = host_edges(pl, A, B);
         if (total == 0)
             continue;
         size_t at = 0;
