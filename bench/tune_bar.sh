@@ -8,7 +8,8 @@
 #   bench/tune_bar.sh 4x4-1gbit [RULES]  # links capped
 #
 # Needs root (trellis testbed). Writes results/tune_bar/SHAPE/SIZE/ (bench's CSVs, plot)
-# and prints each size's table. REPS (3) repetitions; the iterations per run shrink with
+# and prints each size's table (bench/tune_bar_table.py makes the bar's table of them).
+# REPS (3) repetitions; the iterations per run shrink with
 # the size so that a shape takes about 10 minutes on a 2-core machine.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,7 +21,8 @@ hosts=${BASH_REMATCH[1]} slots=${BASH_REMATCH[2]} rate=${BASH_REMATCH[4]}
 colls=allreduce,bcast,reduce,allgather,alltoall,barrier,gather,scatter,reduce_scatter
 configs=(--config ompi --config han --config "tuned:TRELLIS_TUNED=1"
          --config "hand:TRELLIS_TUNED=0")
-[[ -n $rules ]] && configs+=(--config "file:rules=$(realpath "$rules")")
+# The file over the hand rules alone, as `trellis tune` measured it.
+[[ -n $rules ]] && configs+=(--config "file:rules=$(realpath "$rules");TRELLIS_TUNED=0")
 "$TRELLIS" testbed down >/dev/null 2>&1 || true
 "$TRELLIS" testbed up --hosts "$hosts" --slots "$slots" ${rate:+--bandwidth "$rate"}
 trap '"$TRELLIS" testbed down >/dev/null 2>&1 || true' EXIT

@@ -1,0 +1,71 @@
+"""Issue 31's bar from bench/tune_bar.sh's output: a Markdown table per shape.
+
+    python3 bench/tune_bar_table.py results/tune_bar/4x4 [results/tune_bar/8x2 ...]
+
+For each collective and size: the median us of Open MPI's default, han and Trellis
+(`tuned`: the built-in rules, tuned ones included), Trellis over Open MPI and over the
+faster of the two, and whether Trellis is slower than that faster one beyond the
+noise: slower in every repetition (the repetitions are interleaved, so each pairs the
+configurations under the same load). The last line per shape: the geometric mean of
+Trellis over Open MPI at all points, and the points slower beyond the noise.
+"""
+
+import csv
+import math
+import statistics
+import sys
+from pathlib import Path
+
+SIZE_ORDER = {"4": 0, "64K": 1, "1M": 2}
+
+
+def read_reps(size_dir: Path) -> dict[str, dict[str, list[float]]]:
+    """collective -> config -> median us of each repetition, in repetition order."""
+    out: dict[str, dict[str, list[float]]] = {}
+    with (size_dir / "raw.csv").open() as f:
+        for r in csv.DictReader(f):
+            out.setdefault(r["collective"], {}).setdefault(r["config"], []).append(
+                float(r["median_us"]))
+    return out
+
+
+def shape_table(shape_dir: Path, trellis: str = "tuned") -> str:
+    head = ("| collective | size | Open MPI | han | Trellis | / Open MPI | / faster "
+            "| slower beyond noise |")
+    lines = [f"**{shape_dir.name}**", "", head, "|---|---|---:|---:|---:|---:|---:|---|"]
+    ratios, slower = [], []
+    sizes = sorted((d for d in shape_dir.iterdir() if (d / "raw.csv").exists()),
+                   key=lambda d: SIZE_ORDER.get(d.name, 9))
+    for size_dir in sizes:
+        for coll, by_config in sorted(read_reps(size_dir).items()):
+            if not {"ompi", "han", trellis} <= by_config.keys():
+                continue
+            med = {c: statistics.median(v) for c, v in by_config.items()}
+            faster = min(med["ompi"], med["han"])
+            paired = zip(by_config[trellis], by_config["ompi"], by_config["han"], strict=False)
+            beyond = all(t > min(o, h) for t, o, h in paired) and med[trellis] > faster
+            ratios.append(med[trellis] / med["ompi"])
+            if beyond:
+                slower.append(f"{coll} {size_dir.name}")
+            lines.append(
+                f"| {coll} | {size_dir.name} | {med['ompi']:.0f} | {med['han']:.0f} | "
+                f"{med[trellis]:.0f} | {med[trellis] / med['ompi']:.2f} | "
+                f"{med[trellis] / faster:.2f} | {'**yes**' if beyond else 'no'} |")
+    if ratios:
+        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        lines += ["", (f"{len(ratios)} points; geometric mean of Trellis / Open MPI: "
+                       f"{geo:.2f} ({1 / geo:.2f}x faster); slower than the faster of Open MPI "
+                       f"and han in every repetition: {', '.join(slower) or 'none'}")]
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        sys.stderr.write(__doc__)
+        return 2
+    sys.stdout.write("\n\n".join(shape_table(Path(a)) for a in argv) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
