@@ -77,6 +77,7 @@ int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate)
         bool takes_value = !strcmp(name, "--ranks") || !strcmp(name, "--bytes") ||
                            !strcmp(name, "--root") || !strcmp(name, "--elem-size") ||
                            !strcmp(name, "--rules") || !strcmp(name, "--topology") ||
+                           !strcmp(name, "--neighbors") ||
                            (!strcmp(name, "--rank") && !simulate) || (sim_only && simulate) ||
                            (!strcmp(name, "--remote-ranks") && !simulate);
         if (simulate && !strcmp(name, "--remote-ranks"))
@@ -121,6 +122,8 @@ int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate)
             o->rules = value;
         } else if (!strcmp(name, "--topology")) {
             o->topology = value;
+        } else if (!strcmp(name, "--neighbors")) {
+            o->neighbors = value;
         } else if (!strcmp(name, "--rank")) {
             if (!parse_count(value, 0, MAX_RANKS - 1, &o->only_rank))
                 return usage_error("%s: --rank: expected a rank, got '%s'", cmd, value);
@@ -174,6 +177,11 @@ int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate)
         return usage_error("%s: --bytes %llu (the whole vector) does not split into %lld "
                            "equal blocks of %llu-byte elements (--remote-ranks)",
                            cmd, o->bytes, o->remote, o->elem_size);
+    if (o->neighbors && !trl_coll_is_neighbor(o->coll))
+        return usage_error("%s: --neighbors applies to the neighbor_* collectives only", cmd);
+    if (o->remote && trl_coll_is_neighbor(o->coll))
+        return usage_error("%s: MPI defines no %s on intercommunicators (--remote-ranks)", cmd,
+                           trl_coll_name(o->coll));
     if (!o->commutative && !trl_coll_is_reduction(o->coll))
         return usage_error("%s: --noncommutative applies to reductions only (%s has no "
                            "operation)", cmd, trl_coll_name(o->coll));
@@ -286,6 +294,10 @@ static int call_shape(const explain_opts *o, trl_coll_args *a, call_vectors *v)
     /* allgatherv on an intercommunicator: every rank sends its block. */
     if (o->remote && o->coll == TRL_COLL_ALLGATHERV)
         a->count = n;
+    if (trl_coll_is_neighbor(o->coll)) {
+        a->counts = a->displs = NULL;
+        return nbhd_call_make(o->neighbors, o->ranks, n, &v->nbhd);
+    }
     return 0;
 }
 
@@ -295,6 +307,8 @@ static int call_shape(const explain_opts *o, trl_coll_args *a, call_vectors *v)
 void shape_for_rank(const explain_opts *o, const call_vectors *v, trl_coll_args *a, int r)
 {
     a->rank = r;
+    if (trl_coll_is_neighbor(o->coll))
+        nbhd_call_for_rank(&v->nbhd, o->coll, a, r);
     if (!o->remote)
         return;
     int g = r < o->ranks ? 0 : 1;
@@ -329,7 +343,10 @@ int resolve_call(const explain_opts *o, resolved_call *c)
         fprintf(stderr, "trellis: the built-in rules do not parse: %s\n", msg);
         return EXIT_FAIL;
     }
-    if (call_shape(o, &c->args, &c->shape)) {
+    int shape_rc = call_shape(o, &c->args, &c->shape);
+    if (shape_rc > 0)
+        return shape_rc; /* --neighbors' error, printed */
+    if (shape_rc) {
         fprintf(stderr, "trellis: out of memory\n");
         return EXIT_FAIL;
     }
@@ -380,6 +397,7 @@ void release_call(resolved_call *c)
     free(c->shape.split[1]);
     if (c->shape.has_inter)
         trl_inter_free(&c->shape.inter);
+    nbhd_call_free(&c->shape.nbhd);
     trl_topo_free(&c->topo);
     free(c->text);
     trl_rules_free(&c->user);

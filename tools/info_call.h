@@ -9,6 +9,7 @@
 
 #include "algo/algo.h"
 #include "algo/inter/inter.h"
+#include "info_nbhd.h"
 #include "select/rules.h"
 #include "topo/topo.h"
 
@@ -27,6 +28,7 @@ typedef struct {
     bool nonblocking; /* --nonblocking: as MPI_Ixxx or MPI_Xxx_init calls it */
     const char *rules;
     const char *topology; /* --topology, as TRELLIS_TOPOLOGY */
+    const char *neighbors; /* --neighbors: a Cartesian shape or an edge-list file */
     long long only_rank; /* -1: every rank */
     enum { OUT_TEXT, OUT_STEPS, OUT_GOAL, OUT_JSON } mode;
     /* simulate */
@@ -44,6 +46,7 @@ typedef struct {
     size_t *split[2]; /* reduce_scatter on an intercommunicator: each group's counts */
     trl_inter inter;  /* the groups, where --remote-ranks is given */
     bool has_inter;
+    nbhd_call nbhd; /* a neighbourhood collective's graph (--neighbors) */
 } call_vectors;
 
 typedef struct {

@@ -101,6 +101,13 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         "else all ranks on one host. The rules' hosts=, ranks_per_host= and placement= filters "
         "see this layout; the output says what they saw",
     )
+    parser.add_argument(
+        "--neighbors",
+        metavar="SHAPE|FILE",
+        help="a neighbor_* collective's graph: a Cartesian shape, dimensions joined by x, p "
+        "for periodic ('4px4p', '2x2x4p'), or a file of edges, one 'SOURCE DEST' a line; "
+        "default: a periodic ring of --ranks",
+    )
     parser.add_argument("--rank", type=int, metavar="R", help="only this rank's schedule")
     form = parser.add_mutually_exclusive_group()
     form.add_argument("--steps", action="store_true", help="the steps spelled out, not GOAL")
@@ -121,6 +128,7 @@ def explain(  # noqa: PLR0913 -- one keyword per option of `trellis-info explain
     nonblocking: bool = False,
     rules: str | None = None,
     topology: str | None = None,
+    neighbors: str | None = None,
     rank: int | None = None,
     form: str | None = None,
 ) -> str:
@@ -134,6 +142,7 @@ def explain(  # noqa: PLR0913 -- one keyword per option of `trellis-info explain
         ("--elem-size", elem_size),
         ("--rules", rules),
         ("--topology", topology),
+        ("--neighbors", neighbors),
         ("--rank", rank),
     ):
         if value is not None:
@@ -177,6 +186,7 @@ def run(args: argparse.Namespace) -> str:
         nonblocking=args.nonblocking,
         rules=args.rules,
         topology=args.topology,
+        neighbors=args.neighbors,
         rank=args.rank,
         form=form,
     )

@@ -58,6 +58,9 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     parser.add_argument("--rules", metavar="RULES", help="rules inline or a file (TRELLIS_RULES)")
     parser.add_argument("--topology", metavar="LAYOUT",
                         help="where ranks sit (TRELLIS_TOPOLOGY, docs/topology.md)")  # fmt: skip
+    parser.add_argument("--neighbors", metavar="SHAPE|FILE",
+                        help="a neighbor_* collective's graph: a Cartesian shape ('4px4p', "
+                        "p for periodic) or a file of 'SOURCE DEST' edges")  # fmt: skip
     parser.add_argument("--ranks-per-host", type=int, metavar="K",
                         help="instead of --topology: hosts of K ranks each, placed by block "
                         "(for sweeps over rank counts)")  # fmt: skip
@@ -144,7 +147,8 @@ def simulate(args: argparse.Namespace, p: Point, work: Path) -> Result:
             "--out", str(work)]  # fmt: skip
     for option, value in (("--bytes", p.nbytes), ("--root", args.root),
                           ("--elem-size", args.elem_size), ("--rules", p.rules),
-                          ("--topology", p.topology)):  # fmt: skip
+                          ("--topology", p.topology),
+                          ("--neighbors", args.neighbors)):  # fmt: skip
         if value is not None:
             argv += [option, str(value)]
     if args.noncommutative:

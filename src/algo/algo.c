@@ -52,13 +52,23 @@ bool trl_coll_is_reduction(trl_coll c)
 bool trl_coll_is_vector(trl_coll c)
 {
     return c == TRL_COLL_GATHERV || c == TRL_COLL_SCATTERV || c == TRL_COLL_ALLGATHERV ||
-           c == TRL_COLL_ALLTOALLV || c == TRL_COLL_ALLTOALLW || c == TRL_COLL_REDUCE_SCATTER;
+           c == TRL_COLL_ALLTOALLV || c == TRL_COLL_ALLTOALLW || c == TRL_COLL_REDUCE_SCATTER ||
+           c == TRL_COLL_NEIGHBOR_ALLGATHERV || c == TRL_COLL_NEIGHBOR_ALLTOALLV ||
+           c == TRL_COLL_NEIGHBOR_ALLTOALLW;
 }
 
+bool trl_coll_is_neighbor(trl_coll c)
+{
+    return c >= TRL_COLL_NEIGHBOR_ALLGATHER && c <= TRL_COLL_NEIGHBOR_ALLTOALLW;
+}
+
+/* A neighbourhood allgatherv's senders may each send their own count. */
 bool trl_coll_has_bytes(trl_coll c)
 {
     return c != TRL_COLL_BARRIER && c != TRL_COLL_GATHERV && c != TRL_COLL_SCATTERV &&
-           c != TRL_COLL_ALLTOALLV && c != TRL_COLL_ALLTOALLW;
+           c != TRL_COLL_ALLTOALLV && c != TRL_COLL_ALLTOALLW &&
+           c != TRL_COLL_NEIGHBOR_ALLGATHERV && c != TRL_COLL_NEIGHBOR_ALLTOALLV &&
+           c != TRL_COLL_NEIGHBOR_ALLTOALLW;
 }
 
 int trl_coll_from_name(const char *name, size_t len)

@@ -30,7 +30,12 @@
     X(REDUCE_SCATTER, "reduce_scatter", "MPI_Reduce_scatter")                    \
     X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block", "MPI_Reduce_scatter_block")  \
     X(SCAN, "scan", "MPI_Scan")                                                  \
-    X(EXSCAN, "exscan", "MPI_Exscan")
+    X(EXSCAN, "exscan", "MPI_Exscan")                                            \
+    X(NEIGHBOR_ALLGATHER, "neighbor_allgather", "MPI_Neighbor_allgather")        \
+    X(NEIGHBOR_ALLGATHERV, "neighbor_allgatherv", "MPI_Neighbor_allgatherv")     \
+    X(NEIGHBOR_ALLTOALL, "neighbor_alltoall", "MPI_Neighbor_alltoall")           \
+    X(NEIGHBOR_ALLTOALLV, "neighbor_alltoallv", "MPI_Neighbor_alltoallv")        \
+    X(NEIGHBOR_ALLTOALLW, "neighbor_alltoallw", "MPI_Neighbor_alltoallw")
 
 typedef enum {
 #define TRL_COLL_ENUM(id, name, mpi) TRL_COLL_##id,
@@ -45,6 +50,7 @@ const char *trl_coll_mpi_name(trl_coll c); /* "MPI_Bcast" */
 bool trl_coll_is_rooted(trl_coll c);    /* has a root argument */
 bool trl_coll_is_reduction(trl_coll c); /* combines data with an operation */
 bool trl_coll_is_vector(trl_coll c);    /* per-rank counts (the v and w variants) */
+bool trl_coll_is_neighbor(trl_coll c);  /* a neighbourhood collective (a->nbhd) */
 int trl_coll_from_name(const char *name, size_t len); /* -1 if unknown */
 
 typedef enum {
@@ -138,6 +144,12 @@ typedef enum {
  *   scan, exscan  SEND, RECV: count elements; RECV gets the reduction over
  *               ranks 0..rank (exscan: 0..rank-1; rank 0's RECV untouched).
  *               In place: SEND is RECV.
+ *   neighbor_*  the graph is a->nbhd (algo/nbhd.h), never in place; in
+ *               every form send_counts/send_displs per out-neighbour (one
+ *               entry for allgather(v): one block to all) and
+ *               recv_counts/recv_displs per in-neighbour, in bytes
+ *               (algo/neighbor/neighbor_blocks.h); count: allgather's and
+ *               alltoall's send block.
  *
  * counts and displs: for gatherv and scatterv the non-root ranks know only
  * their own count, so builders read counts[rank] there unless the
@@ -181,6 +193,8 @@ typedef struct {
      * communicator that a->rank and a->size count (src/algo/inter/inter.h);
      * NULL for an intracommunicator. */
     const struct trl_inter *inter;
+    /* A neighbourhood collective's graph (algo/nbhd.h); NULL otherwise. */
+    const struct trl_nbhd *nbhd;
 } trl_coll_args;
 
 /* Whether every rank of a call knows the same "bytes" for the rules: not

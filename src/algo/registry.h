@@ -309,6 +309,31 @@
             .cost = "host exscan + h-host exscan + host bcast + ng",                               \
             .description = "exscan in each host, exscan of the hosts' totals, bcast of the "       \
                            "prefix in each")                                                       \
+    /* neighbourhood collectives (Cartesian and graph communicators: algo/nbhd.h);                 \
+       linear serves all five, locality the two whose blocks are all alike */                                                              \
+    ALGO(NEIGHBOR_ALLGATHER, "linear", trl_neighbor_linear,                                        \
+         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
+         .description = "one message per edge, all at once (as the MPI libraries do)")             \
+    ALGO(NEIGHBOR_ALLGATHERV, "linear", trl_neighbor_linear,                                       \
+         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
+         .description = "one message per edge, all at once (as the MPI libraries do)")             \
+    ALGO(NEIGHBOR_ALLTOALL, "linear", trl_neighbor_linear,                                         \
+         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
+         .description = "one message per edge, all at once (as the MPI libraries do)")             \
+    ALGO(NEIGHBOR_ALLTOALLV, "linear", trl_neighbor_linear,                                        \
+         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
+         .description = "one message per edge, all at once (as the MPI libraries do)")             \
+    ALGO(NEIGHBOR_ALLTOALLW, "linear", trl_neighbor_linear,                                        \
+         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
+         .description = "one message per edge, all at once (as the MPI libraries do)")             \
+    ALGO(NEIGHBOR_ALLGATHER, "locality", trl_neighbor_locality,                                    \
+         .cost = "per host pair of m edges: 3a + 3mnb (gather, leaders, scatter)",                 \
+         .description = "a host's blocks for each other host go as one message between "           \
+                        "the hosts' leaders")                                                      \
+    ALGO(NEIGHBOR_ALLTOALL, "locality", trl_neighbor_locality,                                     \
+         .cost = "per host pair of m edges: 3a + 3mnb (gather, leaders, scatter)",                 \
+         .description = "a host's blocks for each other host go as one message between "           \
+                        "the hosts' leaders")                                                      \
     /* Intercommunicator calls only (src/algo/inter/<collective>_<name>.c); the others             \
      * serve intracommunicator calls only. Their names start with inter_. */                       \
     ALGO(BCAST, "inter_linear", trl_inter_bcast_linear, .needs = TRL_NEEDS_INTER,                  \

@@ -140,7 +140,7 @@ static bool filter_applies(int f, trl_coll coll)
     if (f == FILTER_COMMUTATIVE)
         return trl_coll_is_reduction(coll);
     if (f == FILTER_INTER || f == FILTER_REMOTE_RANKS)
-        return coll != TRL_COLL_SCAN && coll != TRL_COLL_EXSCAN;
+        return coll != TRL_COLL_SCAN && coll != TRL_COLL_EXSCAN && !trl_coll_is_neighbor(coll);
     return true;
 }
 

@@ -133,7 +133,19 @@ def reduce_scatter_counts(collective: str, size: int, count: int) -> list[int]:
     return [count // size + (r < count % size) for r in range(size)]
 
 
-def call_buffers(
+def neighbor_ring(collective: str, p: int, r: int, n: int) -> tuple[list, list, list]:
+    """Rank r's send, start and wanted receive buffers of a neighbourhood collective on
+    explain's default graph, a periodic ring (neighbours r-1, then r+1). Receive block 0
+    comes from the negative neighbour's block 1 (what it sent in the positive direction),
+    block 1 from the positive neighbour's block 0 (MPI's Cartesian pairing); allgather
+    sends its one block both ways."""
+    lo, hi = (r - 1) % p, (r + 1) % p
+    gather = collective.startswith("neighbor_allgather")
+    want = mine(lo, n, first=0 if gather else n) + mine(hi, n)
+    return mine(r, n if gather else 2 * n), undefined(2 * n), want
+
+
+def call_buffers(  # noqa: PLR0912 -- one branch per kind of collective
     collective: str, size: int, count: int, root: int | None
 ) -> tuple[Buffers, Buffers]:
     """The buffers every rank starts with, and what the call must leave in them, for
@@ -185,6 +197,8 @@ def call_buffers(
             start[r, "send"] = mine(r, n)
             start[r, "recv"] = undefined(counts[r])
             want[r, "recv"] = [tuple((j, first + k) for j in range(p)) for k in range(counts[r])]
+        elif collective.startswith("neighbor_"):
+            start[r, "send"], start[r, "recv"], want[r, "recv"] = neighbor_ring(collective, p, r, n)
         else:
             raise DataflowError(f"no contract for collective {collective!r}")
     return start, want

@@ -18,6 +18,8 @@ COLLECTIVES = {
     "gather", "gatherv", "scatter", "scatterv",
     "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw",
     "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
+    "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv",
+    "neighbor_alltoallw",
 }  # fmt: skip
 ENTRY_KEYS = {"collective", "name", "description", "cost", "restrictions", "params", "mpi"}
 PARAM_KEYS = {"name", "kind", "default", "min", "max", "help", "of", "choices", "required", "runs"}

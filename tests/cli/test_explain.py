@@ -296,7 +296,7 @@ def test_builtin_rules_are_shown_numbered_as_cited(run_trellis) -> None:
     }
     # Every collective's choice cites a line that the listing shows with that text.
     collectives = {a["collective"] for a in json.loads(native.info("algorithms"))}
-    assert len(collectives) == 17
+    assert len(collectives) == 22
     for coll in sorted(collectives):
         extra = {"barrier": [], "bcast": ["--bytes", "1M"], "allreduce": ["--bytes", "64K"],
                  "reduce_scatter_block": ["--bytes", "40"]}.get(coll, ["--bytes", "8"])  # fmt: skip
@@ -428,7 +428,7 @@ def test_unknown_collective_lists_every_collective(run_trellis) -> None:
     assert listed, proc.stderr
     known = {a["collective"] for a in json.loads(native.info("algorithms"))}
     assert set(listed.group(1).split(", ")) == known
-    assert len(known) == 17
+    assert len(known) == 22
 
 
 @pytest.mark.parametrize(
@@ -640,3 +640,37 @@ def test_intercommunicator_argument_errors(run_trellis, args: list[str], message
     proc = run_trellis("explain", args[0], "--ranks", "2", "--remote-ranks", "3", *args[1:])
     assert proc.returncode == 2
     assert message in proc.stderr
+
+
+def test_neighbors_takes_a_cartesian_shape(run_trellis) -> None:
+    # A 2 x 2 torus: each neighbour twice, the blocks paired by direction (algo/nbhd.h):
+    # rank 0's send block 1 (to its positive neighbour in dimension 0, rank 2) goes first
+    # and meets rank 2's receive block 0 (from its negative neighbour), both tag 0.
+    proc = run_trellis("explain", "neighbor_alltoall", "--ranks", "4", "--bytes", "8",
+                       "--neighbors", "2px2p", "--steps")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    rank0 = out[out.index("rank 0:") : out.index("rank 1:")]
+    rank2 = out[out.index("rank 2:") : out.index("rank 3:")]
+    assert "send   send+8 to 2 x8 tag 0" in rank0
+    assert "recv   recv+0 from 0 x8 tag 0" in rank2
+    bad = run_trellis("explain", "neighbor_alltoall", "--ranks", "4", "--bytes", "8",
+                      "--neighbors", "3x2")  # fmt: skip
+    assert bad.returncode == 2
+    assert "holds 6 ranks; --ranks is 4" in bad.stderr
+
+
+def test_neighbors_takes_an_edge_list(run_trellis, tmp_path) -> None:
+    edges = tmp_path / "edges"
+    edges.write_text("# a repeated edge, a self edge\n0 1\n0 1\n2 2\n1 0\n")
+    proc = run_trellis("explain", "neighbor_alltoallv", "--ranks", "3", "--bytes", "4",
+                       "--neighbors", str(edges), "--steps")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "send   send+4 to 1 x4 tag 1" in out
+    assert "copy" in out[out.index("rank 2:") :]
+    edges.write_text("0 7\n")
+    bad = run_trellis("explain", "neighbor_alltoallv", "--ranks", "3", "--bytes", "4",
+                      "--neighbors", str(edges))  # fmt: skip
+    assert bad.returncode == 2
+    assert "a rank outside 0..2" in bad.stderr

@@ -95,6 +95,8 @@ COLLECTIVES = frozenset(
         "gather", "gatherv", "scatter", "scatterv",
         "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw",
         "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
+        "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv",
+        "neighbor_alltoallw",
     }
 )  # fmt: skip
 # Element by element (dataflow.py) on shapes up to this many elements per rank's block.
@@ -145,7 +147,7 @@ def sent(rank: RankSchedule) -> int:
     return sum(op.nbytes for _, op in rank.of_kind("send"))
 
 
-def check_reach(  # noqa: PLR0912 -- one branch per kind of collective
+def check_reach(  # noqa: PLR0912, PLR0915 -- one branch per kind of collective
     collective: str, ranks: list[RankSchedule], count: int, root: int | None
 ) -> None:
     """Who must hear from whom (causal_reach, over steps and messages), and the least
@@ -198,6 +200,10 @@ def check_reach(  # noqa: PLR0912 -- one branch per kind of collective
                 assert reach[r.rank] == everyone, f"rank {r.rank} misses a contribution"
                 got = received(r)
                 assert got >= blocks[r.rank], f"rank {r.rank} receives {got} bytes"
+    elif collective.startswith("neighbor_"):  # explain's default graph: a periodic ring
+        for r in ranks:
+            for peer in ((r.rank - 1) % size, (r.rank + 1) % size):
+                assert reach[r.rank] >> peer & 1, f"rank {r.rank} never hears from {peer}"
     elif collective in {"scan", "exscan"}:
         for r in ranks:
             upto = r.rank + 1 if collective == "scan" else r.rank
@@ -229,9 +235,9 @@ def needs_commutative(algo: dict[str, Any], params: str) -> bool:
 
 
 def layout_for(algo: dict[str, Any], size: int) -> str | None:
-    """The hierarchies: two hosts of two sockets each, block placement (one rank: no
-    layout, one host)."""
-    if not algo["name"].startswith("hier") or size < 2:
+    """The hierarchies and the neighbourhood's locality: two hosts of two sockets each,
+    block placement (one rank: no layout, one host)."""
+    if not (algo["name"].startswith("hier") or algo["name"] == "locality") or size < 2:
         return None
     return f"hosts=2 ranks_per_host={(size + 1) // 2},{size // 2} sockets_per_host=2"
 

@@ -31,5 +31,10 @@ CALL_MODE_LIST(CALL_MODE_DECL)
 #define MPI_Reduce_scatter_block cm_Reduce_scatter_block
 #define MPI_Scan cm_Scan
 #define MPI_Exscan cm_Exscan
+#define MPI_Neighbor_allgather cm_Neighbor_allgather
+#define MPI_Neighbor_allgatherv cm_Neighbor_allgatherv
+#define MPI_Neighbor_alltoall cm_Neighbor_alltoall
+#define MPI_Neighbor_alltoallv cm_Neighbor_alltoallv
+#define MPI_Neighbor_alltoallw cm_Neighbor_alltoallw
 
 #endif

@@ -48,6 +48,18 @@
     X(Scan, scan, (const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),                \
       (s, r, n, t, op, c))                                                                         \
     X(Exscan, exscan, (const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),              \
-      (s, r, n, t, op, c))
+      (s, r, n, t, op, c))                                                                         \
+    X(Neighbor_allgather, neighbor_allgather, (const void *s, int sn, MPI_Datatype st, void *r, int rn,   \
+      MPI_Datatype rt, MPI_Comm c), (s, sn, st, r, rn, rt, c))                                     \
+    X(Neighbor_allgatherv, neighbor_allgatherv, (const void *s, int sn, MPI_Datatype st, void *r,         \
+      const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c), (s, sn, st, r, rn, rd, rt, c)) \
+    X(Neighbor_alltoall, neighbor_alltoall, (const void *s, int sn, MPI_Datatype st, void *r, int rn,     \
+      MPI_Datatype rt, MPI_Comm c), (s, sn, st, r, rn, rt, c))                                     \
+    X(Neighbor_alltoallv, neighbor_alltoallv, (const void *s, const int sn[], const int sd[],             \
+      MPI_Datatype st, void *r, const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c),      \
+      (s, sn, sd, st, r, rn, rd, rt, c))                                                           \
+    X(Neighbor_alltoallw, neighbor_alltoallw, (const void *s, const int sn[], const MPI_Aint sd[],        \
+      const MPI_Datatype st[], void *r, const int rn[], const MPI_Aint rd[],                      \
+      const MPI_Datatype rt[], MPI_Comm c), (s, sn, sd, st, r, rn, rd, rt, c))
 
 #endif

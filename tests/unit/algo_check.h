@@ -133,6 +133,7 @@ void check_allgather_case(tally *t, const check_case *c); /* allgather(v) */
 void check_alltoall_case(tally *t, const check_case *c);  /* alltoall(v,w) */
 void check_reduce_scatter_case(tally *t, const check_case *c); /* reduce_scatter(_block) */
 void check_scan_case(tally *t, const check_case *c);           /* scan, exscan */
+void check_neighbor_case(tally *t, const check_case *c);       /* neighbor_* */
 
 /* The intercommunicator algorithms' whole sweep (check_inter.c); returns
  * 0, or 2 for a broken test setup. */

@@ -232,6 +232,8 @@ static const struct {
     {TRL_COLL_ALLTOALL, "hier", no_params},
     {TRL_COLL_ALLTOALLV, "hier", no_params},
     {TRL_COLL_ALLTOALLW, "hier", no_params},
+    {TRL_COLL_NEIGHBOR_ALLGATHER, "locality", no_params},
+    {TRL_COLL_NEIGHBOR_ALLTOALL, "locality", no_params},
 };
 
 int sweep_hier(sweep *w)

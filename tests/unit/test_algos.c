@@ -104,6 +104,12 @@ static check_case_fn case_fn(trl_coll c)
     case TRL_COLL_SCAN:
     case TRL_COLL_EXSCAN:
         return check_scan_case;
+    case TRL_COLL_NEIGHBOR_ALLGATHER:
+    case TRL_COLL_NEIGHBOR_ALLGATHERV:
+    case TRL_COLL_NEIGHBOR_ALLTOALL:
+    case TRL_COLL_NEIGHBOR_ALLTOALLV:
+    case TRL_COLL_NEIGHBOR_ALLTOALLW:
+        return check_neighbor_case;
     case TRL_COLL_COUNT:
         break;
     }
@@ -115,7 +121,7 @@ static check_case_fn case_fn(trl_coll c)
 static bool has_in_place(trl_coll c)
 {
     return c != TRL_COLL_BCAST && c != TRL_COLL_BARRIER && c != TRL_COLL_ALLTOALL &&
-           c != TRL_COLL_ALLTOALLV && c != TRL_COLL_ALLTOALLW;
+           c != TRL_COLL_ALLTOALLV && c != TRL_COLL_ALLTOALLW && !trl_coll_is_neighbor(c);
 }
 
 static int check_list(int argc, char **argv)
@@ -264,7 +270,8 @@ int main(int argc, char **argv)
     }
     w.algo = algo;
     w.run_case = case_fn((trl_coll)coll);
-    bool layouts = !strncmp(algo->name, "hier", 4) || !strcmp(algo->name, "multileader");
+    bool layouts = !strncmp(algo->name, "hier", 4) || !strcmp(algo->name, "multileader") ||
+                   !strcmp(algo->name, "locality");
     int rc = algo->needs & TRL_NEEDS_INTER ? check_inter_sweep(&w.t, algo)
              : layouts                     ? sweep_hier(&w)
              : !strcmp(algo->name, "tree") ? sweep_tree(&w)

@@ -209,7 +209,8 @@ static void parses_algorithm_parameters(void)
 #define ALL_COLLS                                                                             \
     "bcast, reduce, allreduce, barrier, gather, gatherv, scatter, scatterv, allgather, "     \
     "allgatherv, alltoall, alltoallv, alltoallw, reduce_scatter, reduce_scatter_block, scan, " \
-    "exscan"
+    "exscan, neighbor_allgather, neighbor_allgatherv, neighbor_alltoall, neighbor_alltoallv, " \
+    "neighbor_alltoallw"
 
 typedef struct {
     const char *text;
@@ -1166,7 +1167,7 @@ static void builtin_rules_cover_every_inter_call(void)
     static const unsigned long long sizes[] = {0, 1, 4, 1000, 4096, 65536, 1ULL << 20, 1ULL << 30};
     int bad = 0;
     for (int c = 0; c < TRL_COLL_COUNT; c++) {
-        if (c == TRL_COLL_SCAN || c == TRL_COLL_EXSCAN)
+        if (c == TRL_COLL_SCAN || c == TRL_COLL_EXSCAN || trl_coll_is_neighbor((trl_coll)c))
             continue;
         for (int n0 = 1; n0 <= 12; n0++)
             for (int n1 = 1; n1 <= 12; n1++) {

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/nbhd.h"
+
 bool trl_cache_init(trl_cache *k, int cap)
 {
     *k = (trl_cache){.entries = calloc((size_t)cap, sizeof *k->entries), .cap = cap,
@@ -29,10 +31,20 @@ static int vectors(const trl_coll_args *a, int size, const size_t *out[6], size_
     const size_t *all[6] = {a->counts, a->displs, a->send_counts, a->send_displs, a->recv_counts,
                             a->recv_displs};
     bool matrix = a->coll == TRL_COLL_ALLTOALLV || a->coll == TRL_COLL_ALLTOALLW;
+    /* A neighbourhood call's send arrays have an entry per out-edge, its
+     * receive arrays one per in-edge. */
+    const trl_nbhd *g = trl_coll_is_neighbor(a->coll) ? a->nbhd : NULL;
     int n = 0;
     for (int i = 0; i < 6; i++)
         if (all[i]) {
             len[n] = (size_t)size * (i == 0 && matrix ? (size_t)size : 1);
+            if (g && i >= 4)
+                len[n] = (size_t)trl_nbhd_indegree(g, a->rank);
+            else if (g)
+                len[n] = a->coll == TRL_COLL_NEIGHBOR_ALLGATHER ||
+                                 a->coll == TRL_COLL_NEIGHBOR_ALLGATHERV
+                             ? 1
+                             : (size_t)trl_nbhd_outdegree(g, a->rank);
             out[n++] = all[i];
         }
     return n;

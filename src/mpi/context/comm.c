@@ -4,6 +4,7 @@
 
 #include "core/log.h"
 #include "core/status.h"
+#include "mpi/context/nbhd_mpi.h"
 #include "mpi/context/recent.h"
 #include "mpi/context/topo_mpi.h"
 #include "mpi/context/verbose.h"
@@ -40,6 +41,8 @@ static void free_comm(trl_comm *c)
     free(c->vec);
     trl_tags_free(&c->tags);
     trl_topo_free(&c->topo);
+    trl_nbhd_free(&c->nbhd);
+    free(c->nbvec);
     trl_exec_mem_free(&c->mem);
     trl_shm_detach(&c->shm);
     if (c->dup != MPI_COMM_NULL)
@@ -202,6 +205,10 @@ trl_comm *trl_comm_get(MPI_Comm comm)
         if (trl_topo_for_comm(&reg.world, comm, &c->topo) != TRL_OK)
             trl_topo_single_host(c->size, &c->topo);
     }
+    /* Collective over comm where it has a graph: every rank, whatever
+     * happened above (all_ok is the same everywhere). */
+    if (all_ok)
+        trl_nbhd_read(comm, c ? &c->nbhd : NULL);
     if (!all_ok || PMPI_Comm_set_attr(comm, reg.keyval, c) != MPI_SUCCESS) {
         /* The MPI library serves this call; the next one tries again. */
         if (c)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "algo/algo.h"
+#include "algo/nbhd.h"
 #include "exec/exec_mpi.h"
 #include "mpi/context/cache.h"
 #include "mpi/context/tags.h"
@@ -60,6 +61,13 @@ typedef struct {
      * answer for the rules in force (schedule.h, trl_comm_sync_rules). */
     unsigned rules_gen;
     trl_topo topo; /* where each rank sits: from WORLD's, no communication */
+    /* A Cartesian or graph communicator's neighbourhood, every rank's,
+     * read once when the state is made (nbhd_mpi.h); nbhd.size 0: none
+     * (no topology, or it could not be read: the MPI library serves the
+     * neighbourhood collectives). nbvec: 4 arrays of the larger degree
+     * (the neighbourhood calls' byte counts and displacements). */
+    trl_nbhd nbhd;
+    size_t *nbvec;
     /* The same on every rank of the communicator, different for every
      * communicator: rank 0's world rank and its count of communicators
      * set up (engine/trace.c names calls with it and traced_calls). */

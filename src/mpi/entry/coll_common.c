@@ -49,6 +49,8 @@ static MPI_Aint user_offset(const trl_blocks *b, int i, MPI_Aint extent)
 {
     if (b->byte_disp_in)
         return b->byte_disp_in[i];
+    if (b->aint_disp_in)
+        return b->aint_disp_in[i];
     if (b->displs)
         return (MPI_Aint)b->displs[i] * extent;
     return (MPI_Aint)i * b->count * extent;
@@ -131,14 +133,14 @@ int trl_side_pack(trl_side *side, const trl_blocks *b, const size_t *byte_displs
     return MPI_SUCCESS;
 }
 
-int trl_side_unpack(trl_side *side, const trl_blocks *b, const size_t *byte_displs, int skip,
-                    MPI_Comm comm)
+int trl_side_unpack(trl_side *side, const trl_blocks *b, const size_t *byte_counts,
+                    const size_t *byte_displs, int skip, MPI_Comm comm)
 {
     if (!side->staging)
         return MPI_SUCCESS;
     for (int i = 0; i < b->n; i++) {
         int pos = (int)byte_displs[i], count = count_of(b, i);
-        if (count == 0 || i == skip)
+        if (count == 0 || byte_counts[i] == 0 || i == skip)
             continue;
         char *to = side->user + user_offset(b, i, block_extent(b, i));
         int rc = trl_unpack(side->staging, (int)side->bytes, &pos, to, count, type_of(b, i), comm);
@@ -199,7 +201,8 @@ static int move_after(trl_op *op, int rc)
     move_data *d = op->data;
     int local = op->rc;
     if (rc == MPI_SUCCESS && local == MPI_SUCCESS && d->recv->used)
-        local = trl_side_unpack(&d->recv->side, &d->recv->b, d->recv->displs, d->recv->pack_only,
+        local = trl_side_unpack(&d->recv->side, &d->recv->b, d->recv->counts, d->recv->displs,
+                                d->recv->pack_only,
                                 op->c->dup);
     return rc != MPI_SUCCESS ? rc : local;
 }

@@ -82,6 +82,7 @@ typedef struct {
     const int *counts;            /* elements per block, or NULL */
     const int *displs;            /* in extents, or NULL */
     const int *byte_disp_in;      /* alltoallw's byte displacements, or NULL */
+    const MPI_Aint *aint_disp_in; /* neighbor_alltoallw's, or NULL */
     MPI_Datatype type;            /* without types */
     const MPI_Datatype *types;    /* alltoallw, or NULL */
 } trl_blocks;
@@ -91,12 +92,14 @@ int trl_side_open(trl_side *side, void *user, const trl_blocks *b, bool stage,
 
 /* Pack the user's blocks into staging: every block, or only block `only`
  * (-1: all; an in-place receive side needs the rank's own block there).
- * Unpack staging into the user's blocks but block `skip` (-1: none). Both
- * do nothing for a direct side. */
+ * Unpack staging into the user's blocks but block `skip` (-1: none) and
+ * those of no bytes in byte_counts (a neighbourhood call's blocks from
+ * MPI_PROC_NULL, which no message fills: coll_neighbor.c). Both do nothing
+ * for a direct side. */
 int trl_side_pack(trl_side *side, const trl_blocks *b, const size_t *byte_displs, int only,
                   MPI_Comm comm);
-int trl_side_unpack(trl_side *side, const trl_blocks *b, const size_t *byte_displs, int skip,
-                    MPI_Comm comm);
+int trl_side_unpack(trl_side *side, const trl_blocks *b, const size_t *byte_counts,
+                    const size_t *byte_displs, int skip, MPI_Comm comm);
 
 void trl_side_close(trl_side *side);
 

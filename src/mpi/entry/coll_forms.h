@@ -15,8 +15,8 @@
  * the arguments it refuses (validate.h) and how they fill trl_coll_args;
  * what follows is shared (coll_common.h: trl_serve, trl_move_serve).
  * Intracommunicator forms: coll_bcast.c, coll_reduce.c, coll_gather.c,
- * coll_allgather.c, coll_alltoall.c; intercommunicator forms: inter_coll.c,
- * inter_move.c. */
+ * coll_allgather.c, coll_alltoall.c, coll_neighbor.c; intercommunicator forms:
+ * inter_coll.c, inter_move.c. */
 #ifndef TRL_COLL_FORMS_H
 #define TRL_COLL_FORMS_H
 
@@ -35,7 +35,7 @@
     int trl_intra_##name(trl_comm *c, TRL_C_PARAMS(__VA_ARGS__), const trl_mode *mode,            \
                          bool *served);                                                           \
     TRL_FORM_INTER_##forms(name, TRL_C_PARAMS(__VA_ARGS__))
-TRL_MPI_COLLECTIVES(TRL_FORMS)
+TRL_MPI_ALL_COLLECTIVES(TRL_FORMS)
 #undef TRL_FORMS
 #undef TRL_FORM_INTER_both
 #undef TRL_FORM_INTER_intra

@@ -21,6 +21,7 @@
  *   CBUF        a buffer only read
  *   INT         an int (a count, a root)
  *   INTS        an array of ints (counts, displacements)
+ *   AINTS       an array of MPI_Aints (neighbor_alltoallw's displacements)
  *   TYPE OP COMM  a handle
  *   SEND_TYPES  alltoallw's datatype per rank, send side (not read when
  *               sendbuf is MPI_IN_PLACE); RECV_TYPES, receive side
@@ -73,11 +74,36 @@
     X(EXSCAN, Exscan, exscan, intra, buffers, (CBUF, sendbuf), (BUF, recvbuf), (INT, count),     \
       (TYPE, datatype), (OP, op), (COMM, comm))
 
+/* The neighbourhood collectives (MPI-3), on Cartesian and graph
+ * communicators: C entry points only (a Fortran program's calls go to the
+ * MPI library through its own bindings). alltoallw's displacements are
+ * MPI_Aints (AINTS). */
+#define TRL_MPI_NEIGHBOR_COLLECTIVES(X)                                                           \
+    X(NEIGHBOR_ALLGATHER, Neighbor_allgather, neighbor_allgather, intra, buffers,                 \
+      (CBUF, sendbuf), (INT, sendcount), (TYPE, sendtype), (BUF, recvbuf), (INT, recvcount),      \
+      (TYPE, recvtype), (COMM, comm))                                                             \
+    X(NEIGHBOR_ALLGATHERV, Neighbor_allgatherv, neighbor_allgatherv, intra, buffers,              \
+      (CBUF, sendbuf), (INT, sendcount), (TYPE, sendtype), (BUF, recvbuf), (INTS, recvcounts),    \
+      (INTS, displs), (TYPE, recvtype), (COMM, comm))                                             \
+    X(NEIGHBOR_ALLTOALL, Neighbor_alltoall, neighbor_alltoall, intra, buffers, (CBUF, sendbuf),   \
+      (INT, sendcount), (TYPE, sendtype), (BUF, recvbuf), (INT, recvcount), (TYPE, recvtype),     \
+      (COMM, comm))                                                                               \
+    X(NEIGHBOR_ALLTOALLV, Neighbor_alltoallv, neighbor_alltoallv, intra, buffers,                 \
+      (CBUF, sendbuf), (INTS, sendcounts), (INTS, sdispls), (TYPE, sendtype), (BUF, recvbuf),     \
+      (INTS, recvcounts), (INTS, rdispls), (TYPE, recvtype), (COMM, comm))                        \
+    X(NEIGHBOR_ALLTOALLW, Neighbor_alltoallw, neighbor_alltoallw, intra, buffers,                 \
+      (CBUF, sendbuf), (INTS, sendcounts), (AINTS, sdispls), (SEND_TYPES, sendtypes),             \
+      (BUF, recvbuf), (INTS, recvcounts), (AINTS, rdispls), (RECV_TYPES, recvtypes),              \
+      (COMM, comm))
+
+/* Every collective with C entry points. */
+#define TRL_MPI_ALL_COLLECTIVES(X) TRL_MPI_COLLECTIVES(X) TRL_MPI_NEIGHBOR_COLLECTIVES(X)
+
 /* The list follows TRL_COLL_MAP, one for one: a collective added there
  * and not here (or out of order) stops the build. */
 enum {
 #define TRL_MPI_ORDER(ID, ...) TRL_MPI_ORDER_##ID,
-    TRL_MPI_COLLECTIVES(TRL_MPI_ORDER)
+    TRL_MPI_ALL_COLLECTIVES(TRL_MPI_ORDER)
 #undef TRL_MPI_ORDER
     TRL_MPI_COLLECTIVE_COUNT
 };
@@ -85,7 +111,7 @@ _Static_assert((int)TRL_MPI_COLLECTIVE_COUNT == (int)TRL_COLL_COUNT,
                "coll_list.h follows TRL_COLL_MAP");
 #define TRL_MPI_SAME_ORDER(ID, ...)                                                               \
     _Static_assert((int)TRL_MPI_ORDER_##ID == (int)TRL_COLL_##ID, #ID " as in TRL_COLL_MAP");
-TRL_MPI_COLLECTIVES(TRL_MPI_SAME_ORDER)
+TRL_MPI_ALL_COLLECTIVES(TRL_MPI_SAME_ORDER)
 #undef TRL_MPI_SAME_ORDER
 
 /* TRL_EACH(m, sep, a1, a2, ...): m a1 sep() m a2 ..., for up to 12
@@ -116,6 +142,7 @@ TRL_MPI_COLLECTIVES(TRL_MPI_SAME_ORDER)
 #define TRL_C_PARAM_CBUF(n) const void *n
 #define TRL_C_PARAM_INT(n) int n
 #define TRL_C_PARAM_INTS(n) const int n[]
+#define TRL_C_PARAM_AINTS(n) const MPI_Aint n[]
 #define TRL_C_PARAM_TYPE(n) MPI_Datatype n
 #define TRL_C_PARAM_SEND_TYPES(n) const MPI_Datatype n[]
 #define TRL_C_PARAM_RECV_TYPES(n) const MPI_Datatype n[]

@@ -52,7 +52,7 @@ static inline trl_comm *comm_for(MPI_Comm comm, const trl_mode *mode)
             return trl_intra_##name(c, TRL_C_ARGS(__VA_ARGS__), mode, served);                    \
         TRL_OPEN_INTER_##forms(name, TRL_C_ARGS(__VA_ARGS__))                                     \
     }
-TRL_MPI_COLLECTIVES(TRL_OPENING)
+TRL_MPI_ALL_COLLECTIVES(TRL_OPENING)
 
 /* MPI_X */
 #define TRL_BLOCKING(ID, Name, name, forms, binding, ...)                                         \
@@ -62,7 +62,7 @@ TRL_MPI_COLLECTIVES(TRL_OPENING)
         int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &trl_blocking, &served);                   \
         return served ? rc : PMPI_##Name(TRL_C_ARGS(__VA_ARGS__));                                \
     }
-TRL_MPI_COLLECTIVES(TRL_BLOCKING)
+TRL_MPI_ALL_COLLECTIVES(TRL_BLOCKING)
 
 /* MPI_IX */
 #define TRL_NONBLOCKING(ID, Name, name, forms, binding, ...)                                      \
@@ -73,7 +73,7 @@ TRL_MPI_COLLECTIVES(TRL_BLOCKING)
         int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &mode, &served);                           \
         return served ? rc : PMPI_I##name(TRL_C_ARGS(__VA_ARGS__), request);                      \
     }
-TRL_MPI_COLLECTIVES(TRL_NONBLOCKING)
+TRL_MPI_ALL_COLLECTIVES(TRL_NONBLOCKING)
 
 /* MPI_X_init, where the MPI library has persistent collectives */
 #ifdef TRL_PCOLL
@@ -87,5 +87,5 @@ TRL_MPI_COLLECTIVES(TRL_NONBLOCKING)
         int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &mode, &served);                           \
         return served ? rc : TRL_INIT_MPI(Name)(TRL_C_ARGS(__VA_ARGS__), info, request);          \
     }
-TRL_MPI_COLLECTIVES(TRL_PERSISTENT)
+TRL_MPI_ALL_COLLECTIVES(TRL_PERSISTENT)
 #endif

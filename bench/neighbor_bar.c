@@ -1,0 +1,268 @@
+/* Issue 33's bar for the neighbourhood collectives: one launch times, in
+ * alternation within the same run, the MPI library's own call (PMPI_*) and
+ * Trellis' in three forms (blocking MPI_*, non-blocking MPI_I* + MPI_Wait,
+ * persistent *_init once + MPI_Start + MPI_Wait), on three graphs:
+ *
+ *   cart2d   a periodic 2D grid (4 x 4 on 16 ranks; MPI_Dims_create's shape
+ *            otherwise), the 5-point stencil: MPI_Neighbor_alltoall
+ *   cart3d   a 3D grid (2 x 2 x 4 on 16 ranks, periodic), the 7-point
+ *            stencil: MPI_Neighbor_alltoall
+ *   random   a seeded random distributed graph, average out-degree 6 (0 to
+ *            12 destinations, repeats allowed): MPI_Neighbor_alltoallv
+ *
+ * at sizes per neighbour from --min to --max (x2), each for --rounds
+ * rounds of --iters calls per variant; a round's time is the slowest
+ * rank's mean per call. Prints CSV: graph,bytes,variant,median_us,min_us,
+ * max_us (over rounds). Every call's data is checked once per size (the
+ * first round); a wrong result exits 1. Needs libtrellis.so preloaded.
+ *
+ *   neighbor_bar [--graphs cart2d,cart3d,random] [--min 8] [--max 65536]
+ *                [--random-max 16384] [--iters 200] [--rounds 9] [--seed 1]
+ */
+#include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define A2A_INIT MPIX_Neighbor_alltoall_init
+#define A2AV_INIT MPIX_Neighbor_alltoallv_init
+#elif MPI_VERSION >= 4
+#define A2A_INIT MPI_Neighbor_alltoall_init
+#define A2AV_INIT MPI_Neighbor_alltoallv_init
+#endif
+
+enum { LIB, BLOCKING, NONBLOCKING, PERSISTENT, NVARIANTS };
+static const char *variant_names[] = {"mpi", "trellis", "trellis_nonblocking",
+                                      "trellis_persistent"};
+
+static int rank, nranks;
+
+typedef struct {
+    const char *name;
+    MPI_Comm comm;
+    bool vector; /* alltoallv */
+    int indeg, outdeg;
+} graph;
+
+static unsigned lcg(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return *s >> 16;
+}
+
+static void make_graph(graph *g, const char *name, unsigned seed)
+{
+    memset(g, 0, sizeof *g);
+    g->name = name;
+    if (!strcmp(name, "random")) {
+        g->vector = true;
+        int *deg = malloc((size_t)nranks * sizeof *deg), *dst = malloc(13 * (size_t)nranks * sizeof *dst);
+        unsigned s = seed;
+        int total = 0;
+        for (int r = 0; r < nranks; r++) {
+            deg[r] = (int)(lcg(&s) % 13);
+            for (int j = 0; j < deg[r]; j++)
+                dst[total + j] = (int)(lcg(&s) % (unsigned)nranks);
+            total += deg[r];
+        }
+        int at = 0;
+        for (int r = 0; r < rank; r++)
+            at += deg[r];
+        MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &deg[rank], dst + at, MPI_UNWEIGHTED,
+                              MPI_INFO_NULL, 0, &g->comm);
+        free(deg);
+        free(dst);
+        int w;
+        MPI_Dist_graph_neighbors_count(g->comm, &g->indeg, &g->outdeg, &w);
+    } else {
+        int nd = !strcmp(name, "cart3d") ? 3 : 2, dims[3] = {0, 0, 0}, periods[3] = {1, 1, 1};
+        if (nranks == 16 && nd == 3) {
+            dims[0] = dims[1] = 2;
+            dims[2] = 4;
+        }
+        MPI_Dims_create(nranks, nd, dims);
+        MPI_Cart_create(MPI_COMM_WORLD, nd, dims, periods, 0, &g->comm);
+        g->indeg = g->outdeg = 2 * nd;
+    }
+    MPI_Barrier(g->comm); /* Trellis sets the communicator up here */
+}
+
+typedef struct {
+    char *send, *recv;
+    int *sc, *sd, *rc, *rd; /* alltoallv: bytes */
+    int n;
+} buffers;
+
+static int call(int variant, const graph *g, buffers *b, MPI_Request *req)
+{
+    if (variant == LIB)
+        return g->vector ? PMPI_Neighbor_alltoallv(b->send, b->sc, b->sd, MPI_BYTE, b->recv, b->rc,
+                                                   b->rd, MPI_BYTE, g->comm)
+                         : PMPI_Neighbor_alltoall(b->send, b->n, MPI_BYTE, b->recv, b->n, MPI_BYTE,
+                                                  g->comm);
+    if (variant == BLOCKING)
+        return g->vector ? MPI_Neighbor_alltoallv(b->send, b->sc, b->sd, MPI_BYTE, b->recv, b->rc,
+                                                  b->rd, MPI_BYTE, g->comm)
+                         : MPI_Neighbor_alltoall(b->send, b->n, MPI_BYTE, b->recv, b->n, MPI_BYTE,
+                                                 g->comm);
+    MPI_Request r;
+    if (variant == NONBLOCKING) {
+        if (g->vector)
+            MPI_Ineighbor_alltoallv(b->send, b->sc, b->sd, MPI_BYTE, b->recv, b->rc, b->rd,
+                                    MPI_BYTE, g->comm, &r);
+        else
+            MPI_Ineighbor_alltoall(b->send, b->n, MPI_BYTE, b->recv, b->n, MPI_BYTE, g->comm, &r);
+        return MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    MPI_Start(req);
+    return MPI_Wait(req, MPI_STATUS_IGNORE);
+}
+
+/* Each rank's send block j holds (rank, j); check what arrived once. */
+static bool check(const graph *g, const buffers *b)
+{
+    /* Only that every received block is one some neighbour sent: its first
+     * byte names a source of this rank, and the block is uniform. */
+    int *src = malloc(((size_t)g->indeg + 1) * sizeof *src), *dst = malloc(((size_t)g->outdeg + 1) * sizeof *dst);
+    int topo;
+    MPI_Topo_test(g->comm, &topo);
+    if (topo == MPI_CART) {
+        int nd;
+        MPI_Cartdim_get(g->comm, &nd);
+        for (int d = 0; d < nd; d++)
+            MPI_Cart_shift(g->comm, d, 1, &src[2 * d], &src[2 * d + 1]);
+    } else {
+        MPI_Dist_graph_neighbors(g->comm, g->indeg, src, MPI_UNWEIGHTED, g->outdeg, dst,
+                                 MPI_UNWEIGHTED);
+    }
+    bool ok = true;
+    for (int i = 0; i < g->indeg && ok; i++) {
+        int len = g->vector ? b->rc[i] : b->n, at = g->vector ? b->rd[i] : i * b->n;
+        for (int e = 0; e < len && ok; e++)
+            ok = (unsigned char)b->recv[at + e] == (unsigned char)(src[i] * 7 + 1);
+    }
+    free(src);
+    free(dst);
+    return ok;
+}
+
+static int run(const graph *g, int n, int iters, int rounds)
+{
+    buffers b = {.n = n};
+    int out = g->outdeg, in = g->indeg;
+    b.sc = malloc(((size_t)out + 1) * sizeof(int));
+    b.sd = malloc(((size_t)out + 1) * sizeof(int));
+    b.rc = malloc(((size_t)in + 1) * sizeof(int));
+    b.rd = malloc(((size_t)in + 1) * sizeof(int));
+    for (int j = 0; j < out; j++) {
+        b.sc[j] = n;
+        b.sd[j] = j * n;
+    }
+    for (int i = 0; i < in; i++) {
+        b.rc[i] = n;
+        b.rd[i] = i * n;
+    }
+    b.send = malloc((size_t)out * (size_t)n + 1);
+    b.recv = malloc((size_t)in * (size_t)n + 1);
+    memset(b.send, rank * 7 + 1, (size_t)out * (size_t)n + 1);
+    MPI_Request preq = MPI_REQUEST_NULL;
+    int nvar = NVARIANTS;
+#ifdef A2A_INIT
+    if (g->vector)
+        A2AV_INIT(b.send, b.sc, b.sd, MPI_BYTE, b.recv, b.rc, b.rd, MPI_BYTE, g->comm,
+                  MPI_INFO_NULL, &preq);
+    else
+        A2A_INIT(b.send, n, MPI_BYTE, b.recv, n, MPI_BYTE, g->comm, MPI_INFO_NULL, &preq);
+#else
+    nvar = PERSISTENT;
+#endif
+    double *t = malloc((size_t)nvar * (size_t)rounds * sizeof *t);
+    int bad = 0;
+    for (int r = 0; r < rounds; r++) {
+        for (int k = 0; k < nvar; k++) {
+            int v = (k + r) % nvar; /* the order turns round by round */
+            memset(b.recv, 0, (size_t)in * (size_t)n + 1);
+            call(v, g, &b, &preq); /* warm-up, and the checked call */
+            if (r == 0 && !check(g, &b))
+                bad++;
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < iters; i++)
+                call(v, g, &b, &preq);
+            double mine = (MPI_Wtime() - t0) / iters, slowest;
+            MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            t[v * rounds + r] = slowest * 1e6;
+        }
+    }
+    int all_bad;
+    MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        for (int v = 0; v < nvar; v++) {
+            qsort(t + v * rounds, (size_t)rounds, sizeof *t, bench_cmp_double);
+            printf("%s,%d,%s,%.3f,%.3f,%.3f\n", g->name, n, variant_names[v],
+                   t[v * rounds + rounds / 2], t[v * rounds], t[v * rounds + rounds - 1]);
+        }
+    fflush(stdout);
+    if (preq != MPI_REQUEST_NULL)
+        MPI_Request_free(&preq);
+    free(t);
+    free(b.send);
+    free(b.recv);
+    free(b.sc);
+    free(b.sd);
+    free(b.rc);
+    free(b.rd);
+    return all_bad;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    const char *graphs = "cart2d,cart3d,random";
+    int min = 8, max = 65536, rmax = 16384, iters = 200, rounds = 9, seed = 1;
+    for (int i = 1; i < argc; i++) {
+        int *to = !strcmp(argv[i], "--min")          ? &min
+                  : !strcmp(argv[i], "--max")        ? &max
+                  : !strcmp(argv[i], "--random-max") ? &rmax
+                  : !strcmp(argv[i], "--iters")      ? &iters
+                  : !strcmp(argv[i], "--rounds")     ? &rounds
+                  : !strcmp(argv[i], "--seed")       ? &seed
+                                                     : NULL;
+        if (!strcmp(argv[i], "--graphs") && i + 1 < argc) {
+            graphs = argv[++i];
+        } else if (!to || i + 1 >= argc || bench_parse_int(argv[++i], 1, to)) {
+            if (rank == 0)
+                fprintf(stderr, "neighbor_bar: bad argument '%s'\n", argv[i]);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    if (!bench_trellis_version_fn() && rank == 0)
+        fprintf(stderr, "neighbor_bar: libtrellis.so is not loaded: every variant is the "
+                        "MPI library's\n");
+    if (rank == 0)
+        printf("graph,bytes,variant,median_us,min_us,max_us\n");
+    int bad = 0;
+    static const char *names[] = {"cart2d", "cart3d", "random"};
+    for (int k = 0; k < 3; k++) {
+        if (!strstr(graphs, names[k]))
+            continue;
+        graph g;
+        make_graph(&g, names[k], (unsigned)seed);
+        for (int n = min; n <= (k == 2 ? rmax : max); n *= 2)
+            bad += run(&g, n, iters, rounds);
+        MPI_Comm_free(&g.comm);
+    }
+    if (bad && rank == 0)
+        fprintf(stderr, "neighbor_bar: %d wrong results\n", bad);
+    MPI_Finalize();
+    return bad ? 1 : 0;
+}

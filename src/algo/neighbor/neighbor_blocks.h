@@ -1,0 +1,54 @@
+/* Where a neighbourhood collective's blocks lie: send block j (to
+ * out-neighbour j) and receive block i (from in-neighbour i) of rank
+ * a->rank, in bytes, for every neighbourhood algorithm. Every form fills
+ * send_counts/send_displs (one entry for allgather(v), else one per
+ * out-edge) and recv_counts/recv_displs (one per in-edge); count is the
+ * send block's bytes for allgather and alltoall (what the rules' bytes=
+ * sees). */
+#ifndef TRL_ALGO_NEIGHBOR_BLOCKS_H
+#define TRL_ALGO_NEIGHBOR_BLOCKS_H
+
+#include "algo/algo.h"
+#include "algo/nbhd.h"
+#include "sched/sched.h"
+
+/* allgather(v) send one block to every neighbour: their send arrays have
+ * one entry. */
+static inline int trl_nb_send_block(const trl_coll_args *a, int j)
+{
+    return a->coll == TRL_COLL_NEIGHBOR_ALLGATHER || a->coll == TRL_COLL_NEIGHBOR_ALLGATHERV ? 0 : j;
+}
+static inline size_t trl_nb_send_off(const trl_coll_args *a, int j)
+{
+    return a->send_displs[trl_nb_send_block(a, j)];
+}
+static inline size_t trl_nb_send_len(const trl_coll_args *a, int j)
+{
+    return a->send_counts[trl_nb_send_block(a, j)];
+}
+static inline size_t trl_nb_recv_off(const trl_coll_args *a, int i)
+{
+    return a->recv_displs[i];
+}
+static inline size_t trl_nb_recv_len(const trl_coll_args *a, int i)
+{
+    return a->recv_counts[i];
+}
+
+/* Whether every block has the same size on every rank (allgather,
+ * alltoall): then any rank knows what any other sends. */
+static inline bool trl_nb_uniform(trl_coll c)
+{
+    return c == TRL_COLL_NEIGHBOR_ALLGATHER || c == TRL_COLL_NEIGHBOR_ALLTOALL;
+}
+
+/* Each edge of rank a->rank as its own message (receives in block order,
+ * sends in trl_nbhd_send_order: the k-th message of a pair of ranks is the
+ * edge the standard pairs), and its edges to itself as copies, the k-th
+ * send to itself filling the k-th receive from itself; only the edges
+ * within its host where host (a host index per rank) is given. A zero-byte
+ * block is left out on both ends. Returns s->status, or TRL_ERR_INVALID
+ * where the lists disagree (neighbor_direct.c). */
+int trl_nb_direct(const trl_coll_args *a, trl_sched *s, const int *host);
+
+#endif

@@ -1,0 +1,49 @@
+/* What the neighbourhood algorithms share: each edge as its own message
+ * (neighbor_blocks.h, trl_nb_direct). */
+#include "algo/neighbor/neighbor_blocks.h"
+#include "core/status.h"
+
+static bool same_host(const int *host, int a, int b)
+{
+    return !host || host[a] == host[b];
+}
+
+int trl_nb_direct(const trl_coll_args *a, trl_sched *s, const int *host)
+{
+    const trl_nbhd *g = a->nbhd;
+    int me = a->rank, nin = trl_nbhd_indegree(g, me), nout = trl_nbhd_outdegree(g, me);
+    const int *src = trl_nbhd_sources(g, me), *dst = trl_nbhd_dests(g, me);
+    for (int i = 0; i < nin; i++) {
+        size_t n = trl_nb_recv_len(a, i);
+        if (src[i] != TRL_NBHD_NULL && src[i] != me && n > 0 && same_host(host, me, src[i]))
+            trl_sched_recv(s, src[i], trl_ref_at(TRL_BUF_RECV, trl_nb_recv_off(a, i)), n,
+                           TRL_NODEPS);
+    }
+    for (int k = 0; k < nout; k++) {
+        int j = trl_nbhd_send_order(g, k);
+        size_t n = trl_nb_send_len(a, j);
+        if (dst[j] != TRL_NBHD_NULL && dst[j] != me && n > 0 && same_host(host, me, dst[j]))
+            trl_sched_send(s, dst[j], trl_ref_at(TRL_BUF_SEND, trl_nb_send_off(a, j)), n,
+                           TRL_NODEPS);
+    }
+    /* Self edges: the k-th send to itself (in send order) fills the k-th
+     * receive from itself (in block order). */
+    int i = 0;
+    for (int k = 0; k < nout; k++) {
+        int j = trl_nbhd_send_order(g, k);
+        if (dst[j] != me)
+            continue;
+        while (i < nin && src[i] != me)
+            i++;
+        if (i == nin)
+            return TRL_ERR_INVALID; /* the lists disagree */
+        size_t n = trl_nb_send_len(a, j);
+        if (n != trl_nb_recv_len(a, i))
+            return TRL_ERR_INVALID;
+        if (n > 0)
+            trl_sched_copy(s, trl_ref_at(TRL_BUF_SEND, trl_nb_send_off(a, j)),
+                           trl_ref_at(TRL_BUF_RECV, trl_nb_recv_off(a, i)), n, TRL_NODEPS);
+        i++;
+    }
+    return s->status;
+}

@@ -1,0 +1,529 @@
+/* The neighbourhood collectives under mpirun, against values computed here
+ * from MPI's standard alone (not from Trellis' code):
+ *
+ *   coll_check_neighbor [--quick] [--only <collective>] [--seed S]
+ *
+ * Graphs: Cartesian 1D, 2D and 3D, periodic and not (extents of 1 and 2
+ * included: a rank its own neighbour, or one neighbour twice), MPI_Graph_create,
+ * and seeded random distributed graphs (degrees 0 to size-1, repeated and self
+ * edges, in-lists in a shuffled order, weighted or not, made with
+ * MPI_Dist_graph_create_adjacent and with MPI_Dist_graph_create), and the empty
+ * graph. Each of the five collectives on each graph, counts 0, 1, 7, 1000 (and
+ * 100003 without --quick), the v forms with counts per edge and gaps between
+ * blocks, the w form with a strided derived datatype and byte displacements.
+ * Blocks from MPI_PROC_NULL and gaps must stay untouched. Calls go through
+ * call_mode.h (TRELLIS_TEST_MODE). Then, blocking only: MPI_IN_PLACE must be
+ * refused with an error, and (where the library has them) non-blocking and
+ * persistent calls must complete right while point-to-point messages and
+ * another collective are outstanding on the same communicator.
+ *
+ * Pairing (the standard): Cartesian receive block 2d comes from the negative
+ * neighbour's block 2d+1 (what it sent in the positive direction), block
+ * 2d+1 from the positive neighbour's block 2d; a graph's k-th edge s -> r in
+ * s's destinations meets the k-th occurrence of s in r's sources.
+ *
+ * Prints "coll_check_neighbor ranks=P: N checks, F failed". */
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A blocking collective, whatever TRELLIS_TEST_MODE says: Trellis sets a
+ * communicator up at its first blocking collective, and only then serves
+ * the non-blocking and persistent calls on it. */
+static int set_up(MPI_Comm c)
+{
+    return MPI_Barrier(c);
+}
+
+#include "call_mode.h"
+#include "check.h"
+
+static int rank, nranks, checks, failures;
+static const char *only;
+static unsigned seed0 = 1;
+
+#define SENTINEL (-7)
+
+/* A graph as every rank knows it: every rank's destinations (what it was
+ * created with) and this rank's sources as MPI reports them. */
+typedef struct {
+    const char *name;
+    MPI_Comm comm;
+    bool cart;
+    int *outdeg, **dests; /* per rank */
+    int indeg, *sources;  /* this rank's, MPI's order */
+} graph;
+
+/* The value of element e of rank s's send block j. */
+static int value(int s, int j, int e)
+{
+    return s * 1000003 + j * 10007 + e + 1;
+}
+
+/* The send block of s that lands in this rank's receive block i. */
+static int sender_block(const graph *g, int i)
+{
+    int s = g->sources[i];
+    if (g->cart)
+        return (i % 2 == 0) ? i + 1 : i - 1;
+    int k = 0; /* occurrences of s before i in my sources */
+    for (int x = 0; x < i; x++)
+        k += g->sources[x] == s;
+    for (int j = 0; j < g->outdeg[s]; j++)
+        if (g->dests[s][j] == rank && k-- == 0)
+            return j;
+    return -1;
+}
+
+/* Elements of edge (s, j) in the v and w forms: varies per edge. */
+static int vcount(int s, int j, int base)
+{
+    return base == 0 ? 0 : base + (s * 3 + j) % 5;
+}
+
+static bool wanted(const char *coll)
+{
+    return !only || strcmp(only, coll) == 0;
+}
+
+static void check_allgather(const graph *g, int n, bool v)
+{
+    int *send = malloc(((size_t)vcount(rank, 0, n) + 1) * sizeof *send);
+    int my = v ? vcount(rank, 0, n) : n;
+    for (int e = 0; e < my; e++)
+        send[e] = value(rank, 0, e);
+    int *counts = malloc(((size_t)g->indeg + 1) * sizeof *counts);
+    int *displs = malloc(((size_t)g->indeg + 1) * sizeof *displs);
+    size_t total = 0;
+    for (int i = 0; i < g->indeg; i++) {
+        int s = g->sources[i];
+        counts[i] = s == MPI_PROC_NULL ? (v ? 1 : n) : v ? vcount(s, 0, n) : n;
+        displs[i] = (int)total + (v ? 1 : 0); /* a gap before each block */
+        total += (size_t)counts[i] + (v ? 1 : 0);
+    }
+    if (!v)
+        total = (size_t)n * (size_t)g->indeg;
+    int *recv = malloc((total + 1) * sizeof *recv);
+    for (size_t x = 0; x <= total; x++)
+        recv[x] = SENTINEL;
+    int rc = v ? MPI_Neighbor_allgatherv(send, my, MPI_INT, recv, counts, displs, MPI_INT, g->comm)
+               : MPI_Neighbor_allgather(send, n, MPI_INT, recv, n, MPI_INT, g->comm);
+    CHECK(rc == MPI_SUCCESS, "%s allgather%s n=%d: rc %d", g->name, v ? "v" : "", n, rc);
+    int bad = 0;
+    for (int i = 0; i < g->indeg; i++) {
+        int s = g->sources[i], at = v ? displs[i] : i * n, cnt = v ? counts[i] : n;
+        for (int e = 0; e < cnt; e++) {
+            int want = s == MPI_PROC_NULL ? SENTINEL : value(s, 0, e);
+            bad += recv[at + e] != want;
+        }
+        if (v)
+            bad += recv[at - 1] != SENTINEL;
+    }
+    CHECK(bad == 0, "%s neighbor_allgather%s n=%d: %d wrong elements", g->name, v ? "v" : "", n,
+          bad);
+    free(send);
+    free(counts);
+    free(displs);
+    free(recv);
+}
+
+/* alltoall (mode 0), alltoallv (1), alltoallw (2). In the w form, odd send
+ * blocks and even receive blocks use a strided type (an int every 8 bytes). */
+static void check_alltoall(const graph *g, int n, int mode, MPI_Datatype strided)
+{
+    int out = g->outdeg[rank], in = g->indeg;
+    int *scount = malloc(((size_t)out + 1) * sizeof(int)), *sdispl = malloc(((size_t)out + 1) * sizeof(int));
+    int *rcount = malloc(((size_t)in + 1) * sizeof(int)), *rdispl = malloc(((size_t)in + 1) * sizeof(int));
+    MPI_Aint *sbyte = malloc(((size_t)out + 1) * sizeof(MPI_Aint));
+    MPI_Aint *rbyte = malloc(((size_t)in + 1) * sizeof(MPI_Aint));
+    MPI_Datatype *stypes = malloc(((size_t)out + 1) * sizeof(MPI_Datatype));
+    MPI_Datatype *rtypes = malloc(((size_t)in + 1) * sizeof(MPI_Datatype));
+    size_t stotal = 0, rtotal = 0; /* in ints */
+    for (int j = 0; j < out; j++) {
+        scount[j] = mode ? vcount(rank, j, n) : n;
+        int stride = mode == 2 && j % 2 ? 2 : 1;
+        stypes[j] = stride == 2 ? strided : MPI_INT;
+        sdispl[j] = (int)stotal + (mode ? 1 : 0);
+        sbyte[j] = (MPI_Aint)sdispl[j] * (MPI_Aint)sizeof(int);
+        stotal += (size_t)scount[j] * (size_t)stride + (mode ? 1 : 0);
+    }
+    if (!mode)
+        stotal = (size_t)n * (size_t)out;
+    for (int i = 0; i < in; i++) {
+        int s = g->sources[i];
+        rcount[i] = s == MPI_PROC_NULL ? (mode ? 1 : n) : mode ? vcount(s, sender_block(g, i), n) : n;
+        int stride = mode == 2 && i % 2 == 0 ? 2 : 1;
+        rtypes[i] = stride == 2 ? strided : MPI_INT;
+        rdispl[i] = (int)rtotal + (mode ? 1 : 0);
+        rbyte[i] = (MPI_Aint)rdispl[i] * (MPI_Aint)sizeof(int);
+        rtotal += (size_t)rcount[i] * (size_t)stride + (mode ? 1 : 0);
+    }
+    if (!mode)
+        rtotal = (size_t)n * (size_t)in;
+    int *send = malloc((stotal + 1) * sizeof *send), *recv = malloc((rtotal + 1) * sizeof *recv);
+    for (size_t x = 0; x <= stotal; x++)
+        send[x] = SENTINEL;
+    for (int j = 0; j < out; j++) {
+        int stride = mode == 2 && j % 2 ? 2 : 1, at = mode ? sdispl[j] : j * n;
+        for (int e = 0; e < scount[j]; e++)
+            send[at + e * stride] = value(rank, j, e);
+    }
+    for (size_t x = 0; x <= rtotal; x++)
+        recv[x] = SENTINEL;
+    int rc;
+    if (mode == 0)
+        rc = MPI_Neighbor_alltoall(send, n, MPI_INT, recv, n, MPI_INT, g->comm);
+    else if (mode == 1)
+        rc = MPI_Neighbor_alltoallv(send, scount, sdispl, MPI_INT, recv, rcount, rdispl, MPI_INT,
+                                    g->comm);
+    else
+        rc = MPI_Neighbor_alltoallw(send, scount, sbyte, stypes, recv, rcount, rbyte, rtypes,
+                                    g->comm);
+    static const char *names[] = {"alltoall", "alltoallv", "alltoallw"};
+    CHECK(rc == MPI_SUCCESS, "%s neighbor_%s n=%d: rc %d", g->name, names[mode], n, rc);
+    int bad = 0;
+    /* Every int of the receive buffer: a block's elements where they land,
+     * SENTINEL everywhere else (gaps, strides, MPI_PROC_NULL blocks). */
+    int *want = malloc((rtotal + 1) * sizeof *want);
+    for (size_t x = 0; x <= rtotal; x++)
+        want[x] = SENTINEL;
+    for (int i = 0; i < in; i++) {
+        int s = g->sources[i];
+        if (s == MPI_PROC_NULL)
+            continue;
+        int j = sender_block(g, i), stride = mode == 2 && i % 2 == 0 ? 2 : 1;
+        int at = mode ? rdispl[i] : i * n;
+        for (int e = 0; e < rcount[i]; e++)
+            want[at + e * stride] = value(s, j, e);
+    }
+    for (size_t x = 0; x <= rtotal; x++)
+        bad += recv[x] != want[x];
+    CHECK(bad == 0, "%s neighbor_%s n=%d: %d wrong ints", g->name, names[mode], n, bad);
+    free(want);
+    free(send);
+    free(recv);
+    free(scount);
+    free(sdispl);
+    free(rcount);
+    free(rdispl);
+    free(sbyte);
+    free(rbyte);
+    free(stypes);
+    free(rtypes);
+}
+
+static void run_graph(const graph *g, const int *counts, int ncounts, MPI_Datatype strided)
+{
+    for (int c = 0; c < ncounts; c++) {
+        int n = counts[c];
+        if (wanted("neighbor_allgather"))
+            check_allgather(g, n, false);
+        if (wanted("neighbor_allgatherv"))
+            check_allgather(g, n, true);
+        if (wanted("neighbor_alltoall"))
+            check_alltoall(g, n, 0, strided);
+        if (wanted("neighbor_alltoallv"))
+            check_alltoall(g, n, 1, strided);
+        if (wanted("neighbor_alltoallw"))
+            check_alltoall(g, n, 2, strided);
+    }
+}
+
+static void free_graph(graph *g)
+{
+    for (int r = 0; r < nranks; r++)
+        free(g->dests[r]);
+    free(g->dests);
+    free(g->outdeg);
+    free(g->sources);
+    MPI_Comm_free(&g->comm);
+}
+
+/* A Cartesian communicator: every rank's destinations from MPI_Cart_shift's
+ * rule (row-major ranks), computed here; this rank's sources the same. */
+static void make_cart(graph *g, const char *name, int ndims, const int *dims, const int *periods)
+{
+    memset(g, 0, sizeof *g);
+    g->name = name;
+    g->cart = true;
+    MPI_Cart_create(MPI_COMM_WORLD, ndims, dims, periods, 0, &g->comm);
+    g->outdeg = malloc((size_t)nranks * sizeof(int));
+    g->dests = malloc((size_t)nranks * sizeof(int *));
+    for (int r = 0; r < nranks; r++) {
+        g->outdeg[r] = 2 * ndims;
+        g->dests[r] = malloc((2 * (size_t)ndims + 1) * sizeof(int));
+        int stride = nranks;
+        for (int d = 0; d < ndims; d++) {
+            stride /= dims[d];
+            int c = r / stride % dims[d];
+            for (int dir = 0; dir < 2; dir++) {
+                int to = c + (dir ? 1 : -1);
+                int peer = MPI_PROC_NULL;
+                if (to >= 0 && to < dims[d])
+                    peer = r + (to - c) * stride;
+                else if (periods[d])
+                    peer = r + ((to + dims[d]) % dims[d] - c) * stride;
+                g->dests[r][2 * d + dir] = peer;
+            }
+        }
+    }
+    g->indeg = 2 * ndims;
+    g->sources = malloc((2 * (size_t)ndims + 1) * sizeof(int));
+    for (int d = 0; d < ndims; d++) {
+        int src, dst;
+        MPI_Cart_shift(g->comm, d, 1, &src, &dst);
+        g->sources[2 * d] = src;
+        g->sources[2 * d + 1] = dst;
+        CHECK(src == g->dests[rank][2 * d] && dst == g->dests[rank][2 * d + 1],
+              "%s: MPI_Cart_shift disagrees with the row-major rule", name);
+    }
+}
+
+/* A random distributed graph, the same on every rank (seeded): rank r has
+ * between 0 and maxdeg destinations, any rank (itself and repeats
+ * included). adjacent: MPI_Dist_graph_create_adjacent with shuffled
+ * in-lists; else MPI_Dist_graph_create, each rank giving its own edges. */
+/* MPI_UNWEIGHTED is a small constant pointer, which GCC reads as an array of
+ * size 0 passed for int[] (as MPICH's MPI_STATUSES_IGNORE: tests/mpi/CMakeLists.txt). */
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+static void make_dist(graph *g, const char *name, unsigned seed, int maxdeg, bool adjacent,
+                      bool weighted)
+{
+    memset(g, 0, sizeof *g);
+    g->name = name;
+    g->outdeg = malloc((size_t)nranks * sizeof(int));
+    g->dests = malloc((size_t)nranks * sizeof(int *));
+    unsigned s = seed;
+    for (int r = 0; r < nranks; r++) {
+        g->outdeg[r] = maxdeg ? (int)(lcg(&s) % (unsigned)(maxdeg + 1)) : 0;
+        g->dests[r] = malloc(((size_t)g->outdeg[r] + 1) * sizeof(int));
+        for (int j = 0; j < g->outdeg[r]; j++)
+            g->dests[r][j] = (int)(lcg(&s) % (unsigned)nranks);
+    }
+    int in = 0;
+    for (int r = 0; r < nranks; r++)
+        for (int j = 0; j < g->outdeg[r]; j++)
+            in += g->dests[r][j] == rank;
+    int *src = malloc(((size_t)in + 1) * sizeof(int)), *w = malloc(((size_t)in + 1) * sizeof(int));
+    int k = 0;
+    for (int r = 0; r < nranks; r++)
+        for (int j = 0; j < g->outdeg[r]; j++)
+            if (g->dests[r][j] == rank)
+                src[k++] = r;
+    /* Shuffle the in-list (the order is the program's to choose). */
+    unsigned sh = seed * 31u + (unsigned)rank;
+    for (int x = in - 1; x > 0; x--) {
+        int y = (int)(lcg(&sh) % (unsigned)(x + 1)), t = src[x];
+        src[x] = src[y];
+        src[y] = t;
+    }
+    int out = g->outdeg[rank];
+    int *ow = malloc(((size_t)out + 1) * sizeof(int));
+    for (int x = 0; x < in; x++)
+        w[x] = x + 1;
+    for (int x = 0; x < out; x++)
+        ow[x] = x + 1;
+    if (adjacent)
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, in, src, weighted ? w : MPI_UNWEIGHTED, out,
+                                       g->dests[rank], weighted ? ow : MPI_UNWEIGHTED,
+                                       MPI_INFO_NULL, 0, &g->comm);
+    else
+        MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &out, g->dests[rank],
+                              weighted ? ow : MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g->comm);
+    /* The sources in the order MPI reports them. */
+    int indeg, outdeg, isw;
+    MPI_Dist_graph_neighbors_count(g->comm, &indeg, &outdeg, &isw);
+    CHECK(indeg == in && outdeg == out, "%s: degrees %d/%d, want %d/%d", name, indeg, outdeg, in,
+          out);
+    g->indeg = indeg;
+    g->sources = malloc(((size_t)indeg + 1) * sizeof(int));
+    int *d = malloc(((size_t)outdeg + 1) * sizeof(int));
+    int *wi = malloc(((size_t)indeg + 1) * sizeof(int)), *wo = malloc(((size_t)outdeg + 1) * sizeof(int));
+    MPI_Dist_graph_neighbors(g->comm, indeg, g->sources, isw ? wi : MPI_UNWEIGHTED, outdeg, d,
+                             isw ? wo : MPI_UNWEIGHTED);
+    /* The library's order of destinations is this rank's (the program's, for
+     * adjacent; MPI_Dist_graph_create may reorder them): take what it says. */
+    memcpy(g->dests[rank], d, (size_t)outdeg * sizeof(int));
+    /* Every rank's destinations as their library reports them (the same
+     * multiset as generated; the order matters for the pairing). */
+    for (int r = 0; r < nranks; r++)
+        MPI_Bcast(g->dests[r], g->outdeg[r], MPI_INT, r, MPI_COMM_WORLD);
+    free(d);
+    free(wi);
+    free(wo);
+    free(src);
+    free(w);
+    free(ow);
+}
+
+/* MPI_Graph_create: a ring with a chord, neighbours in both directions. */
+static void make_graph(graph *g)
+{
+    memset(g, 0, sizeof *g);
+    g->name = "graph_ring";
+    int *index = malloc((size_t)nranks * sizeof(int)), *edges = malloc(4 * (size_t)nranks * sizeof(int));
+    g->outdeg = malloc((size_t)nranks * sizeof(int));
+    g->dests = malloc((size_t)nranks * sizeof(int *));
+    int at = 0;
+    for (int r = 0; r < nranks; r++) {
+        g->dests[r] = malloc(3 * sizeof(int));
+        g->dests[r][0] = (r + 1) % nranks;
+        g->dests[r][1] = (r + nranks - 1) % nranks;
+        g->outdeg[r] = 2;
+        edges[at++] = g->dests[r][0];
+        edges[at++] = g->dests[r][1];
+        index[r] = at;
+    }
+    MPI_Graph_create(MPI_COMM_WORLD, nranks, index, edges, 0, &g->comm);
+    g->indeg = 2;
+    g->sources = malloc(3 * sizeof(int));
+    memcpy(g->sources, g->dests[rank], 2 * sizeof(int));
+    free(index);
+    free(edges);
+}
+
+/* MPI_IN_PLACE: MPI does not allow it here; the call must fail and leave
+ * the receive buffer as it was. */
+static void check_in_place(const graph *g)
+{
+    /* Open MPI 4.1 reports this error on MPI_COMM_WORLD's handler. */
+    MPI_Comm_set_errhandler(g->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int *buf = malloc(((size_t)g->indeg + 1) * 4 * sizeof(int));
+    for (int x = 0; x < g->indeg * 4; x++)
+        buf[x] = SENTINEL;
+    int rc = MPI_Neighbor_alltoall(MPI_IN_PLACE, 4, MPI_INT, buf, 4, MPI_INT, g->comm);
+    CHECK(rc != MPI_SUCCESS, "%s: neighbor_alltoall accepted MPI_IN_PLACE", g->name);
+    rc = MPI_Neighbor_allgather(MPI_IN_PLACE, 4, MPI_INT, buf, 4, MPI_INT, g->comm);
+    CHECK(rc != MPI_SUCCESS, "%s: neighbor_allgather accepted MPI_IN_PLACE", g->name);
+    int bad = 0;
+    for (int x = 0; x < g->indeg * 4; x++)
+        bad += buf[x] != SENTINEL;
+    CHECK(bad == 0, "%s: a refused call wrote %d ints", g->name, bad);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    free(buf);
+}
+
+/* Non-blocking neighbourhood calls among point-to-point messages and an
+ * outstanding allreduce on the same communicator, completed together in
+ * one MPI_Waitall (in a rotated order), twice over. */
+static void check_outstanding(const graph *g)
+{
+    int n = 5, in = g->indeg, out = g->outdeg[rank];
+    int *send = malloc(((size_t)out * n + 1) * sizeof(int)), *recv = malloc(((size_t)in * n + 1) * sizeof(int));
+    int *gsend = malloc((size_t)n * sizeof(int)), *grecv = malloc(((size_t)in * n + 1) * sizeof(int));
+    for (int round = 0; round < 2; round++) {
+        for (int j = 0; j < out; j++)
+            for (int e = 0; e < n; e++)
+                send[j * n + e] = value(rank, j, e) + round;
+        for (int e = 0; e < n; e++)
+            gsend[e] = value(rank, 0, e) + round;
+        for (int x = 0; x < in * n; x++)
+            recv[x] = grecv[x] = SENTINEL;
+        int token = rank + round, got = -1, sum = 0, one = 1;
+        MPI_Request req[5];
+        int to = (rank + 1) % nranks, from = (rank + nranks - 1) % nranks;
+        MPI_Irecv(&got, 1, MPI_INT, from, 77, g->comm, &req[0]);
+        MPI_Ineighbor_alltoall(send, n, MPI_INT, recv, n, MPI_INT, g->comm, &req[1]);
+        MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, g->comm, &req[2]);
+        MPI_Ineighbor_allgather(gsend, n, MPI_INT, grecv, n, MPI_INT, g->comm, &req[3]);
+        MPI_Isend(&token, 1, MPI_INT, to, 77, g->comm, &req[4]);
+        MPI_Waitall(5, req, MPI_STATUSES_IGNORE);
+        CHECK(got == from + round, "%s outstanding: p2p got %d", g->name, got);
+        CHECK(sum == nranks, "%s outstanding: allreduce %d", g->name, sum);
+        int bad = 0;
+        for (int i = 0; i < in; i++) {
+            int s = g->sources[i];
+            for (int e = 0; e < n; e++) {
+                int w1 = s == MPI_PROC_NULL ? SENTINEL : value(s, sender_block(g, i), e) + round;
+                int w2 = s == MPI_PROC_NULL ? SENTINEL : value(s, 0, e) + round;
+                bad += recv[i * n + e] != w1 || grecv[i * n + e] != w2;
+            }
+        }
+        CHECK(bad == 0, "%s outstanding round %d: %d wrong", g->name, round, bad);
+    }
+    free(send);
+    free(recv);
+    free(gsend);
+    free(grecv);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    bool quick = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0)
+            quick = true;
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
+        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+            seed0 = (unsigned)strtoul(argv[++i], NULL, 10);
+    }
+    static const int full_counts[] = {0, 1, 7, 1000, 100003};
+    int ncounts = quick ? 4 : 5;
+    MPI_Datatype strided;
+    MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &strided);
+    MPI_Type_commit(&strided);
+
+    /* Cartesian shapes: 1D, 2D (MPI_Dims_create), 3D with an extent of 1,
+     * periodic and not; extents of 2 where the size gives them. */
+    int d1[1] = {nranks}, d2[2] = {0, 0}, d3[3] = {1, 0, 0}, dx[2] = {nranks, 1};
+    MPI_Dims_create(nranks, 2, d2);
+    int d3b[2] = {0, 0};
+    MPI_Dims_create(nranks, 2, d3b);
+    d3[1] = d3b[0];
+    d3[2] = d3b[1];
+    int p1[1] = {1}, n1[1] = {0}, p2[2] = {1, 1}, n2[2] = {0, 1}, p3[3] = {1, 1, 0}, n3[3] = {0, 0, 0};
+    struct {
+        const char *name;
+        int ndims, *dims, *periods;
+    } carts[] = {{"cart1d_periodic", 1, d1, p1}, {"cart1d", 1, d1, n1},
+                 {"cart2d_periodic", 2, d2, p2}, {"cart2d_mixed", 2, d2, n2},
+                 {"cart2d_extent1", 2, dx, p2},  {"cart3d_periodic", 3, d3, p3},
+                 {"cart3d", 3, d3, n3}};
+    for (size_t c = 0; c < sizeof carts / sizeof *carts; c++) {
+        graph g;
+        make_cart(&g, carts[c].name, carts[c].ndims, carts[c].dims, carts[c].periods);
+        set_up(g.comm);
+        run_graph(&g, full_counts, ncounts, strided);
+        if (c == 0)
+            check_in_place(&g);
+        if (c == 2)
+            check_outstanding(&g);
+        free_graph(&g);
+    }
+    graph gr;
+    make_graph(&gr);
+    set_up(gr.comm);
+    run_graph(&gr, full_counts, quick ? 3 : 4, strided);
+    free_graph(&gr);
+    /* Random graphs: sparse and dense, adjacent and not, weighted or not;
+     * the empty graph. */
+    for (int k = 0; k < 5; k++) {
+        graph g;
+        char name[64];
+        int maxdeg = k == 4 ? 0 : k % 2 ? nranks : 3;
+        snprintf(name, sizeof name, "dist%d_seed%u", k, seed0 * 10 + (unsigned)k);
+        make_dist(&g, name, seed0 * 10 + (unsigned)k, maxdeg, k != 1, k == 2);
+        set_up(g.comm);
+        run_graph(&g, full_counts, k % 2 ? 3 : ncounts, strided);
+        if (k == 0)
+            check_outstanding(&g);
+        free_graph(&g);
+    }
+    MPI_Type_free(&strided);
+    int mine[2] = {checks, failures}, total[2];
+    MPI_Reduce(mine, total, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("coll_check_neighbor ranks=%d: %d checks, %d failed\n", nranks, total[0], total[1]);
+    MPI_Finalize();
+    return 0;
+}
