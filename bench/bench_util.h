@@ -50,19 +50,12 @@ static inline int bench_parse_bytes(const char *s, size_t *out)
     unsigned long long mul = 1;
     switch (*end) {
     case 'k':
-    case 'K':
-        mul = 1ULL << 10;
-        break;
+    case 'K': mul = 1ULL << 10; break;
     case 'm':
-    case 'M':
-        mul = 1ULL << 20;
-        break;
+    case 'M': mul = 1ULL << 20; break;
     case 'g':
-    case 'G':
-        mul = 1ULL << 30;
-        break;
-    default:
-        break;
+    case 'G': mul = 1ULL << 30; break;
+    default: break;
     }
     if (mul != 1) {
         end++;

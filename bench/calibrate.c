@@ -175,8 +175,8 @@ static void trains(const options *o, int rank, char *buf)
             per[i] = (all - one) / (count - 1);
         }
         if (rank == 0)
-            printf("{\"what\": \"train\", \"bytes\": %zu, \"count\": %d, \"ns\": %.1f}\n", s,
-                   count, 1e9 * median(per, reps));
+            printf("{\"what\": \"train\", \"bytes\": %zu, \"count\": %d, \"ns\": %.1f}\n", s, count,
+                   1e9 * median(per, reps));
     }
 }
 
@@ -254,8 +254,9 @@ int main(int argc, char **argv)
     options o;
     if (parse(argc, argv, &o) || size != 2) {
         if (rank == 0)
-            fprintf(stderr, "usage: mpirun -np 2 %s [--max BYTES] [--seconds S] "
-                            "[--dtype int|double]\n",
+            fprintf(stderr,
+                    "usage: mpirun -np 2 %s [--max BYTES] [--seconds S] "
+                    "[--dtype int|double]\n",
                     argv[0]);
         MPI_Finalize();
         return 2;

@@ -57,8 +57,10 @@ int main(int argc, char **argv)
     }
     if (bad) {
         if (rank == 0)
-            fprintf(stderr, "usage: mpirun -np N %s [--comms K (1..16)] [--rounds N] "
-                            "[--cold BYTES]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: mpirun -np N %s [--comms K (1..16)] [--rounds N] "
+                    "[--cold BYTES]\n",
+                    argv[0]);
         MPI_Finalize();
         return 2;
     }

@@ -115,8 +115,14 @@ int main(int argc, char **argv)
     long bad = 0;
     /* Steps grow with the count; find the count for each row by building. */
     for (size_t count = 8;; count *= 2) {
-        trl_coll_args a = {.coll = coll, .rank = rank, .size = size, .root = 0, .count = count,
-                           .elem_size = sizeof(int), .commutative = true, .params = &params};
+        trl_coll_args a = {.coll = coll,
+                           .rank = rank,
+                           .size = size,
+                           .root = 0,
+                           .count = count,
+                           .elem_size = sizeof(int),
+                           .commutative = true,
+                           .params = &params};
         trl_sched s;
         if (trl_algo_build(algo, &a, &s) != 0)
             MPI_Abort(MPI_COMM_WORLD, 3);
@@ -136,8 +142,16 @@ int main(int argc, char **argv)
         int *send = malloc(count * sizeof *send), *recv = malloc(count * sizeof *recv);
         int r = most > 100000 ? (reps < 3 ? reps : 3) : reps;
         double *t = malloc((size_t)r * sizeof *t);
-        trl_exec_call call = {coll == TRL_COLL_BCAST ? recv : send, recv, MPI_INT, MPI_SUM, comm,
-                              0, *ub, shm.n ? &shm : NULL, NULL, NULL};
+        trl_exec_call call = {coll == TRL_COLL_BCAST ? recv : send,
+                              recv,
+                              MPI_INT,
+                              MPI_SUM,
+                              comm,
+                              0,
+                              *ub,
+                              shm.n ? &shm : NULL,
+                              NULL,
+                              NULL};
         for (int k = 0; k < r; k++) {
             fill(send, recv, count, rank, coll, k);
             MPI_Barrier(comm);
@@ -152,7 +166,8 @@ int main(int argc, char **argv)
         qsort(t, (size_t)r, sizeof *t, cmp_double);
         double med = t[r / 2];
         if (rank == 0)
-            printf("%10zu %10ld %6d %12.6f %10.1f\n", count, most, r, med, med / (double)most * 1e9);
+            printf("%10zu %10ld %6d %12.6f %10.1f\n", count, most, r, med,
+                   med / (double)most * 1e9);
         fflush(stdout);
         free(t);
         free(send);

@@ -47,8 +47,7 @@ static int call(const setup *s, int k, int trellis, int *send, int *recv, int co
     case BCAST:
         return trellis ? MPI_Bcast(recv, count, MPI_INT, root, s->inter)
                        : PMPI_Bcast(recv, count, MPI_INT, root, s->inter);
-    default:
-        return trellis ? MPI_Barrier(s->inter) : PMPI_Barrier(s->inter);
+    default: return trellis ? MPI_Barrier(s->inter) : PMPI_Barrier(s->inter);
     }
 }
 
@@ -110,22 +109,33 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--colls")) {
             memset(on, 0, sizeof on);
             bad = parse_colls(v, on);
-        } else if (!strcmp(argv[i], "--min")) bad = bench_parse_bytes(v, &min);
-        else if (!strcmp(argv[i], "--max")) bad = bench_parse_bytes(v, &max);
-        else if (!strcmp(argv[i], "--scale")) bad = bench_parse_bytes(v, &scale);
-        else if (!strcmp(argv[i], "--step")) bad = bench_parse_int(v, 2, &step);
-        else if (!strcmp(argv[i], "--iters")) bad = bench_parse_int(v, 1, &iters);
-        else if (!strcmp(argv[i], "--min-iters")) bad = bench_parse_int(v, 1, &min_iters);
-        else if (!strcmp(argv[i], "--cold")) bad = bench_parse_bytes(v, &cold_bytes);
-        else if (!strcmp(argv[i], "--csv")) csv_path = v;
-        else bad = 1;
+        } else if (!strcmp(argv[i], "--min"))
+            bad = bench_parse_bytes(v, &min);
+        else if (!strcmp(argv[i], "--max"))
+            bad = bench_parse_bytes(v, &max);
+        else if (!strcmp(argv[i], "--scale"))
+            bad = bench_parse_bytes(v, &scale);
+        else if (!strcmp(argv[i], "--step"))
+            bad = bench_parse_int(v, 2, &step);
+        else if (!strcmp(argv[i], "--iters"))
+            bad = bench_parse_int(v, 1, &iters);
+        else if (!strcmp(argv[i], "--min-iters"))
+            bad = bench_parse_int(v, 1, &min_iters);
+        else if (!strcmp(argv[i], "--cold"))
+            bad = bench_parse_bytes(v, &cold_bytes);
+        else if (!strcmp(argv[i], "--csv"))
+            csv_path = v;
+        else
+            bad = 1;
         i++;
     }
     if (bad) {
         if (s.world_rank == 0)
-            fprintf(stderr, "usage: mpirun -np N (N >= 2) %s [--colls allreduce,bcast,barrier] "
-                            "[--min B] [--max B] [--step F] [--iters N] [--min-iters N] "
-                            "[--scale B] [--cold B] [--csv FILE]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: mpirun -np N (N >= 2) %s [--colls allreduce,bcast,barrier] "
+                    "[--min B] [--max B] [--step F] [--iters N] [--min-iters N] "
+                    "[--scale B] [--cold B] [--csv FILE]\n",
+                    argv[0]);
         MPI_Finalize();
         return 2;
     }
@@ -221,7 +231,8 @@ int main(int argc, char **argv)
         }
     }
     if (s.world_rank == 0) {
-        printf("# %s\n", errors ? "WRONG RESULTS: see the rows marked" : "all checked results correct");
+        printf("# %s\n",
+               errors ? "WRONG RESULTS: see the rows marked" : "all checked results correct");
         if (csv)
             fclose(csv);
     }

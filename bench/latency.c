@@ -106,13 +106,13 @@ enum { FORM_BLOCKING = 1, FORM_NONBLOCKING = 2 };
 typedef const char *(*version_fn)(void);
 
 typedef struct {
-    const char *version;   /* NULL when trellis_version is not found */
+    const char *version; /* NULL when trellis_version is not found */
     char version_buf[128];
-    char from[512];        /* the object that exports trellis_version */
-    int interposed[NCOLL]; /* MPI_X resolves outside the object of PMPI_X */
+    char from[512];           /* the object that exports trellis_version */
+    int interposed[NCOLL];    /* MPI_X resolves outside the object of PMPI_X */
     int interposed_nb[NCOLL]; /* the same for MPI_IX */
-    char mpi_lib[512];     /* the object that holds PMPI_Allreduce */
-    char interposer[512];  /* the object an interposed MPI_ name resolves to */
+    char mpi_lib[512];        /* the object that holds PMPI_Allreduce */
+    char interposer[512];     /* the object an interposed MPI_ name resolves to */
 } probe;
 
 /* Returns the file name of the loaded object that holds sym, or "?". */
@@ -163,54 +163,54 @@ static void probe_trellis(probe *p)
         p->interposed[c] = interposed(coll_mpi_names[c], p);
         p->interposed_nb[c] = interposed(coll_impi_names[c], p);
     }
-    snprintf(p->mpi_lib, sizeof p->mpi_lib, "%s",
-             object_of(dlsym(RTLD_DEFAULT, "PMPI_Allreduce")));
+    snprintf(p->mpi_lib, sizeof p->mpi_lib, "%s", object_of(dlsym(RTLD_DEFAULT, "PMPI_Allreduce")));
 }
 
 /* Options ----------------------------------------------------------------- */
 
 static void usage(FILE *f, const char *prog)
 {
-    fprintf(f,
-            "usage: %s [options]\n"
-            "  --colls LIST      comma-separated collectives, or all (default all): bcast,\n"
-            "                    reduce, allreduce, barrier, gather, gatherv, scatter,\n"
-            "                    scatterv, allgather, allgatherv, alltoall, alltoallv,\n"
-            "                    alltoallw, reduce_scatter, reduce_scatter_block, scan, exscan;\n"
-            "                    their non-blocking forms with an i in front (iallreduce,\n"
-            "                    ibcast, ...: start + wait, also against the blocking call),\n"
-            "                    or iall (all 17 non-blocking)\n"
-            "  --min BYTES       smallest size (default 8; suffixes K, M = KiB, MiB): the\n"
-            "                    message, one rank's block (gather, scatter, allgather,\n"
-            "                    alltoall and their v/w variants) or the whole vector\n"
-            "                    (reduce_scatter, reduce_scatter_block), as Trellis's rules\n"
-            "                    mean `bytes`\n"
-            "  --max BYTES       largest size (default 16M)\n"
-            "  --step F          size factor between rows, e.g. 2 or 4 (default 2)\n"
-            "  --iters N         iterations per variant for small sizes (default 1000)\n"
-            "  --min-iters N     iterations per variant for the largest sizes (default 20)\n"
-            "  --scale BYTES     iterations = clamp(iters * scale / bytes, min-iters, iters)\n"
-            "                    (default 64K)\n"
-            "  --block N         iterations of one variant before switching (default 10)\n"
-            "  --warmup N        warm-up iterations per variant, fewer for large sizes (default 10)\n"
-            "  --check-every N   check the result of every N-th timed iteration; 0: warm-up only\n"
-            "                    (default 10)\n"
-            "  --row-seconds S   stop a row early, after a pair of blocks, once it has run S\n"
-            "                    seconds (default 0: no limit)\n"
-            "  --dtype int|float element type, summed with MPI_SUM (default int)\n"
-            "  --root R          root of bcast, reduce, gather(v) and scatter(v) (default 0)\n"
-            "  --csv FILE        also write the results as CSV\n"
-            "  --abort-on-error  MPI_Abort at the first wrong result\n"
-            "  --sync mpi|p2p    what aligns the ranks before each timed call: PMPI_Barrier\n"
-            "                    (default), or the harness's own dissemination barrier over\n"
-            "                    PMPI point-to-point, the same code whatever collectives the\n"
-            "                    MPI library chose (compare runs of different libraries or\n"
-            "                    components with p2p)\n"
-            "  --cold BYTES      before each timed call write over a buffer of BYTES (larger\n"
-            "                    than the caches of one core, e.g. 8M), as a program's compute\n"
-            "                    phase would: the call starts with cold caches (default 0: warm)\n"
-            "  --help\n",
-            prog);
+    fprintf(
+        f,
+        "usage: %s [options]\n"
+        "  --colls LIST      comma-separated collectives, or all (default all): bcast,\n"
+        "                    reduce, allreduce, barrier, gather, gatherv, scatter,\n"
+        "                    scatterv, allgather, allgatherv, alltoall, alltoallv,\n"
+        "                    alltoallw, reduce_scatter, reduce_scatter_block, scan, exscan;\n"
+        "                    their non-blocking forms with an i in front (iallreduce,\n"
+        "                    ibcast, ...: start + wait, also against the blocking call),\n"
+        "                    or iall (all 17 non-blocking)\n"
+        "  --min BYTES       smallest size (default 8; suffixes K, M = KiB, MiB): the\n"
+        "                    message, one rank's block (gather, scatter, allgather,\n"
+        "                    alltoall and their v/w variants) or the whole vector\n"
+        "                    (reduce_scatter, reduce_scatter_block), as Trellis's rules\n"
+        "                    mean `bytes`\n"
+        "  --max BYTES       largest size (default 16M)\n"
+        "  --step F          size factor between rows, e.g. 2 or 4 (default 2)\n"
+        "  --iters N         iterations per variant for small sizes (default 1000)\n"
+        "  --min-iters N     iterations per variant for the largest sizes (default 20)\n"
+        "  --scale BYTES     iterations = clamp(iters * scale / bytes, min-iters, iters)\n"
+        "                    (default 64K)\n"
+        "  --block N         iterations of one variant before switching (default 10)\n"
+        "  --warmup N        warm-up iterations per variant, fewer for large sizes (default 10)\n"
+        "  --check-every N   check the result of every N-th timed iteration; 0: warm-up only\n"
+        "                    (default 10)\n"
+        "  --row-seconds S   stop a row early, after a pair of blocks, once it has run S\n"
+        "                    seconds (default 0: no limit)\n"
+        "  --dtype int|float element type, summed with MPI_SUM (default int)\n"
+        "  --root R          root of bcast, reduce, gather(v) and scatter(v) (default 0)\n"
+        "  --csv FILE        also write the results as CSV\n"
+        "  --abort-on-error  MPI_Abort at the first wrong result\n"
+        "  --sync mpi|p2p    what aligns the ranks before each timed call: PMPI_Barrier\n"
+        "                    (default), or the harness's own dissemination barrier over\n"
+        "                    PMPI point-to-point, the same code whatever collectives the\n"
+        "                    MPI library chose (compare runs of different libraries or\n"
+        "                    components with p2p)\n"
+        "  --cold BYTES      before each timed call write over a buffer of BYTES (larger\n"
+        "                    than the caches of one core, e.g. 8M), as a program's compute\n"
+        "                    phase would: the call starts with cold caches (default 0: warm)\n"
+        "  --help\n",
+        prog);
 }
 
 static int parse_colls(const char *s, int colls[NCOLL])
@@ -269,8 +269,24 @@ static int parse_options(int argc, char **argv, int rank, options *o)
         o->colls[c] = FORM_BLOCKING;
     }
     enum {
-        OPT_COLLS = 256, OPT_MIN, OPT_MAX, OPT_STEP, OPT_ITERS, OPT_MIN_ITERS, OPT_SCALE,
-        OPT_BLOCK, OPT_WARMUP, OPT_CHECK, OPT_ROW_SECONDS, OPT_DTYPE, OPT_ROOT, OPT_CSV, OPT_ABORT, OPT_SYNC, OPT_COLD, OPT_HELP
+        OPT_COLLS = 256,
+        OPT_MIN,
+        OPT_MAX,
+        OPT_STEP,
+        OPT_ITERS,
+        OPT_MIN_ITERS,
+        OPT_SCALE,
+        OPT_BLOCK,
+        OPT_WARMUP,
+        OPT_CHECK,
+        OPT_ROW_SECONDS,
+        OPT_DTYPE,
+        OPT_ROOT,
+        OPT_CSV,
+        OPT_ABORT,
+        OPT_SYNC,
+        OPT_COLD,
+        OPT_HELP
     };
     static const struct option longopts[] = {
         {"colls", required_argument, NULL, OPT_COLLS},
@@ -300,37 +316,19 @@ static int parse_options(int argc, char **argv, int rank, options *o)
     while ((ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
         int bad = 0;
         switch (ch) {
-        case OPT_COLLS:
-            bad = parse_colls(optarg, o->colls);
-            break;
-        case OPT_MIN:
-            bad = bench_parse_bytes(optarg, &o->min_bytes);
-            break;
-        case OPT_MAX:
-            bad = bench_parse_bytes(optarg, &o->max_bytes);
-            break;
+        case OPT_COLLS: bad = parse_colls(optarg, o->colls); break;
+        case OPT_MIN: bad = bench_parse_bytes(optarg, &o->min_bytes); break;
+        case OPT_MAX: bad = bench_parse_bytes(optarg, &o->max_bytes); break;
         case OPT_STEP:
             bad = bench_parse_int(optarg, 2, &step);
             o->step = (size_t)step;
             break;
-        case OPT_ITERS:
-            bad = bench_parse_int(optarg, 1, &o->iters);
-            break;
-        case OPT_MIN_ITERS:
-            bad = bench_parse_int(optarg, 1, &o->min_iters);
-            break;
-        case OPT_SCALE:
-            bad = bench_parse_bytes(optarg, &o->scale_bytes);
-            break;
-        case OPT_BLOCK:
-            bad = bench_parse_int(optarg, 1, &o->block);
-            break;
-        case OPT_WARMUP:
-            bad = bench_parse_int(optarg, 0, &o->warmup);
-            break;
-        case OPT_CHECK:
-            bad = bench_parse_int(optarg, 0, &o->check_every);
-            break;
+        case OPT_ITERS: bad = bench_parse_int(optarg, 1, &o->iters); break;
+        case OPT_MIN_ITERS: bad = bench_parse_int(optarg, 1, &o->min_iters); break;
+        case OPT_SCALE: bad = bench_parse_bytes(optarg, &o->scale_bytes); break;
+        case OPT_BLOCK: bad = bench_parse_int(optarg, 1, &o->block); break;
+        case OPT_WARMUP: bad = bench_parse_int(optarg, 0, &o->warmup); break;
+        case OPT_CHECK: bad = bench_parse_int(optarg, 0, &o->check_every); break;
         case OPT_ROW_SECONDS: {
             char *end = NULL;
             errno = 0;
@@ -347,31 +345,21 @@ static int parse_options(int argc, char **argv, int rank, options *o)
                 bad = 1;
             }
             break;
-        case OPT_ROOT:
-            bad = bench_parse_int(optarg, 0, &o->root);
-            break;
-        case OPT_CSV:
-            o->csv = optarg;
-            break;
-        case OPT_ABORT:
-            o->abort_on_error = 1;
-            break;
+        case OPT_ROOT: bad = bench_parse_int(optarg, 0, &o->root); break;
+        case OPT_CSV: o->csv = optarg; break;
+        case OPT_ABORT: o->abort_on_error = 1; break;
         case OPT_SYNC:
             o->sync_p2p = strcmp(optarg, "p2p") == 0;
             bad = !o->sync_p2p && strcmp(optarg, "mpi") != 0;
             break;
-        case OPT_COLD:
-            bad = bench_parse_bytes(optarg, &o->cold_bytes);
-            break;
+        case OPT_COLD: bad = bench_parse_bytes(optarg, &o->cold_bytes); break;
         case OPT_HELP:
         case 'h':
             if (rank == 0) {
                 usage(stdout, argv[0]);
             }
             return 1;
-        default:
-            bad = 1;
-            break;
+        default: bad = 1; break;
         }
         if (bad) {
             if (rank == 0) {
@@ -538,10 +526,10 @@ static int measure(bench *b, const options *o, enum coll c, int nb, int nv, int 
 
 /* The harness's own cost, measured before the sweep. */
 typedef struct {
-    double tick_us;       /* MPI_Wtick */
-    double call_ns;       /* one MPI_Wtime call */
-    double step_ns;       /* smallest nonzero difference of consecutive calls */
-    bench_stats empty;    /* a timed iteration with nothing in it */
+    double tick_us;    /* MPI_Wtick */
+    double call_ns;    /* one MPI_Wtime call */
+    double step_ns;    /* smallest nonzero difference of consecutive calls */
+    bench_stats empty; /* a timed iteration with nothing in it */
 } harness_cost;
 
 static harness_cost measure_harness(bench *b, int n)
@@ -662,8 +650,9 @@ int main(int argc, char **argv)
     if (per_rank_selected &&
         coll_set_counts(&b, coll_row(COLL_GATHER, o.max_bytes, b.size, &largest_bytes)) != 0) {
         if (b.rank == 0) {
-            fprintf(stderr, "latency: --max %zu is too large for %d ranks (the v-variants' "
-                            "displacements would not fit an int)\n",
+            fprintf(stderr,
+                    "latency: --max %zu is too large for %d ranks (the v-variants' "
+                    "displacements would not fit an int)\n",
                     o.max_bytes, b.size);
         }
         MPI_Finalize();
@@ -729,8 +718,8 @@ int main(int argc, char **argv)
                hosts, o.use_float ? "float" : "int", o.root);
         printf("# sizes %s .. %s B, step x%zu; iterations per variant clamp(%d * %s / bytes, %d, "
                "%d); warm-up up to %d; blocks of %d alternating; check every %d%s\n",
-               lo, hi, o.step, o.iters, sc, o.min_iters, o.iters, o.warmup, o.block,
-               o.check_every, o.check_every == 0 ? " (warm-up only)" : "th");
+               lo, hi, o.step, o.iters, sc, o.min_iters, o.iters, o.warmup, o.block, o.check_every,
+               o.check_every == 0 ? " (warm-up only)" : "th");
         printf("# mpi     = PMPI_* called directly: always the MPI library's own (%s)\n",
                p.mpi_lib);
         printf("# trellis = MPI_*: Trellis when libtrellis.so is preloaded\n");
@@ -761,8 +750,9 @@ int main(int argc, char **argv)
                 fprintf(f, "# compares MPI with MPI. Preload it: mpirun -x "
                            "LD_PRELOAD=/path/to/libtrellis.so ...\n");
                 if (p.interposer[0] != '\0') {
-                    fprintf(f, "# (MPI_* collectives are interposed by %s, which is not "
-                               "Trellis: the trellis column measures that)\n",
+                    fprintf(f,
+                            "# (MPI_* collectives are interposed by %s, which is not "
+                            "Trellis: the trellis column measures that)\n",
                             p.interposer);
                 }
                 fprintf(f, "# ************************************************************\n");
@@ -886,8 +876,8 @@ int main(int argc, char **argv)
                             st.min, ratio, err[VAR_MPI], err[VAR_TRELLIS], loaded_min,
                             loaded_min ? p.version : "none");
                     if (nb) {
-                        fprintf(csv, ",%.4f,%.4f,%.4f,%.4f,%.4f,%lld\n", sb.median, sb.p10,
-                                sb.p90, sb.min, ratio_blk, err[VAR_BLOCKING]);
+                        fprintf(csv, ",%.4f,%.4f,%.4f,%.4f,%.4f,%lld\n", sb.median, sb.p10, sb.p90,
+                                sb.min, ratio_blk, err[VAR_BLOCKING]);
                     } else {
                         fprintf(csv, ",,,,,,\n");
                     }

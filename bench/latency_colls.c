@@ -35,33 +35,35 @@
 #include <limits.h>
 
 const char *const coll_names[NCOLL] = {
-    "bcast",     "reduce",    "allreduce",  "barrier",        "gather",
-    "gatherv",   "scatter",   "scatterv",   "allgather",      "allgatherv",
-    "alltoall",  "alltoallv", "alltoallw",  "reduce_scatter", "reduce_scatter_block",
-    "scan",      "exscan",
+    "bcast",    "reduce",    "allreduce", "barrier",        "gather",
+    "gatherv",  "scatter",   "scatterv",  "allgather",      "allgatherv",
+    "alltoall", "alltoallv", "alltoallw", "reduce_scatter", "reduce_scatter_block",
+    "scan",     "exscan",
 };
 
 const char *const coll_mpi_names[NCOLL] = {
-    "MPI_Bcast",     "MPI_Reduce",    "MPI_Allreduce",  "MPI_Barrier",
-    "MPI_Gather",    "MPI_Gatherv",   "MPI_Scatter",    "MPI_Scatterv",
-    "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall",  "MPI_Alltoallv",
-    "MPI_Alltoallw", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
-    "MPI_Scan",      "MPI_Exscan",
+    "MPI_Bcast",      "MPI_Reduce",         "MPI_Allreduce",
+    "MPI_Barrier",    "MPI_Gather",         "MPI_Gatherv",
+    "MPI_Scatter",    "MPI_Scatterv",       "MPI_Allgather",
+    "MPI_Allgatherv", "MPI_Alltoall",       "MPI_Alltoallv",
+    "MPI_Alltoallw",  "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
+    "MPI_Scan",       "MPI_Exscan",
 };
 
 const char *const coll_inames[NCOLL] = {
-    "ibcast",     "ireduce",    "iallreduce",  "ibarrier",        "igather",
-    "igatherv",   "iscatter",   "iscatterv",   "iallgather",      "iallgatherv",
-    "ialltoall",  "ialltoallv", "ialltoallw",  "ireduce_scatter", "ireduce_scatter_block",
-    "iscan",      "iexscan",
+    "ibcast",    "ireduce",    "iallreduce", "ibarrier",        "igather",
+    "igatherv",  "iscatter",   "iscatterv",  "iallgather",      "iallgatherv",
+    "ialltoall", "ialltoallv", "ialltoallw", "ireduce_scatter", "ireduce_scatter_block",
+    "iscan",     "iexscan",
 };
 
 const char *const coll_impi_names[NCOLL] = {
-    "MPI_Ibcast",     "MPI_Ireduce",    "MPI_Iallreduce",  "MPI_Ibarrier",
-    "MPI_Igather",    "MPI_Igatherv",   "MPI_Iscatter",    "MPI_Iscatterv",
-    "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Ialltoall",  "MPI_Ialltoallv",
-    "MPI_Ialltoallw", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block",
-    "MPI_Iscan",      "MPI_Iexscan",
+    "MPI_Ibcast",      "MPI_Ireduce",         "MPI_Iallreduce",
+    "MPI_Ibarrier",    "MPI_Igather",         "MPI_Igatherv",
+    "MPI_Iscatter",    "MPI_Iscatterv",       "MPI_Iallgather",
+    "MPI_Iallgatherv", "MPI_Ialltoall",       "MPI_Ialltoallv",
+    "MPI_Ialltoallw",  "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block",
+    "MPI_Iscan",       "MPI_Iexscan",
 };
 
 const char *const var_names[NVAR] = {"mpi", "trellis", "blocking"};
@@ -190,8 +192,7 @@ static layout send_layout(const bench *b, enum coll c, int count)
     const size_t n = (size_t)count;
     const int root = r == b->root;
     switch (c) {
-    case COLL_BCAST:
-        return one_block(root ? b->rbuf : NULL, n, 1, b->root + 1);
+    case COLL_BCAST: return one_block(root ? b->rbuf : NULL, n, 1, b->root + 1);
     case COLL_REDUCE:
     case COLL_ALLREDUCE:
     case COLL_GATHER:
@@ -199,20 +200,15 @@ static layout send_layout(const bench *b, enum coll c, int count)
     case COLL_ALLGATHER:
     case COLL_ALLGATHERV:
     case COLL_SCAN:
-    case COLL_EXSCAN:
-        return one_block(b->sbuf, n, 1, r + 1);
+    case COLL_EXSCAN: return one_block(b->sbuf, n, 1, r + 1);
     case COLL_SCATTER:
-    case COLL_SCATTERV:
-        return per_rank(root ? b->sbuf : NULL, p, n, 1, 1);
+    case COLL_SCATTERV: return per_rank(root ? b->sbuf : NULL, p, n, 1, 1);
     case COLL_ALLTOALL:
     case COLL_ALLTOALLV:
-    case COLL_ALLTOALLW:
-        return per_rank(b->sbuf, p, n, (long long)r * p + 1, 1);
+    case COLL_ALLTOALLW: return per_rank(b->sbuf, p, n, (long long)r * p + 1, 1);
     case COLL_REDUCE_SCATTER:
-    case COLL_REDUCE_SCATTER_BLOCK:
-        return one_block(b->sbuf, n * (size_t)p, 1, r + 1);
-    default:
-        return one_block(NULL, 0, 0, 0);
+    case COLL_REDUCE_SCATTER_BLOCK: return one_block(b->sbuf, n * (size_t)p, 1, r + 1);
+    default: return one_block(NULL, 0, 0, 0);
     }
 }
 
@@ -225,37 +221,27 @@ static layout recv_layout(const bench *b, enum coll c, int count)
     const int root = r == b->root;
     const long long sum = p * (p + 1) / 2;
     switch (c) {
-    case COLL_BCAST:
-        return one_block(b->rbuf, n, 1, b->root + 1);
-    case COLL_REDUCE:
-        return one_block(root ? b->rbuf : NULL, n, p, sum);
-    case COLL_ALLREDUCE:
-        return one_block(b->rbuf, n, p, sum);
+    case COLL_BCAST: return one_block(b->rbuf, n, 1, b->root + 1);
+    case COLL_REDUCE: return one_block(root ? b->rbuf : NULL, n, p, sum);
+    case COLL_ALLREDUCE: return one_block(b->rbuf, n, p, sum);
     case COLL_GATHER:
-    case COLL_GATHERV:
-        return per_rank(root ? b->rbuf : NULL, (int)p, n, 1, 1);
+    case COLL_GATHERV: return per_rank(root ? b->rbuf : NULL, (int)p, n, 1, 1);
     case COLL_SCATTER:
-    case COLL_SCATTERV:
-        return one_block(b->rbuf, n, 1, r + 1);
+    case COLL_SCATTERV: return one_block(b->rbuf, n, 1, r + 1);
     case COLL_ALLGATHER:
-    case COLL_ALLGATHERV:
-        return per_rank(b->rbuf, (int)p, n, 1, 1);
+    case COLL_ALLGATHERV: return per_rank(b->rbuf, (int)p, n, 1, 1);
     case COLL_ALLTOALL:
     case COLL_ALLTOALLV:
-    case COLL_ALLTOALLW:
-        return per_rank(b->rbuf, (int)p, n, r + 1, p);
+    case COLL_ALLTOALLW: return per_rank(b->rbuf, (int)p, n, r + 1, p);
     case COLL_REDUCE_SCATTER:
     case COLL_REDUCE_SCATTER_BLOCK: {
         layout l = one_block(b->rbuf, n, p, sum);
         l.shift = (size_t)r * n;
         return l;
     }
-    case COLL_SCAN:
-        return one_block(b->rbuf, n, r + 1, (r + 1) * (r + 2) / 2);
-    case COLL_EXSCAN:
-        return one_block(r > 0 ? b->rbuf : NULL, n, r, r * (r + 1) / 2);
-    default:
-        return one_block(NULL, 0, 0, 0);
+    case COLL_SCAN: return one_block(b->rbuf, n, r + 1, (r + 1) * (r + 2) / 2);
+    case COLL_EXSCAN: return one_block(r > 0 ? b->rbuf : NULL, n, r, r * (r + 1) / 2);
+    default: return one_block(NULL, 0, 0, 0);
     }
 }
 
@@ -356,9 +342,10 @@ int coll_verify(bench *b, enum coll c, enum variant v, int count, long call)
 /* One call of collective Name (MPI_Name, non-blocking MPI_Iname): blocking
  * when req is NULL, started otherwise; the MPI library's own (PMPI_) for
  * VAR_MPI, the program's call (MPI_, Trellis when preloaded) otherwise. */
-#define CALL(Name, name, ...)                                                                 \
-    (req == NULL ? (v == VAR_MPI ? PMPI_##Name(__VA_ARGS__) : MPI_##Name(__VA_ARGS__))        \
-                 : (v == VAR_MPI ? PMPI_I##name(__VA_ARGS__, req) : MPI_I##name(__VA_ARGS__, req)))
+#define CALL(Name, name, ...)                                                                      \
+    (req == NULL                                                                                   \
+         ? (v == VAR_MPI ? PMPI_##Name(__VA_ARGS__) : MPI_##Name(__VA_ARGS__))                     \
+         : (v == VAR_MPI ? PMPI_I##name(__VA_ARGS__, req) : MPI_I##name(__VA_ARGS__, req)))
 
 static int dispatch(const bench *b, enum coll c, enum variant v, int count, MPI_Request *req)
 {
@@ -373,42 +360,27 @@ static int dispatch(const bench *b, enum coll c, enum variant v, int count, MPI_
     const int *bdis = b->byte_displs;
     const MPI_Datatype *ts = b->types;
     switch (c) {
-    case COLL_BCAST:
-        return CALL(Bcast, bcast, r, n, t, root, comm);
-    case COLL_REDUCE:
-        return CALL(Reduce, reduce, s, r, n, t, MPI_SUM, root, comm);
-    case COLL_ALLREDUCE:
-        return CALL(Allreduce, allreduce, s, r, n, t, MPI_SUM, comm);
-    case COLL_BARRIER:
-        return CALL(Barrier, barrier, comm);
-    case COLL_GATHER:
-        return CALL(Gather, gather, s, n, t, r, n, t, root, comm);
-    case COLL_GATHERV:
-        return CALL(Gatherv, gatherv, s, n, t, r, cnt, dis, t, root, comm);
-    case COLL_SCATTER:
-        return CALL(Scatter, scatter, s, n, t, r, n, t, root, comm);
-    case COLL_SCATTERV:
-        return CALL(Scatterv, scatterv, s, cnt, dis, t, r, n, t, root, comm);
-    case COLL_ALLGATHER:
-        return CALL(Allgather, allgather, s, n, t, r, n, t, comm);
-    case COLL_ALLGATHERV:
-        return CALL(Allgatherv, allgatherv, s, n, t, r, cnt, dis, t, comm);
-    case COLL_ALLTOALL:
-        return CALL(Alltoall, alltoall, s, n, t, r, n, t, comm);
-    case COLL_ALLTOALLV:
-        return CALL(Alltoallv, alltoallv, s, cnt, dis, t, r, cnt, dis, t, comm);
+    case COLL_BCAST: return CALL(Bcast, bcast, r, n, t, root, comm);
+    case COLL_REDUCE: return CALL(Reduce, reduce, s, r, n, t, MPI_SUM, root, comm);
+    case COLL_ALLREDUCE: return CALL(Allreduce, allreduce, s, r, n, t, MPI_SUM, comm);
+    case COLL_BARRIER: return CALL(Barrier, barrier, comm);
+    case COLL_GATHER: return CALL(Gather, gather, s, n, t, r, n, t, root, comm);
+    case COLL_GATHERV: return CALL(Gatherv, gatherv, s, n, t, r, cnt, dis, t, root, comm);
+    case COLL_SCATTER: return CALL(Scatter, scatter, s, n, t, r, n, t, root, comm);
+    case COLL_SCATTERV: return CALL(Scatterv, scatterv, s, cnt, dis, t, r, n, t, root, comm);
+    case COLL_ALLGATHER: return CALL(Allgather, allgather, s, n, t, r, n, t, comm);
+    case COLL_ALLGATHERV: return CALL(Allgatherv, allgatherv, s, n, t, r, cnt, dis, t, comm);
+    case COLL_ALLTOALL: return CALL(Alltoall, alltoall, s, n, t, r, n, t, comm);
+    case COLL_ALLTOALLV: return CALL(Alltoallv, alltoallv, s, cnt, dis, t, r, cnt, dis, t, comm);
     case COLL_ALLTOALLW:
         return CALL(Alltoallw, alltoallw, s, cnt, bdis, ts, r, cnt, bdis, ts, comm);
     case COLL_REDUCE_SCATTER:
         return CALL(Reduce_scatter, reduce_scatter, s, r, cnt, t, MPI_SUM, comm);
     case COLL_REDUCE_SCATTER_BLOCK:
         return CALL(Reduce_scatter_block, reduce_scatter_block, s, r, n, t, MPI_SUM, comm);
-    case COLL_SCAN:
-        return CALL(Scan, scan, s, r, n, t, MPI_SUM, comm);
-    case COLL_EXSCAN:
-        return CALL(Exscan, exscan, s, r, n, t, MPI_SUM, comm);
-    default:
-        return MPI_ERR_OTHER;
+    case COLL_SCAN: return CALL(Scan, scan, s, r, n, t, MPI_SUM, comm);
+    case COLL_EXSCAN: return CALL(Exscan, exscan, s, r, n, t, MPI_SUM, comm);
+    default: return MPI_ERR_OTHER;
     }
 }
 

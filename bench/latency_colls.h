@@ -86,12 +86,12 @@ typedef struct {
     void *rbuf;
     /* The uniform counts and displacements of the v-variants and alltoallw,
      * size entries each, set by coll_set_counts for each row. */
-    int *counts;          /* all equal to the row's count */
-    int *displs;          /* r * count, in elements */
-    int *byte_displs;     /* r * count * 4, in bytes (alltoallw) */
-    MPI_Datatype *types;  /* all dtype (alltoallw) */
-    long call_id;         /* advances on every checked call, the same on all ranks */
-    long printed_errors;  /* this rank's printed error reports */
+    int *counts;         /* all equal to the row's count */
+    int *displs;         /* r * count, in elements */
+    int *byte_displs;    /* r * count * 4, in bytes (alltoallw) */
+    MPI_Datatype *types; /* all dtype (alltoallw) */
+    long call_id;        /* advances on every checked call, the same on all ranks */
+    long printed_errors; /* this rank's printed error reports */
     int abort_on_error;
 } bench;
 

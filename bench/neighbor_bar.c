@@ -31,10 +31,10 @@
 #include "bench_util.h"
 
 #if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
-#define A2A_INIT MPIX_Neighbor_alltoall_init
+#define A2A_INIT  MPIX_Neighbor_alltoall_init
 #define A2AV_INIT MPIX_Neighbor_alltoallv_init
 #elif MPI_VERSION >= 4
-#define A2A_INIT MPI_Neighbor_alltoall_init
+#define A2A_INIT  MPI_Neighbor_alltoall_init
 #define A2AV_INIT MPI_Neighbor_alltoallv_init
 #endif
 
@@ -63,7 +63,8 @@ static void make_graph(graph *g, const char *name, unsigned seed)
     g->name = name;
     if (!strcmp(name, "random")) {
         g->vector = true;
-        int *deg = malloc((size_t)nranks * sizeof *deg), *dst = malloc(13 * (size_t)nranks * sizeof *dst);
+        int *deg = malloc((size_t)nranks * sizeof *deg),
+            *dst = malloc(13 * (size_t)nranks * sizeof *dst);
         unsigned s = seed;
         int total = 0;
         for (int r = 0; r < nranks; r++) {
@@ -130,7 +131,8 @@ static bool check(const graph *g, const buffers *b)
 {
     /* Only that every received block is one some neighbour sent: its first
      * byte names a source of this rank, and the block is uniform. */
-    int *src = malloc(((size_t)g->indeg + 1) * sizeof *src), *dst = malloc(((size_t)g->outdeg + 1) * sizeof *dst);
+    int *src = malloc(((size_t)g->indeg + 1) * sizeof *src),
+        *dst = malloc(((size_t)g->outdeg + 1) * sizeof *dst);
     int topo;
     MPI_Topo_test(g->comm, &topo);
     if (topo == MPI_CART) {

@@ -214,12 +214,35 @@ static int parse_tests(const char *s, options *o)
 /* 0: run; 1: --help; 2: a bad option. */
 static int parse_options(int argc, char **argv, int rank, options *o)
 {
-    *o = (options){.min_bytes = 8, .max_bytes = 16u << 20, .step = 2, .iters = 200,
-                   .min_iters = 20, .scale_bytes = 64u << 10, .block = 5, .warmup = 5,
-                   .check_every = 10, .tests = {0}, .ntests = 1};
+    *o = (options){.min_bytes = 8,
+                   .max_bytes = 16u << 20,
+                   .step = 2,
+                   .iters = 200,
+                   .min_iters = 20,
+                   .scale_bytes = 64u << 10,
+                   .block = 5,
+                   .warmup = 5,
+                   .check_every = 10,
+                   .tests = {0},
+                   .ntests = 1};
     o->colls[COLL_ALLREDUCE] = 1;
-    enum { O_COLLS = 256, O_MIN, O_MAX, O_STEP, O_ITERS, O_MIN_ITERS, O_SCALE, O_BLOCK,
-           O_WARMUP, O_CHECK, O_TESTS, O_SAME, O_THREAD, O_CSV, O_HELP };
+    enum {
+        O_COLLS = 256,
+        O_MIN,
+        O_MAX,
+        O_STEP,
+        O_ITERS,
+        O_MIN_ITERS,
+        O_SCALE,
+        O_BLOCK,
+        O_WARMUP,
+        O_CHECK,
+        O_TESTS,
+        O_SAME,
+        O_THREAD,
+        O_CSV,
+        O_HELP
+    };
     static const struct option longopts[] = {
         {"colls", required_argument, NULL, O_COLLS},
         {"min", required_argument, NULL, O_MIN},
@@ -243,56 +266,29 @@ static int parse_options(int argc, char **argv, int rank, options *o)
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         int bad = 0;
         switch (ch) {
-        case O_COLLS:
-            bad = parse_colls(optarg, o->colls);
-            break;
-        case O_MIN:
-            bad = bench_parse_bytes(optarg, &o->min_bytes);
-            break;
-        case O_MAX:
-            bad = bench_parse_bytes(optarg, &o->max_bytes);
-            break;
+        case O_COLLS: bad = parse_colls(optarg, o->colls); break;
+        case O_MIN: bad = bench_parse_bytes(optarg, &o->min_bytes); break;
+        case O_MAX: bad = bench_parse_bytes(optarg, &o->max_bytes); break;
         case O_STEP:
             bad = bench_parse_int(optarg, 2, &step);
             o->step = (size_t)step;
             break;
-        case O_ITERS:
-            bad = bench_parse_int(optarg, 1, &o->iters);
-            break;
-        case O_MIN_ITERS:
-            bad = bench_parse_int(optarg, 1, &o->min_iters);
-            break;
-        case O_SCALE:
-            bad = bench_parse_bytes(optarg, &o->scale_bytes);
-            break;
-        case O_BLOCK:
-            bad = bench_parse_int(optarg, 1, &o->block);
-            break;
-        case O_WARMUP:
-            bad = bench_parse_int(optarg, 1, &o->warmup);
-            break;
-        case O_CHECK:
-            bad = bench_parse_int(optarg, 0, &o->check_every);
-            break;
-        case O_TESTS:
-            bad = parse_tests(optarg, o);
-            break;
-        case O_SAME:
-            o->same_compute = 1;
-            break;
-        case O_THREAD:
-            break; /* read before MPI_Init_thread */
-        case O_CSV:
-            o->csv = optarg;
-            break;
+        case O_ITERS: bad = bench_parse_int(optarg, 1, &o->iters); break;
+        case O_MIN_ITERS: bad = bench_parse_int(optarg, 1, &o->min_iters); break;
+        case O_SCALE: bad = bench_parse_bytes(optarg, &o->scale_bytes); break;
+        case O_BLOCK: bad = bench_parse_int(optarg, 1, &o->block); break;
+        case O_WARMUP: bad = bench_parse_int(optarg, 1, &o->warmup); break;
+        case O_CHECK: bad = bench_parse_int(optarg, 0, &o->check_every); break;
+        case O_TESTS: bad = parse_tests(optarg, o); break;
+        case O_SAME: o->same_compute = 1; break;
+        case O_THREAD: break; /* read before MPI_Init_thread */
+        case O_CSV: o->csv = optarg; break;
         case O_HELP:
         case 'h':
             if (rank == 0)
                 usage(stdout, argv[0]);
             return 1;
-        default:
-            bad = 1;
-            break;
+        default: bad = 1; break;
         }
         if (bad) {
             if (rank == 0) {
@@ -552,10 +548,10 @@ static void run_row(bench *b, const options *o, enum coll c, size_t bytes, int c
                         "%s,%zu,%d,%d,%d,%s,%d,%d,%ld,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,"
                         "%.4f,%.2f,%.2f,%lld,%s,%s,%d,%.2f,%.2f\n",
                         coll_inames[c], bytes, count, b->size, ri->hosts, var_names[impls[k]],
-                        o->tests[t], n, w.units[impls[k]], p->median, p->p10, p->p90,
-                        cp->median, cp->p10, cp->p90, ov->median, ov->p10, ov->p90, pct[k], raw,
-                        errs[impls[k]], ri->progress, ri->thread, ri->version != NULL,
-                        so[k * per_impl].median, so[k * per_impl + 2 + t].median);
+                        o->tests[t], n, w.units[impls[k]], p->median, p->p10, p->p90, cp->median,
+                        cp->p10, cp->p90, ov->median, ov->p10, ov->p90, pct[k], raw, errs[impls[k]],
+                        ri->progress, ri->thread, ri->version != NULL, so[k * per_impl].median,
+                        so[k * per_impl + 2 + t].median);
         }
         if (pct[0] > 0)
             printf(" %8.2f", pct[1] / pct[0]);
@@ -647,8 +643,7 @@ int main(int argc, char **argv)
             prev = bytes;
             if (coll_set_counts(&b, count) != 0) {
                 if (b.rank == 0)
-                    fprintf(stderr, "overlap: %zu B is too large for %d ranks\n", sizes[r],
-                            b.size);
+                    fprintf(stderr, "overlap: %zu B is too large for %d ranks\n", sizes[r], b.size);
                 break;
             }
             run_row(&b, &o, (enum coll)c, bytes, count, &ri, &total_errors);

@@ -46,21 +46,51 @@ typedef struct {
                   D double_int, L long_int, 2 2int, S short_int, Q long_double_int */
 } bench_type;
 
-#define T(handle, kind) {handle, #handle, kind}
+#define T(handle, kind)                                                                            \
+    {                                                                                              \
+        handle, #handle, kind                                                                      \
+    }
 static const bench_type types[] = {
-    T(MPI_SIGNED_CHAR, 'i'), T(MPI_UNSIGNED_CHAR, 'i'), T(MPI_SHORT, 'i'),
-    T(MPI_UNSIGNED_SHORT, 'i'), T(MPI_INT, 'i'), T(MPI_UNSIGNED, 'i'), T(MPI_LONG, 'i'),
-    T(MPI_UNSIGNED_LONG, 'i'), T(MPI_LONG_LONG, 'i'), T(MPI_UNSIGNED_LONG_LONG, 'i'),
-    T(MPI_INT8_T, 'i'), T(MPI_INT16_T, 'i'), T(MPI_INT32_T, 'i'), T(MPI_INT64_T, 'i'),
-    T(MPI_UINT8_T, 'i'), T(MPI_UINT16_T, 'i'), T(MPI_UINT32_T, 'i'), T(MPI_UINT64_T, 'i'),
-    T(MPI_AINT, 'i'), T(MPI_OFFSET, 'i'), T(MPI_COUNT, 'i'),
-    T(MPI_INTEGER, 'i'), T(MPI_REAL, 'f'), T(MPI_DOUBLE_PRECISION, 'f'),
-    T(MPI_COMPLEX, 'c'), T(MPI_DOUBLE_COMPLEX, 'c'),
-    T(MPI_FLOAT, 'f'), T(MPI_DOUBLE, 'f'), T(MPI_LONG_DOUBLE, 'f'),
-    T(MPI_C_FLOAT_COMPLEX, 'c'), T(MPI_C_DOUBLE_COMPLEX, 'c'), T(MPI_C_LONG_DOUBLE_COMPLEX, 'c'),
-    T(MPI_C_BOOL, 'b'), T(MPI_BYTE, 'y'),
-    T(MPI_FLOAT_INT, 'F'), T(MPI_DOUBLE_INT, 'D'), T(MPI_LONG_INT, 'L'), T(MPI_2INT, '2'),
-    T(MPI_SHORT_INT, 'S'), T(MPI_LONG_DOUBLE_INT, 'Q'),
+    T(MPI_SIGNED_CHAR, 'i'),
+    T(MPI_UNSIGNED_CHAR, 'i'),
+    T(MPI_SHORT, 'i'),
+    T(MPI_UNSIGNED_SHORT, 'i'),
+    T(MPI_INT, 'i'),
+    T(MPI_UNSIGNED, 'i'),
+    T(MPI_LONG, 'i'),
+    T(MPI_UNSIGNED_LONG, 'i'),
+    T(MPI_LONG_LONG, 'i'),
+    T(MPI_UNSIGNED_LONG_LONG, 'i'),
+    T(MPI_INT8_T, 'i'),
+    T(MPI_INT16_T, 'i'),
+    T(MPI_INT32_T, 'i'),
+    T(MPI_INT64_T, 'i'),
+    T(MPI_UINT8_T, 'i'),
+    T(MPI_UINT16_T, 'i'),
+    T(MPI_UINT32_T, 'i'),
+    T(MPI_UINT64_T, 'i'),
+    T(MPI_AINT, 'i'),
+    T(MPI_OFFSET, 'i'),
+    T(MPI_COUNT, 'i'),
+    T(MPI_INTEGER, 'i'),
+    T(MPI_REAL, 'f'),
+    T(MPI_DOUBLE_PRECISION, 'f'),
+    T(MPI_COMPLEX, 'c'),
+    T(MPI_DOUBLE_COMPLEX, 'c'),
+    T(MPI_FLOAT, 'f'),
+    T(MPI_DOUBLE, 'f'),
+    T(MPI_LONG_DOUBLE, 'f'),
+    T(MPI_C_FLOAT_COMPLEX, 'c'),
+    T(MPI_C_DOUBLE_COMPLEX, 'c'),
+    T(MPI_C_LONG_DOUBLE_COMPLEX, 'c'),
+    T(MPI_C_BOOL, 'b'),
+    T(MPI_BYTE, 'y'),
+    T(MPI_FLOAT_INT, 'F'),
+    T(MPI_DOUBLE_INT, 'D'),
+    T(MPI_LONG_INT, 'L'),
+    T(MPI_2INT, '2'),
+    T(MPI_SHORT_INT, 'S'),
+    T(MPI_LONG_DOUBLE_INT, 'Q'),
 };
 #undef T
 #define NTYPES (int)(sizeof types / sizeof *types)
@@ -68,13 +98,13 @@ static const bench_type types[] = {
 static const struct {
     const char *name;
     int prod; /* values must be 1 to stay ordinary under repetition */
-} op_info[] = {{"MAX", 0},  {"MIN", 0}, {"SUM", 0},  {"PROD", 1}, {"LAND", 0},   {"LOR", 0},
+} op_info[] = {{"MAX", 0},  {"MIN", 0},  {"SUM", 0}, {"PROD", 1}, {"LAND", 0},   {"LOR", 0},
                {"LXOR", 0}, {"BAND", 0}, {"BOR", 0}, {"BXOR", 0}, {"MINLOC", 0}, {"MAXLOC", 0}};
 #define NOPS 12
 static MPI_Op op_handle(int o)
 {
-    const MPI_Op h[NOPS] = {MPI_MAX,  MPI_MIN,  MPI_SUM,  MPI_PROD, MPI_LAND,   MPI_LOR,
-                            MPI_LXOR, MPI_BAND, MPI_BOR,  MPI_BXOR, MPI_MINLOC, MPI_MAXLOC};
+    const MPI_Op h[NOPS] = {MPI_MAX,  MPI_MIN,  MPI_SUM, MPI_PROD, MPI_LAND,   MPI_LOR,
+                            MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC};
     return h[o];
 }
 
@@ -108,25 +138,46 @@ static void fill(unsigned char *buf, size_t n, size_t extent, char kind, int pro
         unsigned char *p = buf + i * extent;
         int v = prod ? 1 : (int)((i * 7 + salt) % 5) - 2;
         switch (kind) {
-        case 'i': case 'y': { int64_t x = v; memcpy(p, &x, extent < 8 ? extent : 8); break; }
+        case 'i':
+        case 'y': {
+            int64_t x = v;
+            memcpy(p, &x, extent < 8 ? extent : 8);
+            break;
+        }
         case 'b': *p = (unsigned char)(v > 0); break;
         case 'f':
-            if (extent == sizeof(float)) { float x = (float)v; memcpy(p, &x, sizeof x); }
-            else if (extent == sizeof(double)) { double x = v; memcpy(p, &x, sizeof x); }
-            else { long double x = v; memcpy(p, &x, sizeof x); }
+            if (extent == sizeof(float)) {
+                float x = (float)v;
+                memcpy(p, &x, sizeof x);
+            } else if (extent == sizeof(double)) {
+                double x = v;
+                memcpy(p, &x, sizeof x);
+            } else {
+                long double x = v;
+                memcpy(p, &x, sizeof x);
+            }
             break;
         case 'c':
-            if (extent == 2 * sizeof(float)) { float x[2] = {(float)v, 0}; memcpy(p, x, sizeof x); }
-            else if (extent == 2 * sizeof(double)) { double x[2] = {v, 0}; memcpy(p, x, sizeof x); }
-            else { long double x[2] = {v, 0}; memcpy(p, x, sizeof x); }
+            if (extent == 2 * sizeof(float)) {
+                float x[2] = {(float)v, 0};
+                memcpy(p, x, sizeof x);
+            } else if (extent == 2 * sizeof(double)) {
+                double x[2] = {v, 0};
+                memcpy(p, x, sizeof x);
+            } else {
+                long double x[2] = {v, 0};
+                memcpy(p, x, sizeof x);
+            }
             break;
         default: { /* the pairs: a value and an index, ties among both */
             int k = (int)(i % 3);
+/* clang-format off */
 #define PAIR(T) { struct { T v; int k; } e; memset(&e, 0, sizeof e); e.v = (T)v; e.k = k; memcpy(p, &e, sizeof e); }
             if (kind == 'F') PAIR(float) else if (kind == 'D') PAIR(double) else if (kind == 'L') PAIR(long)
             else if (kind == '2') PAIR(int) else if (kind == 'S') PAIR(short) else PAIR(long double)
 #undef PAIR
-            break;
+                    /* clang-format on */
+                    break;
         }
         }
     }
@@ -139,14 +190,24 @@ int main(int argc, char **argv)
     const char *only = NULL, *csv_path = NULL;
     int control = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--reps") && i + 1 < argc && bench_parse_int(argv[i + 1], 1, &reps) == 0) i++;
-        else if (!strcmp(argv[i], "--min-bytes") && i + 1 < argc && bench_parse_int(argv[i + 1], 1, &min_bytes) == 0) i++;
-        else if (!strcmp(argv[i], "--max-bytes") && i + 1 < argc && bench_parse_int(argv[i + 1], 1, &max_bytes) == 0) i++;
-        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
-        else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
-        else if (!strcmp(argv[i], "--control")) control = 1;
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc &&
+            bench_parse_int(argv[i + 1], 1, &reps) == 0)
+            i++;
+        else if (!strcmp(argv[i], "--min-bytes") && i + 1 < argc &&
+                 bench_parse_int(argv[i + 1], 1, &min_bytes) == 0)
+            i++;
+        else if (!strcmp(argv[i], "--max-bytes") && i + 1 < argc &&
+                 bench_parse_int(argv[i + 1], 1, &max_bytes) == 0)
+            i++;
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
+        else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
+            csv_path = argv[++i];
+        else if (!strcmp(argv[i], "--control"))
+            control = 1;
         else {
-            fprintf(stderr, "usage: reduce_kernels [--reps N] [--min-bytes B] [--max-bytes B] [--only NAME] [--csv FILE] [--control]\n");
+            fprintf(stderr, "usage: reduce_kernels [--reps N] [--min-bytes B] [--max-bytes B] "
+                            "[--only NAME] [--csv FILE] [--control]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -160,14 +221,16 @@ int main(int argc, char **argv)
     size_t cap = (size_t)max_bytes + 64;
     unsigned char *in = malloc(cap), *io_trl = malloc(cap), *io_mpi = malloc(cap),
                   *io_start = malloc(cap);
-    double *t_trl = malloc(sizeof(double) * (size_t)reps), *t_mpi = malloc(sizeof(double) * (size_t)reps),
+    double *t_trl = malloc(sizeof(double) * (size_t)reps),
+           *t_mpi = malloc(sizeof(double) * (size_t)reps),
            *ratios = malloc(sizeof(double) * (size_t)reps);
     double worst_ratio[NTYPES][NOPS];
     double worst = INFINITY;
     int worst_t = -1, worst_o = -1, worst_b = 0;
 
     for (int t = 0; t < NTYPES; t++) {
-        if (only && !strstr(types[t].name, only)) continue;
+        if (only && !strstr(types[t].name, only))
+            continue;
         MPI_Aint lb, extent;
         MPI_Type_get_extent(types[t].t, &lb, &extent);
         for (int o = 0; o < NOPS; o++) {
@@ -222,23 +285,35 @@ int main(int argc, char **argv)
     if (control)
         printf("\ncontrol run: the \"Trellis\" side is the MPI library too");
     printf("\nworst ratio (Trellis / MPI library bytes per second) over %d..%d bytes, per pair; "
-           "- where MPI defines no such pair\n%-26s", min_bytes, max_bytes, "type");
-    for (int o = 0; o < NOPS; o++) printf(" %6s", op_info[o].name);
+           "- where MPI defines no such pair\n%-26s",
+           min_bytes, max_bytes, "type");
+    for (int o = 0; o < NOPS; o++)
+        printf(" %6s", op_info[o].name);
     printf("\n");
     for (int t = 0; t < NTYPES; t++) {
-        if (only && !strstr(types[t].name, only)) continue;
+        if (only && !strstr(types[t].name, only))
+            continue;
         printf("%-26s", types[t].name);
         for (int o = 0; o < NOPS; o++) {
-            if (isnan(worst_ratio[t][o])) printf(" %6s", "-");
-            else printf(" %6.2f", worst_ratio[t][o]);
+            if (isnan(worst_ratio[t][o]))
+                printf(" %6s", "-");
+            else
+                printf(" %6.2f", worst_ratio[t][o]);
         }
         printf("\n");
     }
     if (worst_t >= 0)
         printf("worst pair: %s %s at %d bytes: %.2f\n", types[worst_t].name, op_info[worst_o].name,
                worst_b, worst);
-    if (csv != stdout) fclose(csv);
-    free(in); free(io_trl); free(io_mpi); free(io_start); free(t_trl); free(t_mpi); free(ratios);
+    if (csv != stdout)
+        fclose(csv);
+    free(in);
+    free(io_trl);
+    free(io_mpi);
+    free(io_start);
+    free(t_trl);
+    free(t_mpi);
+    free(ratios);
     MPI_Finalize();
     return 0;
 }

@@ -25,17 +25,22 @@ def read_reps(size_dir: Path) -> dict[str, dict[str, list[float]]]:
     with (size_dir / "raw.csv").open() as f:
         for r in csv.DictReader(f):
             out.setdefault(r["collective"], {}).setdefault(r["config"], []).append(
-                float(r["median_us"]))
+                float(r["median_us"])
+            )
     return out
 
 
 def shape_table(shape_dir: Path, trellis: str = "tuned") -> str:
-    head = ("| collective | size | Open MPI | han | Trellis | / Open MPI | / faster "
-            "| slower beyond noise |")
+    head = (
+        "| collective | size | Open MPI | han | Trellis | / Open MPI | / faster "
+        "| slower beyond noise |"
+    )
     lines = [f"**{shape_dir.name}**", "", head, "|---|---|---:|---:|---:|---:|---:|---|"]
     ratios, slower = [], []
-    sizes = sorted((d for d in shape_dir.iterdir() if (d / "raw.csv").exists()),
-                   key=lambda d: SIZE_ORDER.get(d.name, 9))
+    sizes = sorted(
+        (d for d in shape_dir.iterdir() if (d / "raw.csv").exists()),
+        key=lambda d: SIZE_ORDER.get(d.name, 9),
+    )
     for size_dir in sizes:
         for coll, by_config in sorted(read_reps(size_dir).items()):
             if not {"ompi", "han", trellis} <= by_config.keys():
@@ -50,12 +55,18 @@ def shape_table(shape_dir: Path, trellis: str = "tuned") -> str:
             lines.append(
                 f"| {coll} | {size_dir.name} | {med['ompi']:.0f} | {med['han']:.0f} | "
                 f"{med[trellis]:.0f} | {med[trellis] / med['ompi']:.2f} | "
-                f"{med[trellis] / faster:.2f} | {'**yes**' if beyond else 'no'} |")
+                f"{med[trellis] / faster:.2f} | {'**yes**' if beyond else 'no'} |"
+            )
     if ratios:
         geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-        lines += ["", (f"{len(ratios)} points; geometric mean of Trellis / Open MPI: "
-                       f"{geo:.2f} ({1 / geo:.2f}x faster); slower than the faster of Open MPI "
-                       f"and han in every repetition: {', '.join(slower) or 'none'}")]
+        lines += [
+            "",
+            (
+                f"{len(ratios)} points; geometric mean of Trellis / Open MPI: "
+                f"{geo:.2f} ({1 / geo:.2f}x faster); slower than the faster of Open MPI "
+                f"and han in every repetition: {', '.join(slower) or 'none'}"
+            ),
+        ]
     return "\n".join(lines)
 
 

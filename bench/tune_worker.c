@@ -76,7 +76,7 @@ typedef int (*set_rules_fn)(const char *text, char *err, size_t errlen);
 
 static set_rules_fn set_rules;
 static bench b;
-static size_t buffer_cap; /* bytes in each of b.sbuf and b.rbuf */
+static size_t buffer_cap;         /* bytes in each of b.sbuf and b.rbuf */
 static char *candidates[MAX_IDS]; /* each ID's rules text; NULL: none given */
 static char *installed;           /* a copy of the text in force; NULL: none installed */
 static int spoil = -1;            /* --spoil ID */
@@ -292,8 +292,7 @@ static void measure_one(enum coll c, size_t nominal, size_t bytes, int count, in
                         double *times)
 {
     if (!candidates[id]) {
-        reply("error %d no rules stored for candidate %d (send 'rules %d TEXT' first)", id, id,
-              id);
+        reply("error %d no rules stored for candidate %d (send 'rules %d TEXT' first)", id, id, id);
         return;
     }
     char err[1024];
@@ -310,8 +309,10 @@ static void measure_one(enum coll c, size_t nominal, size_t bytes, int count, in
         double t1 = MPI_Wtime();
         times[i] = t1 - t0;
         if (rc != MPI_SUCCESS && failed_calls++ == 0)
-            fprintf(stderr, "tune_worker: rank %d: candidate %d: timed %s count=%d returned "
-                            "error %d\n", b.rank, id, coll_names[c], count, rc);
+            fprintf(stderr,
+                    "tune_worker: rank %d: candidate %d: timed %s count=%d returned "
+                    "error %d\n",
+                    b.rank, id, coll_names[c], count, rc);
     }
     wrong |= failed_calls > 0;
     wrong |= checked_call(c, count, id, "after the timed calls");
@@ -341,7 +342,8 @@ static void cmd_measure(char *args)
         reply("error - measure: unknown collective '%s' (expected a blocking one: bcast, reduce, "
               "allreduce, barrier, gather, gatherv, scatter, scatterv, allgather, allgatherv, "
               "alltoall, alltoallv, alltoallw, reduce_scatter, reduce_scatter_block, scan, "
-              "exscan)", name ? name : "");
+              "exscan)",
+              name ? name : "");
         return;
     }
     size_t nominal;
@@ -375,7 +377,8 @@ static void cmd_measure(char *args)
     bool per_rank = c >= COLL_GATHER && c <= COLL_REDUCE_SCATTER_BLOCK;
     if (coll_set_counts(&b, count) != 0 && per_rank) {
         reply("error - measure: %s of %zu bytes is too large for %d ranks (the displacements "
-              "would not fit an int)", coll_names[c], nominal, b.size);
+              "would not fit an int)",
+              coll_names[c], nominal, b.size);
         return;
     }
     size_t need = coll_buffer_bytes((enum coll)c, nominal, b.size);
@@ -384,7 +387,8 @@ static void cmd_measure(char *args)
     if (!ok) {
         free(times);
         reply("error - measure: out of memory for %s of %zu bytes on %d ranks (2 x %zu bytes, "
-              "%d times)", coll_names[c], nominal, b.size, need, iters);
+              "%d times)",
+              coll_names[c], nominal, b.size, need, iters);
         return;
     }
     for (int i = 0; i < nids; i++)
@@ -468,9 +472,10 @@ int main(int argc, char **argv)
     int first;
     if (!all_agree(set_rules != NULL, &first)) {
         if (b.rank == 0)
-            fprintf(stderr, "tune_worker: Trellis is not loaded on rank %d (no trellis_set_rules "
-                            "in the process): start it with `trellis run` or with libtrellis.so "
-                            "preloaded (LD_PRELOAD), a build that has trellis_set_rules\n",
+            fprintf(stderr,
+                    "tune_worker: Trellis is not loaded on rank %d (no trellis_set_rules "
+                    "in the process): start it with `trellis run` or with libtrellis.so "
+                    "preloaded (LD_PRELOAD), a build that has trellis_set_rules\n",
                     first);
         MPI_Finalize();
         return 2;
@@ -481,8 +486,7 @@ int main(int argc, char **argv)
         size_t need = coll_buffer_bytes((enum coll)c, max_size, b.size);
         upfront = need > upfront ? need : upfront;
     }
-    if (!all_agree(coll_alloc_counts(&b) == 0, NULL) ||
-        !buffers_for(upfront)) {
+    if (!all_agree(coll_alloc_counts(&b) == 0, NULL) || !buffers_for(upfront)) {
         if (b.rank == 0)
             fprintf(stderr, "tune_worker: out of memory (buffers of %zu bytes)\n", upfront);
         MPI_Finalize();

@@ -11,20 +11,13 @@
 static const char *param_kind_name(trl_param_kind kind)
 {
     switch (kind) {
-    case TRL_PARAM_INT:
-        return "int";
-    case TRL_PARAM_SIZE:
-        return "size";
-    case TRL_PARAM_ALGO:
-        return "algorithm";
-    case TRL_PARAM_CHOICE:
-        return "choice";
-    case TRL_PARAM_LEVELS:
-        return "levels";
-    case TRL_PARAM_LEVEL:
-        return "level algorithm";
-    case TRL_PARAM_FILE:
-        return "file";
+    case TRL_PARAM_INT: return "int";
+    case TRL_PARAM_SIZE: return "size";
+    case TRL_PARAM_ALGO: return "algorithm";
+    case TRL_PARAM_CHOICE: return "choice";
+    case TRL_PARAM_LEVELS: return "levels";
+    case TRL_PARAM_LEVEL: return "level algorithm";
+    case TRL_PARAM_FILE: return "file";
     }
     return "?";
 }
@@ -108,8 +101,7 @@ int cmd_algorithms(int argc, char **argv)
                 fputs(", ", stdout);
             print_param_spec_json(p, stdout);
         }
-        fprintf(stdout, "], \"mpi\": %s}%s\n", a->build ? "false" : "true",
-                a[1].name ? "," : "");
+        fprintf(stdout, "], \"mpi\": %s}%s\n", a->build ? "false" : "true", a[1].name ? "," : "");
     }
     fputs("]\n", stdout);
     return 0;

@@ -20,15 +20,16 @@ static void coll_list(char *buf, size_t len)
     size_t at = 0;
     buf[0] = 0;
     for (int c = 0; c < TRL_COLL_COUNT && at < len; c++)
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", c ? ", " : "", trl_coll_name((trl_coll)c));
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", c ? ", " : "",
+                               trl_coll_name((trl_coll)c));
 }
 
 /* Options take their value as the next argument or after '='. simulate
  * takes --model, --delay and --out instead of --rank and the output forms. */
 int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate)
 {
-    *o = (explain_opts){.root = 0, .elem_size = 1, .commutative = true, .only_rank = -1,
-                        .simulate = simulate};
+    *o = (explain_opts){
+        .root = 0, .elem_size = 1, .commutative = true, .only_rank = -1, .simulate = simulate};
     const char *cmd = simulate ? "simulate" : "explain";
     char names[512];
     coll_list(names, sizeof names);
@@ -67,7 +68,7 @@ int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate)
             if (mode_given)
                 return usage_error("%s: use only one of --steps, --goal and --json", cmd);
             mode_given = true;
-            o->mode = !strcmp(name, "--steps") ? OUT_STEPS
+            o->mode = !strcmp(name, "--steps")  ? OUT_STEPS
                       : !strcmp(name, "--goal") ? OUT_GOAL
                                                 : OUT_JSON;
             continue;
@@ -77,9 +78,8 @@ int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate)
         bool takes_value = !strcmp(name, "--ranks") || !strcmp(name, "--bytes") ||
                            !strcmp(name, "--root") || !strcmp(name, "--elem-size") ||
                            !strcmp(name, "--rules") || !strcmp(name, "--topology") ||
-                           !strcmp(name, "--neighbors") ||
-                           (!strcmp(name, "--rank") && !simulate) || (sim_only && simulate) ||
-                           (!strcmp(name, "--remote-ranks") && !simulate);
+                           !strcmp(name, "--neighbors") || (!strcmp(name, "--rank") && !simulate) ||
+                           (sim_only && simulate) || (!strcmp(name, "--remote-ranks") && !simulate);
         if (simulate && !strcmp(name, "--remote-ranks"))
             return usage_error("%s: --remote-ranks: intercommunicator calls cannot be simulated "
                                "(explain shows their schedules)",
@@ -184,7 +184,8 @@ int parse_call_args(int argc, char **argv, explain_opts *o, bool simulate)
                            trl_coll_name(o->coll));
     if (!o->commutative && !trl_coll_is_reduction(o->coll))
         return usage_error("%s: --noncommutative applies to reductions only (%s has no "
-                           "operation)", cmd, trl_coll_name(o->coll));
+                           "operation)",
+                           cmd, trl_coll_name(o->coll));
     return 0;
 }
 
@@ -220,8 +221,12 @@ static int make_inter(const explain_opts *o, call_vectors *v)
 static int call_shape(const explain_opts *o, trl_coll_args *a, call_vectors *v)
 {
     size_t p = (size_t)(o->ranks + o->remote), n = (size_t)(o->bytes / o->elem_size);
-    *a = (trl_coll_args){.coll = o->coll, .size = (int)p, .root = (int)o->root, .count = n,
-                         .elem_size = (size_t)o->elem_size, .commutative = o->commutative,
+    *a = (trl_coll_args){.coll = o->coll,
+                         .size = (int)p,
+                         .root = (int)o->root,
+                         .count = n,
+                         .elem_size = (size_t)o->elem_size,
+                         .commutative = o->commutative,
                          .call = o->nonblocking ? TRL_CALL_NONBLOCKING : TRL_CALL_BLOCKING};
     v->counts = calloc(p, sizeof *v->counts);
     v->displs = calloc(p, sizeof *v->displs);
@@ -248,9 +253,7 @@ static int call_shape(const explain_opts *o, trl_coll_args *a, call_vectors *v)
         a->inter = &v->inter;
     }
     switch (o->coll) {
-    case TRL_COLL_REDUCE_SCATTER_BLOCK:
-        a->count = n / (size_t)o->ranks;
-        break;
+    case TRL_COLL_REDUCE_SCATTER_BLOCK: a->count = n / (size_t)o->ranks; break;
     case TRL_COLL_REDUCE_SCATTER:
         a->count = 0;
         a->counts = v->counts;
@@ -288,8 +291,7 @@ static int call_shape(const explain_opts *o, trl_coll_args *a, call_vectors *v)
             a->send_displs = a->recv_displs = v->displs;
         }
         break;
-    default:
-        break;
+    default: break;
     }
     /* allgatherv on an intercommunicator: every rank sends its block. */
     if (o->remote && o->coll == TRL_COLL_ALLGATHERV)
@@ -365,8 +367,8 @@ int resolve_call(const explain_opts *o, resolved_call *c)
     }
     long long all = o->ranks + o->remote; /* both groups of an intercommunicator */
     if (described && c->topo.size != all) {
-        fprintf(stderr, "trellis: the layout describes %d ranks; --ranks%s is %lld\n",
-                c->topo.size, o->remote ? " with --remote-ranks" : "", all);
+        fprintf(stderr, "trellis: the layout describes %d ranks; --ranks%s is %lld\n", c->topo.size,
+                o->remote ? " with --remote-ranks" : "", all);
         return EXIT_USAGE;
     }
     if (!described && trl_topo_single_host((int)all, &c->topo)) {

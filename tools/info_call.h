@@ -27,9 +27,9 @@ typedef struct {
     bool commutative;
     bool nonblocking; /* --nonblocking: as MPI_Ixxx or MPI_Xxx_init calls it */
     const char *rules;
-    const char *topology; /* --topology, as TRELLIS_TOPOLOGY */
+    const char *topology;  /* --topology, as TRELLIS_TOPOLOGY */
     const char *neighbors; /* --neighbors: a Cartesian shape or an edge-list file */
-    long long only_rank; /* -1: every rank */
+    long long only_rank;   /* -1: every rank */
     enum { OUT_TEXT, OUT_STEPS, OUT_GOAL, OUT_JSON } mode;
     /* simulate */
     bool simulate;

@@ -19,8 +19,7 @@ static const trl_param_value *given_param(const trl_params *p, const trl_param_s
 }
 
 /* The value of one parameter as text: the rule's, or the default. */
-static bool param_text(const trl_param_spec *spec, const trl_params *params, char *buf,
-                       size_t len)
+static bool param_text(const trl_param_spec *spec, const trl_params *params, char *buf, size_t len)
 {
     const trl_param_value *v = given_param(params, spec);
     if (!v) {
@@ -134,8 +133,8 @@ void print_choice_json(const explain_opts *o, const resolved_call *c, FILE *out)
     const trl_choice *ch = &c->choice;
     fputs("{\"collective\": ", out);
     json_string(out, trl_coll_name(o->coll));
-    fprintf(out, ", \"ranks\": %lld, \"bytes\": %llu, \"count\": %llu, \"elem_size\": %llu", o->ranks,
-            o->bytes, o->bytes / o->elem_size, o->elem_size);
+    fprintf(out, ", \"ranks\": %lld, \"bytes\": %llu, \"count\": %llu, \"elem_size\": %llu",
+            o->ranks, o->bytes, o->bytes / o->elem_size, o->elem_size);
     if (o->remote)
         fprintf(out, ", \"remote_ranks\": %lld", o->remote);
     else

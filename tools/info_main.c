@@ -68,9 +68,9 @@ static const struct {
     const char *name;
     int (*run)(int argc, char **argv); /* the arguments after the name */
 } commands[] = {
-    {"algorithms", cmd_algorithms}, {"builtin-rules", cmd_builtin_rules},
+    {"algorithms", cmd_algorithms},   {"builtin-rules", cmd_builtin_rules},
     {"tuned-rules", cmd_tuned_rules}, {"explain", cmd_explain},
-    {"simulate", cmd_simulate},     {"layout", cmd_layout},
+    {"simulate", cmd_simulate},       {"layout", cmd_layout},
 };
 
 int main(int argc, char **argv)

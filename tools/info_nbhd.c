@@ -77,7 +77,8 @@ static int edge_file(long long ranks, FILE *f, const char *name, trl_nbhd *g)
         }
     }
     int *indeg = calloc((size_t)p, sizeof *indeg), *outdeg = calloc((size_t)p, sizeof *outdeg);
-    int *ins = malloc(((size_t)ne + 1) * sizeof *ins), *outs = malloc(((size_t)ne + 1) * sizeof *outs);
+    int *ins = malloc(((size_t)ne + 1) * sizeof *ins),
+        *outs = malloc(((size_t)ne + 1) * sizeof *outs);
     int *at = calloc((size_t)p + 1, sizeof *at), *at2 = calloc((size_t)p + 1, sizeof *at2);
     if (rc == 0 && (!src || !dst || !indeg || !outdeg || !ins || !outs || !at || !at2))
         rc = -1;

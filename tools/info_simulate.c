@@ -64,14 +64,17 @@ static int write_rank(void *ctx, const trl_sim_rank *r)
     writer *w = ctx;
     for (size_t i = 0; i < r->nsteps; i++) {
         const trl_sim_step *x = &r->steps[i];
-        step_record out = {0,        r->rank, x->step,  x->kind,    x->link,     x->phase,
-                           x->peer,  x->tag,  x->after, x->bytes,   x->t_ready, x->t_posted,
-                           x->t_done};
+        step_record out = {0,      r->rank,  x->step,  x->kind,    x->link,     x->phase, x->peer,
+                           x->tag, x->after, x->bytes, x->t_ready, x->t_posted, x->t_done};
         if (fwrite(&out, sizeof out, 1, w->steps) != 1)
             return TRL_ERR_IO;
     }
-    rank_record rr = {r->t_enter, r->t_exit, r->rank, w->topo->host[r->rank],
-                      w->topo->socket[r->rank], w->topo->numa[r->rank]};
+    rank_record rr = {r->t_enter,
+                      r->t_exit,
+                      r->rank,
+                      w->topo->host[r->rank],
+                      w->topo->socket[r->rank],
+                      w->topo->numa[r->rank]};
     return fwrite(&rr, sizeof rr, 1, w->ranks) == 1 ? TRL_OK : TRL_ERR_IO;
 }
 
@@ -104,8 +107,7 @@ static int entry_times(const explain_opts *o, double **enter)
         long long rank;
         size_t len = eq ? (size_t)(eq - o->delay[i]) : 0;
         double ns = eq ? strtod(eq + 1, &end) : -1;
-        bool ok = eq && len < sizeof rank_text && end != eq + 1 && !*end && isfinite(ns) &&
-                  ns >= 0;
+        bool ok = eq && len < sizeof rank_text && end != eq + 1 && !*end && isfinite(ns) && ns >= 0;
         if (ok) {
             memcpy(rank_text, o->delay[i], len);
             rank_text[len] = '\0';
@@ -175,16 +177,16 @@ int cmd_simulate(int argc, char **argv)
     if (status)
         goto out;
     if (!c.choice.algo->build) {
-        fprintf(stderr, "trellis: simulate: the rules choose the MPI library's own %s, which "
-                        "has no schedule to simulate\n",
+        fprintf(stderr,
+                "trellis: simulate: the rules choose the MPI library's own %s, which "
+                "has no schedule to simulate\n",
                 trl_coll_mpi_name(o.coll));
         status = EXIT_NO_SCHEDULE;
         goto out;
     }
     if (o.out_dir) {
         if (mkdir(o.out_dir, 0777) && errno != EEXIST) {
-            fprintf(stderr, "trellis: simulate: cannot make %s: %s\n", o.out_dir,
-                    strerror(errno));
+            fprintf(stderr, "trellis: simulate: cannot make %s: %s\n", o.out_dir, strerror(errno));
             status = EXIT_FAIL;
             goto out;
         }
@@ -196,8 +198,12 @@ int cmd_simulate(int argc, char **argv)
             goto out;
         }
     }
-    trl_sim_call call = {.algo = c.choice.algo, .args = c.args, .model = &model, .enter = enter,
-                         .sink = o.out_dir ? write_rank : NULL, .ctx = &w};
+    trl_sim_call call = {.algo = c.choice.algo,
+                         .args = c.args,
+                         .model = &model,
+                         .enter = enter,
+                         .sink = o.out_dir ? write_rank : NULL,
+                         .ctx = &w};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = trl_sim_run(&call, &res);

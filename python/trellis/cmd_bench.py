@@ -77,8 +77,11 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         "--config", action="append", default=[], metavar="CONFIG",
         help="a configuration (repeat); default: the MPI's own and Trellis' built-in rules",
     )  # fmt: skip
-    parser.add_argument("--baseline", default=None,
-                        help="configuration the ratios divide by (the MPI's own: ompi, mpich)")
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        help="configuration the ratios divide by (the MPI's own: ompi, mpich)",
+    )
     parser.add_argument("--mpi", default=None, choices=sorted(mpi_impl.KINDS),
                         help="the MPI: openmpi (default) or mpich; also TRELLIS_MPI")  # fmt: skip
     parser.add_argument("--testbed", nargs="?", const="", metavar="DIR",

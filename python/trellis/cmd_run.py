@@ -386,8 +386,10 @@ def run(argv: Sequence[str]) -> int | str:
         library = native.library(wanted)
     except TrellisError as err:
         if linked and not named:  # the MPI was the program's: say so
-            raise TrellisError(f"{err} ({split.program[0]} is linked with "
-                               f"{mpi_impl.get(linked[0]).title}: {linked[1]})") from None
+            raise TrellisError(
+                f"{err} ({split.program[0]} is linked with "
+                f"{mpi_impl.get(linked[0]).title}: {linked[1]})"
+            ) from None
         raise
     p = plan(
         argv,

@@ -254,4 +254,3 @@ def run(args: argparse.Namespace) -> str:
     if r.report is None:  # only a sweep keeps the MPI library's own: not reached
         raise TrellisError(f"trellis simulate: {LIBRARYS_OWN}")
     return describe(r) + timeline.format_report(r.report, args.path_rows)
-

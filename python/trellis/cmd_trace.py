@@ -316,8 +316,10 @@ def png(tl: timeline.Timeline, call: int, path: Path) -> None:
                                                       if tl.world(call, r) != r else "")
                                       for r in ranks])  # fmt: skip
     ax.set_ylim(len(ranks) - 0.5, -0.5)
-    ax.set_xlabel("microseconds from the first entry (grey line: in the call; sends above it, "
-                  "receives below; arrows: messages, send posted to receive done)")
+    ax.set_xlabel(
+        "microseconds from the first entry (grey line: in the call; sends above it, "
+        "receives below; arrows: messages, send posted to receive done)"
+    )
     total = (float(ent["t_exit"].max()) - t0) / 1e3
     ax.set_title(f"{call_title(c)}: {total:.1f} us", pad=24)
     ax.legend(handles=[Patch(color=v, label=k) for k, v in COLOURS.items()],
@@ -360,7 +362,7 @@ def run(args: argparse.Namespace) -> str:
     order = chronological(tl)
     reports = {r.call.call: r for r in timeline.analyze(tl)}
     last = [c for c in order if complete(tl, c)] or order
-    shown = [reports[c] for c in last[-args.calls:]] if args.calls > 0 else []
+    shown = [reports[c] for c in last[-args.calls :]] if args.calls > 0 else []
     aggregates = timeline.aggregate(list(reports.values()))
     out_json, out_png = outputs(args)
     if args.call is not None and not -len(order) <= args.call < len(order):

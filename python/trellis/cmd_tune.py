@@ -67,7 +67,8 @@ def colls(text: str) -> list[str]:
     bad = [c for c in out if c not in ALL_COLLS]
     if bad or not out:
         raise argparse.ArgumentTypeError(
-            f"unknown collective {', '.join(bad) or text!r} (one of: {', '.join(ALL_COLLS)})")
+            f"unknown collective {', '.join(bad) or text!r} (one of: {', '.join(ALL_COLLS)})"
+        )
     return out
 
 
@@ -326,8 +327,10 @@ def run(args: argparse.Namespace, extra: list[str] | None = None) -> str:
         "command: trellis tune " + " ".join(sys.argv[2:]),
         f"model: {model_path}; {ctx['model'].calls} simulations",
         *summary_lines(ctx["outcomes"], args, time.monotonic() - start),
-        ("Each rule: the sizes it was measured at, the winner's median block (us), the "
-         "built-in choice and mpi as ratios to the winner with 95% intervals."),
+        (
+            "Each rule: the sizes it was measured at, the winner's median block (us), the "
+            "built-in choice and mpi as ratios to the winner with 95% intervals."
+        ),
     ]
     out.write_text(tune_rules.rules_file(ctx["outcomes"], header))
     plot(ctx["outcomes"], out.with_suffix(out.suffix + ".png"))

@@ -149,8 +149,11 @@ def curve_of(p0: Point, p2: Point) -> tuple[tuple[Point, Point, Point], tuple[Po
     dx, dy = _unit(end[0] - control[0], end[1] - control[1])
     base = (end[0] - dx * HEAD_LENGTH, end[1] - dy * HEAD_LENGTH)
     half = HEAD_WIDTH / 2
-    head = (end, (base[0] - dy * half, base[1] + dx * half),
-            (base[0] + dy * half, base[1] - dx * half))
+    head = (
+        end,
+        (base[0] - dy * half, base[1] + dx * half),
+        (base[0] + dy * half, base[1] - dx * half),
+    )
     return (start, control, end), head
 
 

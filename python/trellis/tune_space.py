@@ -269,11 +269,15 @@ def refine(c: Candidate, algo: dict, table: dict[tuple[str, str], dict],
                        size_values(q, nbytes)) for q in inner["params"]
                       if q["kind"] in ("int", "size")]  # fmt: skip
         for combo in itertools.product(*(values for _, values in inner_axes)):
-            set_ = [f"{k}={v}" for (k, _), v in zip(inner_axes, combo, strict=True)
-                    if v != next(q["default"] for q in inner["params"] if q["name"] == k)]
+            set_ = [
+                f"{k}={v}"
+                for (k, _), v in zip(inner_axes, combo, strict=True)
+                if v != next(q["default"] for q in inner["params"] if q["name"] == k)
+            ]
             if set_:
-                out.append(candidate(c.coll, algo, {**chosen,
-                                                     p["name"]: f"{name}({','.join(set_)})"}))
+                out.append(
+                    candidate(c.coll, algo, {**chosen, p["name"]: f"{name}({','.join(set_)})"})
+                )
     return _unique(out)
 
 

@@ -13,44 +13,44 @@
 
 #include "sched/sched.h"
 
-#define TRL_COLL_MAP(X)                                                          \
-    X(BCAST, "bcast", "MPI_Bcast")                                               \
-    X(REDUCE, "reduce", "MPI_Reduce")                                            \
-    X(ALLREDUCE, "allreduce", "MPI_Allreduce")                                   \
-    X(BARRIER, "barrier", "MPI_Barrier")                                         \
-    X(GATHER, "gather", "MPI_Gather")                                            \
-    X(GATHERV, "gatherv", "MPI_Gatherv")                                         \
-    X(SCATTER, "scatter", "MPI_Scatter")                                         \
-    X(SCATTERV, "scatterv", "MPI_Scatterv")                                      \
-    X(ALLGATHER, "allgather", "MPI_Allgather")                                   \
-    X(ALLGATHERV, "allgatherv", "MPI_Allgatherv")                                \
-    X(ALLTOALL, "alltoall", "MPI_Alltoall")                                      \
-    X(ALLTOALLV, "alltoallv", "MPI_Alltoallv")                                   \
-    X(ALLTOALLW, "alltoallw", "MPI_Alltoallw")                                   \
-    X(REDUCE_SCATTER, "reduce_scatter", "MPI_Reduce_scatter")                    \
-    X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block", "MPI_Reduce_scatter_block")  \
-    X(SCAN, "scan", "MPI_Scan")                                                  \
-    X(EXSCAN, "exscan", "MPI_Exscan")                                            \
-    X(NEIGHBOR_ALLGATHER, "neighbor_allgather", "MPI_Neighbor_allgather")        \
-    X(NEIGHBOR_ALLGATHERV, "neighbor_allgatherv", "MPI_Neighbor_allgatherv")     \
-    X(NEIGHBOR_ALLTOALL, "neighbor_alltoall", "MPI_Neighbor_alltoall")           \
-    X(NEIGHBOR_ALLTOALLV, "neighbor_alltoallv", "MPI_Neighbor_alltoallv")        \
+#define TRL_COLL_MAP(X)                                                                            \
+    X(BCAST, "bcast", "MPI_Bcast")                                                                 \
+    X(REDUCE, "reduce", "MPI_Reduce")                                                              \
+    X(ALLREDUCE, "allreduce", "MPI_Allreduce")                                                     \
+    X(BARRIER, "barrier", "MPI_Barrier")                                                           \
+    X(GATHER, "gather", "MPI_Gather")                                                              \
+    X(GATHERV, "gatherv", "MPI_Gatherv")                                                           \
+    X(SCATTER, "scatter", "MPI_Scatter")                                                           \
+    X(SCATTERV, "scatterv", "MPI_Scatterv")                                                        \
+    X(ALLGATHER, "allgather", "MPI_Allgather")                                                     \
+    X(ALLGATHERV, "allgatherv", "MPI_Allgatherv")                                                  \
+    X(ALLTOALL, "alltoall", "MPI_Alltoall")                                                        \
+    X(ALLTOALLV, "alltoallv", "MPI_Alltoallv")                                                     \
+    X(ALLTOALLW, "alltoallw", "MPI_Alltoallw")                                                     \
+    X(REDUCE_SCATTER, "reduce_scatter", "MPI_Reduce_scatter")                                      \
+    X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block", "MPI_Reduce_scatter_block")                    \
+    X(SCAN, "scan", "MPI_Scan")                                                                    \
+    X(EXSCAN, "exscan", "MPI_Exscan")                                                              \
+    X(NEIGHBOR_ALLGATHER, "neighbor_allgather", "MPI_Neighbor_allgather")                          \
+    X(NEIGHBOR_ALLGATHERV, "neighbor_allgatherv", "MPI_Neighbor_allgatherv")                       \
+    X(NEIGHBOR_ALLTOALL, "neighbor_alltoall", "MPI_Neighbor_alltoall")                             \
+    X(NEIGHBOR_ALLTOALLV, "neighbor_alltoallv", "MPI_Neighbor_alltoallv")                          \
     X(NEIGHBOR_ALLTOALLW, "neighbor_alltoallw", "MPI_Neighbor_alltoallw")
 
 typedef enum {
 #define TRL_COLL_ENUM(id, name, mpi) TRL_COLL_##id,
     TRL_COLL_MAP(TRL_COLL_ENUM)
 #undef TRL_COLL_ENUM
-    TRL_COLL_COUNT
+        TRL_COLL_COUNT
 } trl_coll;
 
 const char *trl_coll_name(trl_coll c);
 const char *trl_coll_mpi_name(trl_coll c); /* "MPI_Bcast" */
 /* Properties of a collective, for the runtime, the rules and the tests. */
-bool trl_coll_is_rooted(trl_coll c);    /* has a root argument */
-bool trl_coll_is_reduction(trl_coll c); /* combines data with an operation */
-bool trl_coll_is_vector(trl_coll c);    /* per-rank counts (the v and w variants) */
-bool trl_coll_is_neighbor(trl_coll c);  /* a neighbourhood collective (a->nbhd) */
+bool trl_coll_is_rooted(trl_coll c);                  /* has a root argument */
+bool trl_coll_is_reduction(trl_coll c);               /* combines data with an operation */
+bool trl_coll_is_vector(trl_coll c);                  /* per-rank counts (the v and w variants) */
+bool trl_coll_is_neighbor(trl_coll c);                /* a neighbourhood collective (a->nbhd) */
 int trl_coll_from_name(const char *name, size_t len); /* -1 if unknown */
 
 typedef enum {
@@ -81,8 +81,8 @@ typedef struct {
     long long min, max;       /* INT and SIZE */
     trl_coll of;              /* ALGO and LEVEL */
     const char *help;
-    unsigned flags;           /* TRL_PARAM_REQUIRED, ... */
-    const char *choices;      /* CHOICE: the words, '|' between them */
+    unsigned flags;      /* TRL_PARAM_REQUIRED, ... */
+    const char *choices; /* CHOICE: the words, '|' between them */
 } trl_param_spec;
 
 struct trl_algo;
@@ -169,11 +169,11 @@ void trl_build_memo_free(trl_build_memo *memo);
 typedef struct {
     trl_coll coll;
     int rank, size, root;
-    size_t count;     /* elements of the call's datatype (per block for the
+    size_t count;                            /* elements of the call's datatype (per block for the
                          block collectives: gather, scatter, allgather,
                          alltoall, reduce_scatter_block) */
-    size_t elem_size; /* bytes of data per element (MPI_Type_size) */
-    const size_t *counts, *displs; /* per rank; see above */
+    size_t elem_size;                        /* bytes of data per element (MPI_Type_size) */
+    const size_t *counts, *displs;           /* per rank; see above */
     const size_t *send_counts, *send_displs; /* alltoallv/w */
     const size_t *recv_counts, *recv_displs;
     bool commutative; /* the operation, for reductions */
@@ -226,8 +226,8 @@ typedef struct trl_algo {
     trl_coll coll;
     const char *name;
     const char *description;
-    const char *cost; /* alpha-beta cost, for `trellis algorithms` */
-    unsigned needs;   /* TRL_NEEDS_* */
+    const char *cost;             /* alpha-beta cost, for `trellis algorithms` */
+    unsigned needs;               /* TRL_NEEDS_* */
     const trl_param_spec *params; /* terminated by a NULL name */
     trl_build_fn build;           /* NULL: the MPI library's own ("mpi") */
     /* Why the algorithm cannot serve a call, beyond `needs` (a tree file

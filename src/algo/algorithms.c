@@ -10,50 +10,84 @@
 #define NO_MAX 0x7fffffffffffffffLL
 
 static const trl_param_spec radix_only[] = {
-    {.name = "radix", .kind = TRL_PARAM_INT, .default_text = "4", .min = 2, .max = 1024,
+    {.name = "radix",
+     .kind = TRL_PARAM_INT,
+     .default_text = "4",
+     .min = 2,
+     .max = 1024,
      .help = "children per node of the tree"},
     {.name = NULL},
 };
 static const trl_param_spec kary_params[] = {
-    {.name = "radix", .kind = TRL_PARAM_INT, .default_text = "2", .min = 1, .max = 1024,
+    {.name = "radix",
+     .kind = TRL_PARAM_INT,
+     .default_text = "2",
+     .min = 1,
+     .max = 1024,
      .help = "children per node of the tree"},
     {.name = NULL},
 };
 static const trl_param_spec segment_only[] = {
-    {.name = "segment", .kind = TRL_PARAM_SIZE, .default_text = "64K", .min = 1, .max = NO_MAX,
+    {.name = "segment",
+     .kind = TRL_PARAM_SIZE,
+     .default_text = "64K",
+     .min = 1,
+     .max = NO_MAX,
      .help = "bytes per pipeline segment (rounded down to whole elements, at least one)"},
     {.name = NULL},
 };
 static const trl_param_spec ring_params[] = {
-    {.name = "segment", .kind = TRL_PARAM_SIZE, .default_text = "1M", .min = 1, .max = NO_MAX,
+    {.name = "segment",
+     .kind = TRL_PARAM_SIZE,
+     .default_text = "1M",
+     .min = 1,
+     .max = NO_MAX,
      .help = "largest message of one ring step; bigger blocks are sent in pieces"},
     {.name = NULL},
 };
 static const trl_param_spec reduce_bcast_params[] = {
-    {.name = "reduce", .kind = TRL_PARAM_ALGO, .default_text = "binomial", .of = TRL_COLL_REDUCE,
+    {.name = "reduce",
+     .kind = TRL_PARAM_ALGO,
+     .default_text = "binomial",
+     .of = TRL_COLL_REDUCE,
      .help = "the reduce algorithm (to rank 0)"},
-    {.name = "bcast", .kind = TRL_PARAM_ALGO, .default_text = "binomial", .of = TRL_COLL_BCAST,
+    {.name = "bcast",
+     .kind = TRL_PARAM_ALGO,
+     .default_text = "binomial",
+     .of = TRL_COLL_BCAST,
      .help = "the bcast algorithm (from rank 0)"},
-    {.name = "radix", .kind = TRL_PARAM_INT, .default_text = "4", .min = 2, .max = 1024,
+    {.name = "radix",
+     .kind = TRL_PARAM_INT,
+     .default_text = "4",
+     .min = 2,
+     .max = 1024,
      .help = "passed to the reduce and bcast algorithms; when absent each uses its own default"},
-    {.name = "segment", .kind = TRL_PARAM_SIZE, .default_text = "64K", .min = 1, .max = NO_MAX,
+    {.name = "segment",
+     .kind = TRL_PARAM_SIZE,
+     .default_text = "64K",
+     .min = 1,
+     .max = NO_MAX,
      .help = "passed to the reduce and bcast algorithms; when absent each uses its own default"},
     {.name = NULL},
 };
 
 /* hier: levels= and one parameter per level naming its algorithm. */
-#define LEVELS_PARAM                                                                        \
-    {.name = "levels", .kind = TRL_PARAM_LEVELS, .default_text = "host,world",              \
-     .help = "the levels, smallest first, ending with world: numa, socket, group:K, host, " \
-             "world"}
-#define LEVEL_PARAM(level, of_, def, flags_, help_)                                         \
-    {.name = level, .kind = TRL_PARAM_LEVEL, .default_text = def, .of = of_, .help = help_, \
-     .flags = flags_}
-#define LOWER_LEVELS(of, def, flags, what)                                                \
-    LEVEL_PARAM("numa", of, def, flags, what " within each NUMA domain"),                 \
-    LEVEL_PARAM("socket", of, def, flags, what " within each socket"),                    \
-    LEVEL_PARAM("group", of, def, flags, what " within each group of K ranks of a host"), \
-    LEVEL_PARAM("host", of, def, flags, what " within each host")
+#define LEVELS_PARAM                                                                               \
+    {                                                                                              \
+        .name = "levels", .kind = TRL_PARAM_LEVELS, .default_text = "host,world",                  \
+        .help = "the levels, smallest first, ending with world: numa, socket, group:K, host, "     \
+                "world"                                                                            \
+    }
+#define LEVEL_PARAM(level, of_, def, flags_, help_)                                                \
+    {                                                                                              \
+        .name = level, .kind = TRL_PARAM_LEVEL, .default_text = def, .of = of_, .help = help_,     \
+        .flags = flags_                                                                            \
+    }
+#define LOWER_LEVELS(of, def, flags, what)                                                         \
+    LEVEL_PARAM("numa", of, def, flags, what " within each NUMA domain"),                          \
+        LEVEL_PARAM("socket", of, def, flags, what " within each socket"),                         \
+        LEVEL_PARAM("group", of, def, flags, what " within each group of K ranks of a host"),      \
+        LEVEL_PARAM("host", of, def, flags, what " within each host")
 
 static const trl_param_spec hier_bcast_params[] = {
     LEVELS_PARAM,
@@ -79,8 +113,7 @@ static const trl_param_spec hier_barrier_params[] = {
     LEVELS_PARAM,
     LOWER_LEVELS(TRL_COLL_BCAST, "binomial", TRL_PARAM_TREE_SHAPE,
                  "the tree of the fan-in and fan-out"),
-    LEVEL_PARAM("world", TRL_COLL_BARRIER, "dissemination", 0,
-                "the barrier among the top leaders"),
+    LEVEL_PARAM("world", TRL_COLL_BARRIER, "dissemination", 0, "the barrier among the top leaders"),
     {.name = NULL},
 };
 
@@ -129,7 +162,11 @@ static const trl_param_spec hier_sharded_allreduce_params[] = {
     LEVEL_PARAM("world", TRL_COLL_ALLREDUCE, "ring", 0,
                 "the allreduce of each piece among its holders, one per host"),
     LEVEL_PARAM("allgather", TRL_COLL_ALLGATHERV, "ring", 0, "the allgatherv within each host"),
-    {.name = "pipeline", .kind = TRL_PARAM_INT, .default_text = "1", .min = 1, .max = 64,
+    {.name = "pipeline",
+     .kind = TRL_PARAM_INT,
+     .default_text = "1",
+     .min = 1,
+     .max = 64,
      .help = "pieces the vector is cut into and pipelined: while one crosses hosts the next is "
              "reduced within them and the one before gathered"},
     {.name = NULL},
@@ -142,26 +179,31 @@ static const trl_param_spec hier_reduce_scatter_params[] = {
                 "the scatterv of the blocks within each host"),
     {.name = NULL},
 };
-#define HIER_SCAN_PARAMS(coll)                                                 \
-    {                                                                          \
-        LEVEL_PARAM("host", coll, "linear", 0, "the scan within each host"),   \
-        LEVEL_PARAM("world", TRL_COLL_EXSCAN, "recursive_doubling", 0,         \
-                    "the exscan of the hosts' totals among their last ranks"), \
-        LEVEL_PARAM("bcast", TRL_COLL_BCAST, "binomial", 0,                    \
-                    "the bcast of the hosts before it within each host"),      \
-        {.name = NULL},                                                        \
+#define HIER_SCAN_PARAMS(coll)                                                                     \
+    {                                                                                              \
+        LEVEL_PARAM("host", coll, "linear", 0, "the scan within each host"),                       \
+            LEVEL_PARAM("world", TRL_COLL_EXSCAN, "recursive_doubling", 0,                         \
+                        "the exscan of the hosts' totals among their last ranks"),                 \
+            LEVEL_PARAM("bcast", TRL_COLL_BCAST, "binomial", 0,                                    \
+                        "the bcast of the hosts before it within each host"),                      \
+            {.name = NULL},                                                                        \
     }
 static const trl_param_spec hier_scan_params[] = HIER_SCAN_PARAMS(TRL_COLL_SCAN);
 static const trl_param_spec hier_exscan_params[] = HIER_SCAN_PARAMS(TRL_COLL_EXSCAN);
 
 /* tree: a tree or script file (docs/trees.md). */
-#define TREE_FILE_PARAM                                                   \
-    {.name = "file", .kind = TRL_PARAM_FILE, .flags = TRL_PARAM_REQUIRED, \
-     .help = "the tree or script file (docs/trees.md)"}
+#define TREE_FILE_PARAM                                                                            \
+    {                                                                                              \
+        .name = "file", .kind = TRL_PARAM_FILE, .flags = TRL_PARAM_REQUIRED,                       \
+        .help = "the tree or script file (docs/trees.md)"                                          \
+    }
 static const trl_param_spec tree_bcast_params[] = {TREE_FILE_PARAM, {.name = NULL}};
 static const trl_param_spec tree_reduce_params[] = {
     TREE_FILE_PARAM,
-    {.name = "order", .kind = TRL_PARAM_CHOICE, .default_text = "file", .choices = "file|arrival",
+    {.name = "order",
+     .kind = TRL_PARAM_CHOICE,
+     .default_text = "file",
+     .choices = "file|arrival",
      .help = "combine children in the file's order, or as they arrive (commutative operations "
              "only)"},
     {.name = NULL},
@@ -233,18 +275,18 @@ static const trl_param_spec inter_barrier_hosts_params[] = {
     {.name = NULL},
 };
 
-#define TRL_ENTRY(coll_, name_, build_, ...) \
+#define TRL_ENTRY(coll_, name_, build_, ...)                                                       \
     {.coll = TRL_COLL_##coll_, .name = name_, .build = build_, __VA_ARGS__},
-#define TRL_ENTRY_CHECKED(coll_, name_, build_, unusable_, ...) \
+#define TRL_ENTRY_CHECKED(coll_, name_, build_, unusable_, ...)                                    \
     TRL_ENTRY(coll_, name_, build_, .unusable = unusable_, __VA_ARGS__)
 /* Not Trellis' own: the call goes to the MPI library unchanged (no builder).
  * A rule can choose it, and the benchmarks compare against it. */
-#define TRL_ENTRY_MPI(id, name_, mpi)                                                   \
-    {.coll = TRL_COLL_##id, .name = "mpi", .description = "the MPI library's own " mpi, \
+#define TRL_ENTRY_MPI(id, name_, mpi)                                                              \
+    {.coll = TRL_COLL_##id,                                                                        \
+     .name = "mpi",                                                                                \
+     .description = "the MPI library's own " mpi,                                                  \
      .cost = "-"},
 
 const trl_algo trl_algorithms[] = {
-    TRL_ALGORITHMS(TRL_ENTRY, TRL_ENTRY_CHECKED)
-    TRL_COLL_MAP(TRL_ENTRY_MPI)
-    {.name = NULL},
+    TRL_ALGORITHMS(TRL_ENTRY, TRL_ENTRY_CHECKED) TRL_COLL_MAP(TRL_ENTRY_MPI){.name = NULL},
 };

@@ -59,8 +59,8 @@ trl_ref trl__blk_image(const trl_coll_args *a, trl_sched *s, size_t total, bool 
     return trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, total));
 }
 
-void trl__blk_unpack(const trl_coll_args *a, trl_sched *s, trl_ref img, const size_t *pre,
-                     int lo, int hi, int skip, const int *deps, int ndeps)
+void trl__blk_unpack(const trl_coll_args *a, trl_sched *s, trl_ref img, const size_t *pre, int lo,
+                     int hi, int skip, const int *deps, int ndeps)
 {
     for (int i = lo; i < hi; i++)
         if (i != skip && trl__blk_count(a, i) > 0)

@@ -62,8 +62,8 @@ trl_ref trl__blk_image(const trl_coll_args *a, trl_sched *s, size_t total, bool 
 /* Copy blocks lo..hi-1 but `skip` (-1: none) from an image that holds
  * them back to back (block i at img + pre[i]) to their places in RECV,
  * each after deps. */
-void trl__blk_unpack(const trl_coll_args *a, trl_sched *s, trl_ref img, const size_t *pre,
-                     int lo, int hi, int skip, const int *deps, int ndeps);
+void trl__blk_unpack(const trl_coll_args *a, trl_sched *s, trl_ref img, const size_t *pre, int lo,
+                     int hi, int skip, const int *deps, int ndeps);
 
 /* The first block (old rank) that new rank j stands for in the fold of
  * pattern/rdouble.h; j == pof2 gives p. So new ranks [j, k) stand for

@@ -9,10 +9,9 @@
 #include "algo/params.h" /* what the builders read their parameters with */
 #include "algo/registry.h"
 
-#define TRL_DECLARE_BUILDER(coll, name, build, ...) \
-    int build(const trl_coll_args *a, trl_sched *s);
-#define TRL_DECLARE_CHECKED(coll, name, build, unusable, ...) \
-    int build(const trl_coll_args *a, trl_sched *s);          \
+#define TRL_DECLARE_BUILDER(coll, name, build, ...) int build(const trl_coll_args *a, trl_sched *s);
+#define TRL_DECLARE_CHECKED(coll, name, build, unusable, ...)                                      \
+    int build(const trl_coll_args *a, trl_sched *s);                                               \
     const char *unusable(const trl_coll_args *a);
 TRL_ALGORITHMS(TRL_DECLARE_BUILDER, TRL_DECLARE_CHECKED)
 #undef TRL_DECLARE_BUILDER

@@ -34,15 +34,11 @@ static uint64_t domain(const trl_topo *t, trl_level_kind kind, int rank)
     uint64_t socket = t && t->socket[rank] >= 0 ? (uint64_t)t->socket[rank] + 1 : 0;
     uint64_t numa = t && t->numa[rank] >= 0 ? (uint64_t)t->numa[rank] + 1 : 0;
     switch (kind) {
-    case TRL_LEVEL_NUMA:
-        return host << 42 | socket << 21 | numa;
-    case TRL_LEVEL_SOCKET:
-        return host << 42 | socket << 21;
+    case TRL_LEVEL_NUMA: return host << 42 | socket << 21 | numa;
+    case TRL_LEVEL_SOCKET: return host << 42 | socket << 21;
     case TRL_LEVEL_HOST:
-    case TRL_LEVEL_GROUP: /* refined by the caller */
-        return host << 42;
-    default:
-        return 0;
+    case TRL_LEVEL_GROUP: /* refined by the caller */ return host << 42;
+    default: return 0;
     }
 }
 
@@ -84,9 +80,9 @@ typedef struct hier_plan {
     struct {
         int *group_of; /* per rank: its group at this level, -1 if not taking part */
         int ngroups;
-        int *first;    /* group g's members: member[first[g] .. first[g+1]), in rank order */
+        int *first; /* group g's members: member[first[g] .. first[g+1]), in rank order */
         int *member;
-        int *leader;   /* per group: index of its leader among its members */
+        int *leader; /* per group: index of its leader among its members */
     } level[TRL_LEVEL_COUNT];
     struct hier_plan *next; /* in a memo */
 } hier_plan;

@@ -26,7 +26,7 @@ typedef struct {
 
 typedef struct {
     trl_levels levels;
-    int active; /* levels this rank takes part in: 1 .. levels.n */
+    int active;                            /* levels this rank takes part in: 1 .. levels.n */
     trl_hier_group group[TRL_LEVEL_COUNT]; /* this rank's, per active level */
 } trl_hier;
 
@@ -85,8 +85,7 @@ int trl_hier_run_call(const trl_coll_args *call, trl_sched *s, const trl_hier_gr
  * entry per member of the group it runs on, or NULL), the operation and
  * element size as in a: the `call` of trl_hier_run_call. */
 static inline trl_coll_args trl_hier_call(const trl_coll_args *a, trl_coll coll, size_t count,
-                                          const size_t *counts, const size_t *displs,
-                                          bool in_place)
+                                          const size_t *counts, const size_t *displs, bool in_place)
 {
     trl_coll_args call = *a;
     call.coll = coll;

@@ -112,8 +112,8 @@ int trl_hier_carried_blocks(const trl_hier_blocks *b, int i, int x)
     return b->hi[cell(b, i, x)] - b->lo[cell(b, i, x)];
 }
 
-int trl_hier_blocks_group(const trl_hier_blocks *b, int i, int x, trl_hier_group *g,
-                          size_t *counts, size_t *displs, size_t *start)
+int trl_hier_blocks_group(const trl_hier_blocks *b, int i, int x, trl_hier_group *g, size_t *counts,
+                          size_t *displs, size_t *start)
 {
     int rc = trl_hier_map_group(&b->map, i, x, g);
     if (rc)
@@ -185,8 +185,8 @@ bool trl_hier_rooted_image(const trl_hier_blocks *b, const trl_coll_args *a, trl
 }
 
 int trl_hier_blocks_level(const trl_coll_args *a, trl_sched *s, const trl_hier_blocks *b, int i,
-                          trl_coll coll, const char *param, const trl_hier_image *im,
-                          trl_ref mine, bool in_place, size_t count, bool *led)
+                          trl_coll coll, const char *param, const trl_hier_image *im, trl_ref mine,
+                          bool in_place, size_t count, bool *led)
 {
     size_t *counts = malloc((size_t)a->size * 2 * sizeof *counts), start;
     *led = false;

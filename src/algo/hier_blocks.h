@@ -55,8 +55,8 @@ int trl_hier_carried_blocks(const trl_hier_blocks *b, int i, int x);
 /* Rank x's group at level i, and for each member j what it carries into
  * level i: counts[j] elements at displs[j], relative to the start of the
  * first member's (returned in *start). counts and displs have room for p. */
-int trl_hier_blocks_group(const trl_hier_blocks *b, int i, int x, trl_hier_group *g,
-                          size_t *counts, size_t *displs, size_t *start);
+int trl_hier_blocks_group(const trl_hier_blocks *b, int i, int x, trl_hier_group *g, size_t *counts,
+                          size_t *displs, size_t *start);
 
 /* Whether the image order is rank order. */
 bool trl_hier_blocks_in_rank_order(const trl_hier_blocks *b);
@@ -99,7 +99,7 @@ bool trl_hier_rooted_image(const trl_hier_blocks *b, const trl_coll_args *a, trl
  * in_place is passed on (the rank's own range already lies in place).
  * *led: whether this rank led a group of more than one. */
 int trl_hier_blocks_level(const trl_coll_args *a, trl_sched *s, const trl_hier_blocks *b, int i,
-                          trl_coll coll, const char *param, const trl_hier_image *im,
-                          trl_ref mine, bool in_place, size_t count, bool *led);
+                          trl_coll coll, const char *param, const trl_hier_image *im, trl_ref mine,
+                          bool in_place, size_t count, bool *led);
 
 #endif

@@ -20,8 +20,8 @@
 
 typedef struct {
     trl_hier_hosts hosts;
-    int nshards;   /* S */
-    size_t *off;   /* S+1: shard s is elements off[s] .. off[s+1] */
+    int nshards; /* S */
+    size_t *off; /* S+1: shard s is elements off[s] .. off[s+1] */
     /* This rank's host: q ranks, this rank being number me, and local rank
      * j's piece, count[j] elements at displ[j] (the shape of the host's
      * reduce_scatter, scatterv and allgatherv). */

@@ -92,7 +92,8 @@ int trl_nbhd_graph(int size, const int *indeg, const int *sources, const int *ou
     }
     if (nin != nout || alloc_lists(out, size, nin, nout))
         return -1;
-    edge *ins = malloc((nin ? nin : 1) * sizeof *ins), *outs = malloc((nout ? nout : 1) * sizeof *outs);
+    edge *ins = malloc((nin ? nin : 1) * sizeof *ins),
+         *outs = malloc((nout ? nout : 1) * sizeof *outs);
     int rc = ins && outs ? 0 : -1;
     out->in_off[0] = out->out_off[0] = 0;
     for (int r = 0; r < size; r++) {

@@ -16,7 +16,7 @@
 #include "tree/tree_file.h"
 
 static const char *const level_names[TRL_LEVEL_COUNT] = {"numa", "socket", "group", "host",
-                                                          "world"};
+                                                         "world"};
 
 const char *trl_level_name(trl_level_kind k)
 {
@@ -215,20 +215,14 @@ static int parse_file(const char *text, size_t len, trl_param_value *out, const 
 }
 
 static int parse_extra(const trl_param_spec *spec, const char *text, size_t len,
-                           trl_param_value *out, const char **why)
+                       trl_param_value *out, const char **why)
 {
     switch (spec->kind) {
-    case TRL_PARAM_CHOICE:
-        return parse_choice(spec, text, len, out, why);
-    case TRL_PARAM_LEVELS:
-        return parse_levels(text, len, &out->value, why);
-    case TRL_PARAM_LEVEL:
-        return parse_level(spec, text, len, out, why);
-    case TRL_PARAM_FILE:
-        return parse_file(text, len, out, why);
-    default:
-        *why = "not a parameter kind of this file";
-        return TRL_ERR_INVALID;
+    case TRL_PARAM_CHOICE: return parse_choice(spec, text, len, out, why);
+    case TRL_PARAM_LEVELS: return parse_levels(text, len, &out->value, why);
+    case TRL_PARAM_LEVEL: return parse_level(spec, text, len, out, why);
+    case TRL_PARAM_FILE: return parse_file(text, len, out, why);
+    default: *why = "not a parameter kind of this file"; return TRL_ERR_INVALID;
     }
 }
 
@@ -301,11 +295,15 @@ static const char *bad_nested_algo(const trl_param_spec *spec, const trl_algo *n
         snprintf(msg, sizeof msg, "unknown %s algorithm '%.*s' (expected one of: %s)", coll,
                  (int)(len < 60 ? len : 60), text, names);
     else if (!named->build)
-        snprintf(msg, sizeof msg, "the MPI library's own %s cannot be part of another algorithm "
-                 "(expected one of: %s)", coll, names);
+        snprintf(msg, sizeof msg,
+                 "the MPI library's own %s cannot be part of another algorithm "
+                 "(expected one of: %s)",
+                 coll, names);
     else
-        snprintf(msg, sizeof msg, "%s %s needs a file of its own and cannot be part of another "
-                 "algorithm (expected one of: %s)", coll, named->name, names);
+        snprintf(msg, sizeof msg,
+                 "%s %s needs a file of its own and cannot be part of another "
+                 "algorithm (expected one of: %s)",
+                 coll, named->name, names);
     return msg;
 }
 
@@ -388,8 +386,7 @@ const trl_algo *trl_param_algo(const trl_coll_args *a, const char *name)
     return v ? v->algo : fallback(a, name).algo;
 }
 
-const trl_algo *trl_param_level(const trl_coll_args *a, const char *name,
-                                const trl_params **params)
+const trl_algo *trl_param_level(const trl_coll_args *a, const char *name, const trl_params **params)
 {
     static const trl_params none = {NULL, 0};
     const trl_param_value *v = given(a, name);
@@ -444,8 +441,9 @@ int trl_params_view(const trl_params *given, const trl_algo *sub, trl_params *ou
         if (!spec || spec->kind != g->spec->kind)
             continue;
         bool numeric = spec->kind == TRL_PARAM_INT || spec->kind == TRL_PARAM_SIZE;
-        if (spec->kind == TRL_PARAM_ALGO ? !g->algo || g->algo->coll != spec->of
-                                         : numeric && (g->value < spec->min || g->value > spec->max)) {
+        if (spec->kind == TRL_PARAM_ALGO
+                ? !g->algo || g->algo->coll != spec->of
+                : numeric && (g->value < spec->min || g->value > spec->max)) {
             trl_params_release(out);
             return TRL_ERR_UNSUPPORTED;
         }
@@ -523,8 +521,7 @@ int trl_params_from_string(const trl_algo *algo, const char *text, trl_params *o
         }
         out->v = v;
         const char *reason;
-        if (trl_param_parse_value(spec, eq + 1, (size_t)(end - eq - 1), &out->v[out->n],
-                                  &reason)) {
+        if (trl_param_parse_value(spec, eq + 1, (size_t)(end - eq - 1), &out->v[out->n], &reason)) {
             *why = nested_error(p, wlen, reason);
             goto error;
         }

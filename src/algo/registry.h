@@ -23,6 +23,8 @@
 #ifndef TRL_ALGO_REGISTRY_H
 #define TRL_ALGO_REGISTRY_H
 
+/* The table is laid out by hand, a field a line: clang-format would pack it. */
+/* clang-format off */
 #define TRL_ALGORITHMS(ALGO, CHECKED)                                                              \
     /* bcast */                                                                                    \
     ALGO(BCAST, "linear", trl_bcast_linear,                                                        \
@@ -484,5 +486,6 @@
             .cost = "reduce + a + Nb + scatter",                                                   \
             .description = "intercommunicator: reduce in each group, the leaders exchange, "       \
                            "scatter in each group")
+/* clang-format on */
 
 #endif

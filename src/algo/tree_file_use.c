@@ -30,21 +30,25 @@ const char *trl__tree_file_unusable(const trl_coll_args *a, bool reduce, bool bc
         return why;
     }
     if (a->topo && !a->topo->world_order) {
-        snprintf(why, sizeof why, "%s is written for MPI_COMM_WORLD's rank order; this "
-                 "communicator's ranks are in another order", f->path);
+        snprintf(why, sizeof why,
+                 "%s is written for MPI_COMM_WORLD's rank order; this "
+                 "communicator's ranks are in another order",
+                 f->path);
         return why;
     }
     if ((reduce && !f->has_reduce) || (bcast && !f->has_bcast)) {
-        snprintf(why, sizeof why, "%s has no %s tree", f->path, reduce && !f->has_reduce ? "reduce"
-                                                                                          : "bcast");
+        snprintf(why, sizeof why, "%s has no %s tree", f->path,
+                 reduce && !f->has_reduce ? "reduce" : "bcast");
         return why;
     }
     if (reduce && !a->commutative) {
         if (!trl__tree_file_in_order(a))
             return "order=arrival needs a commutative operation";
         if (!trl_tree_links_ordered(&f->reduce, f->size, f->root)) {
-            snprintf(why, sizeof why, "the reduce tree of %s does not combine in rank order, "
-                     "which a non-commutative operation needs (docs/trees.md)", f->path);
+            snprintf(why, sizeof why,
+                     "the reduce tree of %s does not combine in rank order, "
+                     "which a non-commutative operation needs (docs/trees.md)",
+                     f->path);
             return why;
         }
     }

@@ -10,8 +10,7 @@ const char *trl_algo_unusable(const trl_algo *algo, const trl_coll_args *a)
 {
     /* The MPI library's own serves both kinds of communicator. */
     if (algo->build && !(algo->needs & TRL_NEEDS_INTER) != !a->inter)
-        return a->inter ? "it serves intracommunicators only"
-                        : "it serves intercommunicators only";
+        return a->inter ? "it serves intracommunicators only" : "it serves intercommunicators only";
     if ((algo->needs & TRL_NEEDS_COMMUTATIVE) && !a->commutative)
         return "it needs a commutative operation";
     /* The counts are exchanged by a blocking collective before the

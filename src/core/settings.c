@@ -104,8 +104,7 @@ static int parse(const struct setting *s, long long *out, char *msg, size_t len)
         size_t at = 0;
         char list[120] = "";
         for (int i = 0; s->words[i]; i++)
-            at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "",
-                                   s->words[i]);
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", s->words[i]);
         snprintf(why, sizeof why, "unknown value '%.*s' (expected %s%s%s)", (int)(n < 40 ? n : 40),
                  v, list, s->off_too ? ", or off: " : "", s->off_too ? "0, off, no, false" : "");
     } else if (s->kind == ON_OFF) {
@@ -136,11 +135,15 @@ static int parse(const struct setting *s, long long *out, char *msg, size_t len)
         } else {
             column += (int)digits;
             if (s->kind == LEVEL)
-                snprintf(why, sizeof why, "'%.*s' is neither on nor off nor a level (expected %s, "
-                         "or a number)", (int)(n < 40 ? n : 40), v, ON_OFF_WORDS);
+                snprintf(why, sizeof why,
+                         "'%.*s' is neither on nor off nor a level (expected %s, "
+                         "or a number)",
+                         (int)(n < 40 ? n : 40), v, ON_OFF_WORDS);
             else
-                snprintf(why, sizeof why, "'%.*s' is not a count (expected digits: a whole number "
-                         "of at least %lld)", (int)(n < 40 ? n : 40), v, s->min);
+                snprintf(why, sizeof why,
+                         "'%.*s' is not a count (expected digits: a whole number "
+                         "of at least %lld)",
+                         (int)(n < 40 ? n : 40), v, s->min);
         }
     }
     if (msg)

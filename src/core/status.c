@@ -5,9 +5,8 @@
 const char *trl_status_str(int status)
 {
     switch (status) {
-#define TRL_STATUS_CASE(name, value, msg) \
-    case value:                           \
-        return msg;
+#define TRL_STATUS_CASE(name, value, msg)                                                          \
+    case value: return msg;
         TRL_STATUS_MAP(TRL_STATUS_CASE)
 #undef TRL_STATUS_CASE
     }

@@ -5,14 +5,14 @@
 
 #include <stddef.h>
 
-#define TRL_STATUS_MAP(X)                                              \
-    X(OK, 0, "success")                                                \
-    X(ERR_NOMEM, -1, "out of memory")                                  \
-    X(ERR_INVALID, -2, "invalid argument")                             \
-    X(ERR_PARSE, -3, "syntax error")                                   \
-    X(ERR_UNSUPPORTED, -4, "not supported by this algorithm")          \
-    X(ERR_MPI, -5, "the MPI library returned an error")                \
-    X(ERR_IO, -6, "cannot read file")                                  \
+#define TRL_STATUS_MAP(X)                                                                          \
+    X(OK, 0, "success")                                                                            \
+    X(ERR_NOMEM, -1, "out of memory")                                                              \
+    X(ERR_INVALID, -2, "invalid argument")                                                         \
+    X(ERR_PARSE, -3, "syntax error")                                                               \
+    X(ERR_UNSUPPORTED, -4, "not supported by this algorithm")                                      \
+    X(ERR_MPI, -5, "the MPI library returned an error")                                            \
+    X(ERR_IO, -6, "cannot read file")                                                              \
     X(ERR_MISMATCH, -7, "ranks disagree")
 
 typedef enum {

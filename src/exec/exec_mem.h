@@ -18,9 +18,9 @@ typedef struct {
     void *scratch;
     size_t scratch_bytes;
     size_t cap_steps, cap_flight;
-    uint32_t *waiting;  /* per step: dependencies not yet done */
-    uint32_t *recv_q;   /* ready receives, FIFO */
-    uint32_t *other_q;  /* ready sends and local steps, FIFO */
+    uint32_t *waiting; /* per step: dependencies not yet done */
+    uint32_t *recv_q;  /* ready receives, FIFO */
+    uint32_t *other_q; /* ready sends and local steps, FIFO */
     /* In flight, at most cap_flight: MPI requests and the step each one
      * runs; steps waiting on shared memory; Testsome's answer. */
     MPI_Request *reqs;

@@ -115,8 +115,8 @@ static int reduce(const trl_exec *x, const trl_step *st)
     void *b = at(x, st->b);
     if (!trl_ref_same(st->b, st->c)) {
         if (x->contiguous)
-            return trl_reduce_into(at(x, st->a), at(x, st->c), b, st->count,
-                                   (size_t)x->type_size, x->call.dtype, x->call.op);
+            return trl_reduce_into(at(x, st->a), at(x, st->c), b, st->count, (size_t)x->type_size,
+                                   x->call.dtype, x->call.op);
         int rc = copy(x, at(x, st->c), b, st->count);
         if (rc != MPI_SUCCESS)
             return rc;
@@ -462,8 +462,7 @@ int trl_exec_progress(trl_exec *x, bool *finished)
     }
     if (rc == MPI_SUCCESS && release_held(x))
         rc = pump(x);
-    if (rc == MPI_SUCCESS && x->done < x->s->nsteps && x->nreqs == 0 && x->nshm == 0 &&
-        !queued(x))
+    if (rc == MPI_SUCCESS && x->done < x->s->nsteps && x->nreqs == 0 && x->nshm == 0 && !queued(x))
         rc = MPI_ERR_INTERN; /* steps left, none startable: a broken schedule */
     x->status = rc;
     *finished = rc == MPI_SUCCESS && x->done == x->s->nsteps;

@@ -41,7 +41,7 @@ typedef struct {
     /* Schedule tags become MPI tags tag_base + tag % tag_span: executions
      * that may overlap on one communicator get disjoint ranges. */
     int tag_base, tag_span;
-    trl_shm *shm;  /* small messages within the node; NULL: all through MPI */
+    trl_shm *shm; /* small messages within the node; NULL: all through MPI */
     /* Called while waiting with nothing moved, when set: other work that
      * must advance meanwhile (collectives in flight); the executor then
      * never blocks inside MPI. */
@@ -53,17 +53,17 @@ typedef struct {
     const trl_sched *s;
     trl_exec_call call;
     trl_exec_mem *m;
-    char *base[3];    /* SEND, RECV, SCRATCH resolved */
+    char *base[3]; /* SEND, RECV, SCRATCH resolved */
     MPI_Aint extent;
     int type_size;
     bool contiguous;
     size_t done;                 /* steps finished */
     size_t recv_head, recv_tail; /* recv_q[head..tail) */
     size_t other_head, other_tail;
-    size_t nreqs, nshm;          /* in flight: MPI requests, shared-memory steps */
-    size_t nshm_send;            /* ... of which sends waiting for a slot */
-    size_t in_recv, in_send;     /* in flight, by kind */
-    size_t window;               /* bound on each of in_recv and in_send (grows
+    size_t nreqs, nshm;      /* in flight: MPI requests, shared-memory steps */
+    size_t nshm_send;        /* ... of which sends waiting for a slot */
+    size_t in_recv, in_send; /* in flight, by kind */
+    size_t window;           /* bound on each of in_recv and in_send (grows
                                     on a stall) */
     /* Flow control for long schedules (0: off): every flow-th MPI send to
      * a peer is synchronous, and a send may start only while fewer than
@@ -73,12 +73,12 @@ typedef struct {
      * with their length. credit: how many may be unmatched (2 x flow,
      * doubled on each stall). */
     int flow, credit;
-    unsigned long idle;          /* polls since the last step finished */
-    double stall_since;          /* when a stall was first seen (0: none) */
-    unsigned long stall_idle;    /* idle then: a smaller idle is a new stall */
-    uint32_t bell;               /* shared memory's doorbell at the last look */
-    bool bell_seen;              /* ... and whether there was one */
-    int status;                  /* first error, sticky */
+    unsigned long idle;       /* polls since the last step finished */
+    double stall_since;       /* when a stall was first seen (0: none) */
+    unsigned long stall_idle; /* idle then: a smaller idle is a new stall */
+    uint32_t bell;            /* shared memory's doorbell at the last look */
+    bool bell_seen;           /* ... and whether there was one */
+    int status;               /* first error, sticky */
 } trl_exec;
 
 /* In-flight steps per execution to begin with (TRELLIS_EXEC_WINDOW). */

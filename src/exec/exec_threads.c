@@ -101,7 +101,7 @@ static void *run_rank(void *p)
     uint32_t *waiting = malloc((n + 1) * sizeof *waiting); /* deps left */
     size_t *ready = malloc((n + 1) * sizeof *ready);
     size_t *pending = malloc((n + 1) * sizeof *pending); /* posted, not done */
-    posted_send *sent = malloc((n + 1) * sizeof *sent); /* indexed by step */
+    posted_send *sent = malloc((n + 1) * sizeof *sent);  /* indexed by step */
     if (!b.base[TRL_BUF_SCRATCH] || !waiting || !ready || !pending || !sent) {
         pthread_mutex_lock(&w->lock);
         fail(w, "rank %d: out of memory", rank);
@@ -117,12 +117,12 @@ static void *run_rank(void *p)
     for (size_t i = 0; i < s->nroots; i++)
         ready[nready++] = s->roots[i];
 
-#define COMPLETE(i)                                                          \
-    do {                                                                     \
-        done++;                                                              \
-        for (uint32_t k = s->succ_first[i]; k < s->succ_first[(i) + 1]; k++) \
-            if (--waiting[s->succ[k]] == 0)                                  \
-                ready[nready++] = s->succ[k];                                \
+#define COMPLETE(i)                                                                                \
+    do {                                                                                           \
+        done++;                                                                                    \
+        for (uint32_t k = s->succ_first[i]; k < s->succ_first[(i) + 1]; k++)                       \
+            if (--waiting[s->succ[k]] == 0)                                                        \
+                ready[nready++] = s->succ[k];                                                      \
     } while (0)
 
     while (done < n) {
@@ -235,8 +235,8 @@ static void *run_rank(void *p)
             w->last_progress = now();
         if (!progressed && nready == 0) {
             if (now() - w->last_progress > job->timeout_s) {
-                fail(w, "deadlock: rank %d has %zu of %zu steps done and waits on l%zu", rank,
-                     done, n, npending ? pending[0] + 1 : 0);
+                fail(w, "deadlock: rank %d has %zu of %zu steps done and waits on l%zu", rank, done,
+                     n, npending ? pending[0] + 1 : 0);
                 pthread_mutex_unlock(&w->lock);
                 goto out;
             }

@@ -23,14 +23,14 @@ typedef struct {
     int size;
     size_t elem_size;
     trl_thread_reduce_fn reduce;
-    trl_sched *scheds;      /* one finished schedule per rank */
-    void **sendbuf;         /* per rank; may equal recvbuf (in place) */
-    void **recvbuf;         /* per rank; may be NULL where unused */
-    size_t *send_elems;     /* per rank: capacity of sendbuf in elements */
-    size_t *recv_elems;     /* per rank: capacity of recvbuf in elements */
-    unsigned seed;          /* for the random choice among ready steps */
-    double timeout_s;       /* no progress for this long: deadlock */
-    char error[256];        /* set on failure */
+    trl_sched *scheds;  /* one finished schedule per rank */
+    void **sendbuf;     /* per rank; may equal recvbuf (in place) */
+    void **recvbuf;     /* per rank; may be NULL where unused */
+    size_t *send_elems; /* per rank: capacity of sendbuf in elements */
+    size_t *recv_elems; /* per rank: capacity of recvbuf in elements */
+    unsigned seed;      /* for the random choice among ready steps */
+    double timeout_s;   /* no progress for this long: deadlock */
+    char error[256];    /* set on failure */
 } trl_thread_job;
 
 /* Returns 0 on success, a negative status with job->error set otherwise. */

@@ -60,11 +60,13 @@
  * ompi_allreduce_f. The names are those libmpi_mpifh exports for every
  * compiler's mangling (nm -D), the PMPI ones aside: those stay the
  * library's, for tools layered under Trellis. */
+/* clang-format off */
 #define TRL_FORTRAN_NAMES_buffers(X, lower, Mixed, UPPER)                                  \
     X(lower, mpi_##lower) X(lower, mpi_##lower##_) X(lower, mpi_##lower##__)               \
     X(lower, MPI_##UPPER) X(lower, ompi_##lower##_f) X(lower, MPI_##Mixed##_f)             \
     X(lower, MPI_##Mixed##_f08)
 #define TRL_FORTRAN_NAMES_handles TRL_FORTRAN_NAMES_buffers
+/* clang-format on */
 /* Its Fortran non-blocking collectives Trellis serves complete through its
  * progress hook (engine.c), so its own completion calls do; its Fortran
  * persistent collectives (mpix_*_init_) stay the library's. */
@@ -94,8 +96,8 @@ static inline bool trl_fortran_is(const void *p, const int *a, const int *b, con
 
 static inline bool trl_fortran_in_place(const void *p)
 {
-    return trl_fortran_is(p, &mpi_fortran_in_place_, &mpi_fortran_in_place,
-                          &mpi_fortran_in_place__, &MPI_FORTRAN_IN_PLACE);
+    return trl_fortran_is(p, &mpi_fortran_in_place_, &mpi_fortran_in_place, &mpi_fortran_in_place__,
+                          &MPI_FORTRAN_IN_PLACE);
 }
 
 static inline bool trl_fortran_bottom(const void *p)
@@ -107,16 +109,16 @@ static inline bool trl_fortran_bottom(const void *p)
 /* Open MPI 4 has persistent collectives as an extension, MPIX_*. */
 #include <mpi-ext.h>
 #if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
-#define TRL_PCOLL(name) MPIX_##name
+#define TRL_PCOLL(name)      MPIX_##name
 #define TRL_PCOLL_PMPI(name) PMPIX_##name
 #endif
 
 #define TRL_STATUSES_IGNORE MPI_STATUSES_IGNORE
-#define trl_testall PMPI_Testall
+#define trl_testall         PMPI_Testall
 
 #elif defined(MPICH) || defined(MPICH_VERSION)
 
-#define TRL_MPI_NAME "MPICH"
+#define TRL_MPI_NAME           "MPICH"
 /* The progress thread would hold Trellis' engine lock while it calls MPICH
  * (its global lock), and MPICH calls a finished request's free callback
  * (the engine lock) from inside MPI_Test holding its global lock: a
@@ -133,7 +135,7 @@ static inline MPI_Status *trl_statuses_ignore(void)
     __asm__("" : "+r"(p));
     return p;
 }
-#define TRL_STATUSES_IGNORE trl_statuses_ignore()
+#define TRL_STATUSES_IGNORE    trl_statuses_ignore()
 
 /* MPICH 4.0.2's MPI_Testall fails with MPI_ERR_IN_STATUS, no status saying
  * why, once a persistent collective request in the array completes (its
@@ -154,7 +156,7 @@ static inline int trl_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *s
 }
 /* MPICH has no setting that says ranks share cores (its ch4 device polls
  * without yielding): Trellis counts the node's ranks against its cores. */
-#define TRL_MPI_YIELD_ENV NULL
+#define TRL_MPI_YIELD_ENV      NULL
 
 /* MPICH's bindings (libmpichfort: mpif.h and `use mpi` through
  * mpi_allreduce_, `use mpi_f08` through mpi_allreduce_f08ts_) convert
@@ -163,13 +165,13 @@ static inline int trl_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *s
  * functions without a buffer (mpi_barrier_f08_, mpi_init_f08_, ...), which
  * call PMPI_* (nm -D libmpichfort.so, objdump). */
 #define TRL_FORTRAN_NAMES_buffers(X, lower, Mixed, UPPER)
-#define TRL_FORTRAN_NAMES_handles(X, lower, Mixed, UPPER) X(lower, mpi_##lower##_f08_)
+#define TRL_FORTRAN_NAMES_handles(X, lower, Mixed, UPPER)  X(lower, mpi_##lower##_f08_)
 /* Its `use mpi_f08` completion calls, MPI_Start(all), MPI_Request_free and
  * MPI_Cancel call PMPI_*: without Trellis' own a Trellis non-blocking
  * collective would never finish (MPICH offers no progress hook) and a
  * persistent one never start. mpif.h's and `use mpi`'s call MPI_*. */
 #define TRL_FORTRAN_NAMES_requests(X, lower, Mixed, UPPER) X(lower, mpi_##lower##_f08_)
-#define TRL_FORTRAN_F08_STATUS 1
+#define TRL_FORTRAN_F08_STATUS                             1
 
 /* mpi_f08's TYPE(MPI_Status) as C has it (MPI_F08_status, the fields of
  * MPI_Status). MPICH's MPI_Status_c2f08 lives in its Fortran library, which
@@ -183,25 +185,25 @@ static inline void trl_status_c2f08(const MPI_Status *c, MPI_F08_status *f)
     f->MPI_ERROR = c->MPI_ERROR;
 }
 
-#define TRL_PCOLL(name) MPI_##name
+#define TRL_PCOLL(name)      MPI_##name
 #define TRL_PCOLL_PMPI(name) PMPI_##name
 
 #else
 
 /* Another MPI: C programs are served; whether its Fortran bindings reach
  * the C entry points is unknown (add a section here once checked). */
-#define TRL_MPI_NAME "MPI"
+#define TRL_MPI_NAME           "MPI"
 #define TRL_NO_PROGRESS_THREAD ((const char *)0)
-#define TRL_MPI_YIELD_ENV NULL
+#define TRL_MPI_YIELD_ENV      NULL
 #define TRL_FORTRAN_NAMES_buffers(X, lower, Mixed, UPPER)
 #define TRL_FORTRAN_NAMES_handles(X, lower, Mixed, UPPER)
 #define TRL_FORTRAN_NAMES_requests(X, lower, Mixed, UPPER)
 #if MPI_VERSION >= 4
-#define TRL_PCOLL(name) MPI_##name
+#define TRL_PCOLL(name)      MPI_##name
 #define TRL_PCOLL_PMPI(name) PMPI_##name
 #endif
 #define TRL_STATUSES_IGNORE MPI_STATUSES_IGNORE
-#define trl_testall PMPI_Testall
+#define trl_testall         PMPI_Testall
 
 #endif
 

@@ -393,8 +393,8 @@ void trl_shm_attach(trl_shm *s, MPI_Comm comm)
     int agreed = 0;
     PMPI_Allreduce(&want, &agreed, 1, MPI_INT, MPI_MIN, node);
     s->max_bytes = max_bytes_for(n);
-    size_t bytes =
-        (size_t)n * sizeof(header) + (size_t)n * (size_t)n * chan_stride_for(s->max_bytes);
+    size_t bytes = (size_t)n * sizeof(header) +
+                   (size_t)n * (size_t)n * chan_stride_for(s->max_bytes);
     void *mine = NULL;
     int ok = agreed && PMPI_Win_allocate_shared(me == 0 ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL,
                                                 node, &mine, &s->win) == MPI_SUCCESS;

@@ -32,8 +32,8 @@
 #include <stdint.h>
 
 enum {
-    TRL_SHM_BYTES_MIN = 256,  /* largest message sent this way, at least */
-    TRL_SHM_BYTES_MAX = 8192, /* ... and at most: 512 B-8 KiB measured faster
+    TRL_SHM_BYTES_MIN = 256,   /* largest message sent this way, at least */
+    TRL_SHM_BYTES_MAX = 8192,  /* ... and at most: 512 B-8 KiB measured faster
                                  this way than through the library; 16 KiB
                                  slower on 2 ranks (two copies against
                                  its single one,
@@ -41,25 +41,25 @@ enum {
     TRL_SHM_SEGMENT = 1 << 20, /* the rings of a node's pairs, about: a
                                   segment per communicator, all of it
                                   touched at attach */
-    TRL_SHM_SLOTS = 4,   /* messages in flight per ordered pair */
-    TRL_SHM_MAX_RANKS = 32, /* per node: the segment grows with the square */
+    TRL_SHM_SLOTS = 4,         /* messages in flight per ordered pair */
+    TRL_SHM_MAX_RANKS = 32,    /* per node: the segment grows with the square */
 };
 
 typedef struct trl_shm_stashed trl_shm_stashed;
 
 typedef struct {
-    int n;          /* ranks of this node in the communicator; 0: off */
-    int me;         /* this rank's index among them */
-    uint32_t max_bytes;   /* largest message sent this way (the slots' size) */
-    int *node_of;   /* communicator rank -> index on this node, or -1 */
-    char *base;     /* the segment */
+    int n;              /* ranks of this node in the communicator; 0: off */
+    int me;             /* this rank's index among them */
+    uint32_t max_bytes; /* largest message sent this way (the slots' size) */
+    int *node_of;       /* communicator rank -> index on this node, or -1 */
+    char *base;         /* the segment */
     MPI_Win win;
-    bool has_win;   /* win must be freed (collective over the node) */
+    bool has_win;           /* win must be freed (collective over the node) */
     uint32_t *sent, *taken; /* per node index: messages sent to, taken from */
     uint32_t *acked_seen;   /* per node index: its `acked` when last read */
     bool watching;          /* this rank relies on its door (trl_shm_watch) */
-    int spin;       /* polls before sleeping (TRELLIS_SHM_SPIN) */
-    bool yield;     /* more ranks than cores: yield the core between polls */
+    int spin;               /* polls before sleeping (TRELLIS_SHM_SPIN) */
+    bool yield;             /* more ranks than cores: yield the core between polls */
     /* Messages that arrived before their receive: a hash table keyed by
      * (sender, tag), each bucket a FIFO list, so finding one costs the
      * same however many wait (a sender may run thousands ahead). */

@@ -96,8 +96,8 @@ enum { COMMUTING = 12 };
 
 static int predefined_index(MPI_Op op)
 {
-    static const MPI_Op predefined[] = {MPI_MAX,  MPI_MIN,    MPI_SUM,    MPI_PROD,    MPI_LAND,
-                                        MPI_BAND, MPI_LOR,    MPI_BOR,    MPI_LXOR,    MPI_BXOR,
+    static const MPI_Op predefined[] = {MPI_MAX,    MPI_MIN,    MPI_SUM,     MPI_PROD, MPI_LAND,
+                                        MPI_BAND,   MPI_LOR,    MPI_BOR,     MPI_LXOR, MPI_BXOR,
                                         MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP};
     for (int i = 0; i < (int)(sizeof predefined / sizeof *predefined); i++)
         if (op == predefined[i])

@@ -156,8 +156,8 @@ int trl_tree_init(trl_tree *t, trl_tree_kind kind, int radix, int size, int root
     else if (kind == TRL_TREE_CHAIN)
         radix = 1;
     int min_radix = kind == TRL_TREE_KNOMIAL ? 2 : 1;
-    if (size < 1 || root < 0 || root >= size || radix < min_radix ||
-        kind < TRL_TREE_BINOMIAL || kind > TRL_TREE_CHAIN)
+    if (size < 1 || root < 0 || root >= size || radix < min_radix || kind < TRL_TREE_BINOMIAL ||
+        kind > TRL_TREE_CHAIN)
         return TRL_ERR_INVALID;
     *t = (trl_tree){kind, radix, size, root, false, NULL, NULL, NULL};
     return TRL_OK;

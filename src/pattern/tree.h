@@ -65,10 +65,10 @@ int trl_tree_init_explicit(trl_tree *t, int size, int root, const int *parent,
 
 /* ---- the shape, over vranks ---- */
 
-int trl_tree_vparent(const trl_tree *t, int vrank);   /* -1 at vrank 0 */
+int trl_tree_vparent(const trl_tree *t, int vrank); /* -1 at vrank 0 */
 int trl_tree_vnchildren(const trl_tree *t, int vrank);
 int trl_tree_vchild(const trl_tree *t, int vrank, int i); /* -1 past the last */
-int trl_tree_vsubtree(const trl_tree *t, int vrank);  /* nodes, itself included */
+int trl_tree_vsubtree(const trl_tree *t, int vrank);      /* nodes, itself included */
 
 /* Position of vrank in a pre-order walk (children in order), and back. */
 int trl_tree_preorder(const trl_tree *t, int vrank);

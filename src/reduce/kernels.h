@@ -64,15 +64,34 @@ typedef enum {
 
 /* The pair types' layouts, as MPI defines them: the C struct of the value
  * and an int, with the compiler's padding. */
-typedef struct { float v; int k; } trl_float_int;
-typedef struct { double v; int k; } trl_double_int;
-typedef struct { long v; int k; } trl_long_int;
-typedef struct { int v; int k; } trl_2int;
-typedef struct { short v; int k; } trl_short_int;
-typedef struct { long double v; int k; } trl_long_double_int;
+typedef struct {
+    float v;
+    int k;
+} trl_float_int;
+typedef struct {
+    double v;
+    int k;
+} trl_double_int;
+typedef struct {
+    long v;
+    int k;
+} trl_long_int;
+typedef struct {
+    int v;
+    int k;
+} trl_2int;
+typedef struct {
+    short v;
+    int k;
+} trl_short_int;
+typedef struct {
+    long double v;
+    int k;
+} trl_long_double_int;
 
 /* One family each; NULL where the family has no kernel for the pair. */
-trl_reduce_fn trl_reduce_kernel_arith(trl_reduce_op op, trl_reduce_kind kind); /* MAX MIN SUM PROD */
+trl_reduce_fn trl_reduce_kernel_arith(trl_reduce_op op,
+                                      trl_reduce_kind kind); /* MAX MIN SUM PROD */
 trl_reduce_fn trl_reduce_kernel_logic(trl_reduce_op op, trl_reduce_kind kind); /* LAND .. BXOR */
 trl_reduce_fn trl_reduce_kernel_loc(trl_reduce_op op, trl_reduce_kind kind);   /* MINLOC MAXLOC */
 
@@ -83,15 +102,15 @@ trl_reduce_fn trl_reduce_kernel_loc(trl_reduce_op op, trl_reduce_kind kind);   /
 #define TRL_KERNEL __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 /* The same for element types no vector unit has (x87 long double): a
  * plain loop; alignment and prefetching only cost there (0.5% measured). */
-#define TRL_ELEMENTWISE_SCALAR(name, T, EXPR)                           \
-    static void name(const void *in, void *inout, size_t n)            \
-    {                                                                   \
-        const T *restrict a = in;                                       \
-        T *restrict b = inout;                                          \
-        for (size_t i = 0; i < n; i++) {                                \
-            T x = a[i], y = b[i];                                       \
-            b[i] = (EXPR);                                              \
-        }                                                               \
+#define TRL_ELEMENTWISE_SCALAR(name, T, EXPR)                                                      \
+    static void name(const void *in, void *inout, size_t n)                                        \
+    {                                                                                              \
+        const T *restrict a = in;                                                                  \
+        T *restrict b = inout;                                                                     \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            T x = a[i], y = b[i];                                                                  \
+            b[i] = (EXPR);                                                                         \
+        }                                                                                          \
     }
 
 #endif
@@ -100,15 +119,15 @@ trl_reduce_fn trl_reduce_kernel_loc(trl_reduce_op op, trl_reduce_kind kind);   /
 #define TRL_KERNEL
 /* The same for element types no vector unit has (x87 long double): a
  * plain loop; alignment and prefetching only cost there (0.5% measured). */
-#define TRL_ELEMENTWISE_SCALAR(name, T, EXPR)                           \
-    static void name(const void *in, void *inout, size_t n)            \
-    {                                                                   \
-        const T *restrict a = in;                                       \
-        T *restrict b = inout;                                          \
-        for (size_t i = 0; i < n; i++) {                                \
-            T x = a[i], y = b[i];                                       \
-            b[i] = (EXPR);                                              \
-        }                                                               \
+#define TRL_ELEMENTWISE_SCALAR(name, T, EXPR)                                                      \
+    static void name(const void *in, void *inout, size_t n)                                        \
+    {                                                                                              \
+        const T *restrict a = in;                                                                  \
+        T *restrict b = inout;                                                                     \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            T x = a[i], y = b[i];                                                                  \
+            b[i] = (EXPR);                                                                         \
+        }                                                                                          \
     }
 
 #endif
@@ -139,40 +158,38 @@ static inline size_t trl_align_head(const void *inout, size_t size, size_t n)
  * against 0.97 at 16 MiB, MINLOC at 16 MiB 0.82 against 1.11; it had
  * helped MINLOC beyond L3 on the machine of an earlier session:
  * docs/notebook/kernels.md, "Reduction kernels"). */
-#define TRL_LOOP(n, size, b, STEP)                                            \
-    do {                                                                      \
-        size_t i = 0;                                                         \
-        for (size_t head = trl_align_head(b, size, n); i < head; i++)         \
-            STEP                                                              \
-        for (; i < (n); i++)                                                  \
-            STEP                                                              \
+#define TRL_LOOP(n, size, b, STEP)                                                                 \
+    do {                                                                                           \
+        size_t i = 0;                                                                              \
+        for (size_t head = trl_align_head(b, size, n); i < head; i++)                              \
+            STEP for (; i < (n); i++) STEP                                                         \
     } while (0)
 
 /* A kernel over elements of type T (an alignment-1 typedef): y is the
  * inout element, x the in element, EXPR the new inout element. */
-#define TRL_ELEMENTWISE(name, T, EXPR)                                  \
-    static TRL_KERNEL void name(const void *in, void *inout, size_t n) \
-    {                                                                   \
-        const T *restrict a = in;                                       \
-        T *restrict b = inout;                                          \
-        TRL_LOOP(n, sizeof(T), b, {                                  \
-            T x = a[i]; /* no comma: this is a macro argument */        \
-            T y = b[i];                                                 \
-            b[i] = (EXPR);                                              \
-        });                                                             \
+#define TRL_ELEMENTWISE(name, T, EXPR)                                                             \
+    static TRL_KERNEL void name(const void *in, void *inout, size_t n)                             \
+    {                                                                                              \
+        const T *restrict a = in;                                                                  \
+        T *restrict b = inout;                                                                     \
+        TRL_LOOP(n, sizeof(T), b, {                                                                \
+            T x = a[i]; /* no comma: this is a macro argument */                                   \
+            T y = b[i];                                                                            \
+            b[i] = (EXPR);                                                                         \
+        });                                                                                        \
     }
 
 /* The same for element types no vector unit has (x87 long double): a
  * plain loop; alignment and prefetching only cost there (0.5% measured). */
-#define TRL_ELEMENTWISE_SCALAR(name, T, EXPR)                           \
-    static void name(const void *in, void *inout, size_t n)            \
-    {                                                                   \
-        const T *restrict a = in;                                       \
-        T *restrict b = inout;                                          \
-        for (size_t i = 0; i < n; i++) {                                \
-            T x = a[i], y = b[i];                                       \
-            b[i] = (EXPR);                                              \
-        }                                                               \
+#define TRL_ELEMENTWISE_SCALAR(name, T, EXPR)                                                      \
+    static void name(const void *in, void *inout, size_t n)                                        \
+    {                                                                                              \
+        const T *restrict a = in;                                                                  \
+        T *restrict b = inout;                                                                     \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            T x = a[i], y = b[i];                                                                  \
+            b[i] = (EXPR);                                                                         \
+        }                                                                                          \
     }
 
 #endif

@@ -49,11 +49,11 @@ typedef long double complex cldu __attribute__((aligned(1)));
 #define MAX_OF(x, y) ((y) > (x) ? (y) : (x))
 #define MIN_OF(x, y) ((y) < (x) ? (y) : (x))
 
-#define INTEGER_KERNELS(bits)                                                  \
-    TRL_ELEMENTWISE(sum_u##bits, u##bits##u, (uint##bits##_t)(x + y))         \
-    TRL_ELEMENTWISE(max_i##bits, i##bits##u, MAX_OF(x, y))                     \
-    TRL_ELEMENTWISE(min_i##bits, i##bits##u, MIN_OF(x, y))                     \
-    TRL_ELEMENTWISE(max_u##bits, u##bits##u, MAX_OF(x, y))                     \
+#define INTEGER_KERNELS(bits)                                                                      \
+    TRL_ELEMENTWISE(sum_u##bits, u##bits##u, (uint##bits##_t)(x + y))                              \
+    TRL_ELEMENTWISE(max_i##bits, i##bits##u, MAX_OF(x, y))                                         \
+    TRL_ELEMENTWISE(min_i##bits, i##bits##u, MIN_OF(x, y))                                         \
+    TRL_ELEMENTWISE(max_u##bits, u##bits##u, MAX_OF(x, y))                                         \
     TRL_ELEMENTWISE(min_u##bits, u##bits##u, MIN_OF(x, y))
 INTEGER_KERNELS(8)
 INTEGER_KERNELS(16)
@@ -62,8 +62,7 @@ INTEGER_KERNELS(64)
 
 /* 1u * x * y: the product in unsigned arithmetic even where the operands
  * would promote to int (8 and 16 bits), so it wraps instead of overflowing. */
-#define INTEGER_PROD(bits) \
-    TRL_ELEMENTWISE(prod_u##bits, u##bits##u, (uint##bits##_t)(1u * x * y))
+#define INTEGER_PROD(bits) TRL_ELEMENTWISE(prod_u##bits, u##bits##u, (uint##bits##_t)(1u * x * y))
 INTEGER_PROD(8)
 INTEGER_PROD(16)
 INTEGER_PROD(32)
@@ -113,8 +112,8 @@ static void prod_u8_pairs(const void *in, void *inout, size_t n)
  * three runs, this one 0.93-1.01 (docs/notebook/kernels.md, "Reduction kernels"). */
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-__attribute__((target("avx512f,avx512bw"))) static void prod_u8_widen32(const void *in,
-                                                                        void *inout, size_t n)
+__attribute__((target("avx512f,avx512bw"))) static void prod_u8_widen32(const void *in, void *inout,
+                                                                        size_t n)
 {
     const uint8_t *a = in;
     uint8_t *b = inout;
@@ -145,10 +144,10 @@ static void prod_u8_by_size(const void *in, void *inout, size_t n)
     (n < TRL_ALIGN_FROM_BYTES ? prod_u8_small() : prod_u8_pairs)(in, inout, n);
 }
 
-#define REAL_KERNELS(KERNEL, suffix, T)  \
-    KERNEL(sum_##suffix, T, x + y)        \
-    KERNEL(prod_##suffix, T, x * y)       \
-    KERNEL(max_##suffix, T, MAX_OF(x, y)) \
+#define REAL_KERNELS(KERNEL, suffix, T)                                                            \
+    KERNEL(sum_##suffix, T, x + y)                                                                 \
+    KERNEL(prod_##suffix, T, x *y)                                                                 \
+    KERNEL(max_##suffix, T, MAX_OF(x, y))                                                          \
     KERNEL(min_##suffix, T, MIN_OF(x, y))
 REAL_KERNELS(TRL_ELEMENTWISE, float, f32u)
 REAL_KERNELS(TRL_ELEMENTWISE, double, f64u)
@@ -157,7 +156,7 @@ REAL_KERNELS(TRL_ELEMENTWISE_SCALAR, long_double, fldu)
 TRL_ELEMENTWISE(sum_float_complex, c32u, x + y)
 TRL_ELEMENTWISE(sum_double_complex, c64u, x + y)
 TRL_ELEMENTWISE_SCALAR(sum_long_double_complex, cldu, x + y)
-TRL_ELEMENTWISE_SCALAR(prod_long_double_complex, cldu, x * y)
+TRL_ELEMENTWISE_SCALAR(prod_long_double_complex, cldu, x *y)
 
 /* Complex PROD for float and double, a block at a time: the textbook
  * formula's real parts into one local array and imaginary parts into
@@ -169,40 +168,40 @@ TRL_ELEMENTWISE_SCALAR(prod_long_double_complex, cldu, x * y)
  * no copy of inout, because its start-up made calls of a few elements
  * slower than Open MPI's scalar loop (0.56-0.8 of its speed). */
 enum { COMPLEX_BLOCK = 256 };
-#define COMPLEX_PROD(name, R, C)                                                      \
-    static TRL_KERNEL void name(const void *in, void *inout, size_t n)               \
-    {                                                                                 \
-        typedef R ru __attribute__((aligned(1)));                                     \
-        const ru *restrict a = in;                                                    \
-        ru *restrict b = inout;                                                       \
-        R re[COMPLEX_BLOCK], im[COMPLEX_BLOCK];                                       \
-        size_t len = trl_align_head(inout, sizeof(C), n); /* the first block */       \
-        if (len == 0)                                                                 \
-            len = n < COMPLEX_BLOCK ? n : COMPLEX_BLOCK;                              \
-        for (size_t start = 0; start < n;                                             \
-             start += len, len = n - start < COMPLEX_BLOCK ? n - start : COMPLEX_BLOCK) { \
-            const ru *x = a + 2 * start;                                              \
-            ru *y = b + 2 * start;                                                    \
-            int unsure = 0;                                                           \
-            for (size_t i = 0; i < len; i++)                                          \
-                re[i] = x[2 * i] * y[2 * i] - x[2 * i + 1] * y[2 * i + 1];            \
-            for (size_t i = 0; i < len; i++) {                                        \
-                im[i] = x[2 * i] * y[2 * i + 1] + x[2 * i + 1] * y[2 * i];            \
-                unsure |= (re[i] != re[i]) & (im[i] != im[i]);                        \
-            }                                                                         \
-            for (size_t i = 0; unsure && i < len; i++) {                              \
-                if (isnan(re[i]) && isnan(im[i])) {                                   \
-                    C r = __builtin_complex((R)x[2 * i], (R)x[2 * i + 1]) *           \
-                          __builtin_complex((R)y[2 * i], (R)y[2 * i + 1]);            \
-                    re[i] = __real__ r;                                               \
-                    im[i] = __imag__ r;                                               \
-                }                                                                     \
-            }                                                                         \
-            for (size_t i = 0; i < len; i++) {                                        \
-                y[2 * i] = re[i];                                                     \
-                y[2 * i + 1] = im[i];                                                 \
-            }                                                                         \
-        }                                                                             \
+#define COMPLEX_PROD(name, R, C)                                                                   \
+    static TRL_KERNEL void name(const void *in, void *inout, size_t n)                             \
+    {                                                                                              \
+        typedef R ru __attribute__((aligned(1)));                                                  \
+        const ru *restrict a = in;                                                                 \
+        ru *restrict b = inout;                                                                    \
+        R re[COMPLEX_BLOCK], im[COMPLEX_BLOCK];                                                    \
+        size_t len = trl_align_head(inout, sizeof(C), n); /* the first block */                    \
+        if (len == 0)                                                                              \
+            len = n < COMPLEX_BLOCK ? n : COMPLEX_BLOCK;                                           \
+        for (size_t start = 0; start < n;                                                          \
+             start += len, len = n - start < COMPLEX_BLOCK ? n - start : COMPLEX_BLOCK) {          \
+            const ru *x = a + 2 * start;                                                           \
+            ru *y = b + 2 * start;                                                                 \
+            int unsure = 0;                                                                        \
+            for (size_t i = 0; i < len; i++)                                                       \
+                re[i] = x[2 * i] * y[2 * i] - x[2 * i + 1] * y[2 * i + 1];                         \
+            for (size_t i = 0; i < len; i++) {                                                     \
+                im[i] = x[2 * i] * y[2 * i + 1] + x[2 * i + 1] * y[2 * i];                         \
+                unsure |= (re[i] != re[i]) & (im[i] != im[i]);                                     \
+            }                                                                                      \
+            for (size_t i = 0; unsure && i < len; i++) {                                           \
+                if (isnan(re[i]) && isnan(im[i])) {                                                \
+                    C r = __builtin_complex((R)x[2 * i], (R)x[2 * i + 1]) *                        \
+                          __builtin_complex((R)y[2 * i], (R)y[2 * i + 1]);                         \
+                    re[i] = __real__ r;                                                            \
+                    im[i] = __imag__ r;                                                            \
+                }                                                                                  \
+            }                                                                                      \
+            for (size_t i = 0; i < len; i++) {                                                     \
+                y[2 * i] = re[i];                                                                  \
+                y[2 * i + 1] = im[i];                                                              \
+            }                                                                                      \
+        }                                                                                          \
     }
 COMPLEX_PROD(prod_float_complex, float, float complex)
 COMPLEX_PROD(prod_double_complex, double, double complex)

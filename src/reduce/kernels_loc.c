@@ -16,41 +16,41 @@
 #include <string.h>
 
 /* Branch-free, so the compiler vectorises the interleaved pairs. */
-#define LOC_KERNEL(name, P, BETTER)                                         \
-    static TRL_KERNEL void name(const void *in, void *inout, size_t n)     \
-    {                                                                       \
-        typedef P pu __attribute__((aligned(1)));                           \
-        const pu *restrict a = in;                                          \
-        pu *restrict b = inout;                                             \
-        TRL_LOOP(n, sizeof(P), b, LOC_STEP(BETTER));                        \
+#define LOC_KERNEL(name, P, BETTER)                                                                \
+    static TRL_KERNEL void name(const void *in, void *inout, size_t n)                             \
+    {                                                                                              \
+        typedef P pu __attribute__((aligned(1)));                                                  \
+        const pu *restrict a = in;                                                                 \
+        pu *restrict b = inout;                                                                    \
+        TRL_LOOP(n, sizeof(P), b, LOC_STEP(BETTER));                                               \
     }
-#define LOC_STEP(BETTER)                                                    \
-    {                                                                       \
-        int better = a[i].v BETTER b[i].v, tie = a[i].v == b[i].v;          \
-        int lower = a[i].k < b[i].k ? a[i].k : b[i].k;                      \
-        int k = better ? a[i].k : tie ? lower : b[i].k;                     \
-        b[i].v = better ? a[i].v : b[i].v;                                  \
-        b[i].k = k;                                                         \
+#define LOC_STEP(BETTER)                                                                           \
+    {                                                                                              \
+        int better = a[i].v BETTER b[i].v, tie = a[i].v == b[i].v;                                 \
+        int lower = a[i].k < b[i].k ? a[i].k : b[i].k;                                             \
+        int k = better ? a[i].k : tie ? lower : b[i].k;                                            \
+        b[i].v = better ? a[i].v : b[i].v;                                                         \
+        b[i].k = k;                                                                                \
     }
-#define LOC_KERNELS(suffix, P)            \
-    LOC_KERNEL(minloc_##suffix, P, <)     \
+#define LOC_KERNELS(suffix, P)                                                                     \
+    LOC_KERNEL(minloc_##suffix, P, <)                                                              \
     LOC_KERNEL(maxloc_##suffix, P, >)
 
 /* long double does not vectorise (x87), and loading and storing it there
  * is slow: compare, then copy the bytes only where the pair changes. */
-#define LOC_KERNEL_SCALAR(name, P, BETTER)                                  \
-    static void name(const void *in, void *inout, size_t n)                \
-    {                                                                       \
-        typedef P pu __attribute__((aligned(1)));                           \
-        const pu *restrict a = in;                                          \
-        pu *restrict b = inout;                                             \
-        for (size_t i = 0; i < n; i++) {                                    \
-            if (a[i].v BETTER b[i].v) {                                     \
-                memcpy(&b[i].v, &a[i].v, sizeof a[i].v);                    \
-                b[i].k = a[i].k;                                            \
-            } else if (a[i].v == b[i].v && a[i].k < b[i].k)                   \
-                b[i].k = a[i].k;                                            \
-        }                                                                   \
+#define LOC_KERNEL_SCALAR(name, P, BETTER)                                                         \
+    static void name(const void *in, void *inout, size_t n)                                        \
+    {                                                                                              \
+        typedef P pu __attribute__((aligned(1)));                                                  \
+        const pu *restrict a = in;                                                                 \
+        pu *restrict b = inout;                                                                    \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            if (a[i].v BETTER b[i].v) {                                                            \
+                memcpy(&b[i].v, &a[i].v, sizeof a[i].v);                                           \
+                b[i].k = a[i].k;                                                                   \
+            } else if (a[i].v == b[i].v && a[i].k < b[i].k)                                        \
+                b[i].k = a[i].k;                                                                   \
+        }                                                                                          \
     }
 
 LOC_KERNELS(float_int, trl_float_int)
@@ -68,24 +68,24 @@ LOC_KERNELS(double_int, trl_double_int)
  * padding stays as it was (one AND per word). */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 typedef uint64_t word __attribute__((aligned(1)));
-#define WORD_PAIR_KERNEL(name, P, VT, BETTER)                                     \
-    _Static_assert(sizeof(P) == 8 && offsetof(P, v) == 0 && offsetof(P, k) == 4, \
-                   #P " is one word: value, then index in the upper half");      \
-    static TRL_KERNEL void name(const void *in, void *inout, size_t n)           \
-    {                                                                             \
-        const word *restrict a = in;                                              \
-        word *restrict b = inout;                                                 \
-        const uint64_t data = ~(uint64_t)0 << 32 | (~(uint64_t)0 >> (64 - 8 * sizeof(VT))); \
-        TRL_LOOP(n, 8, b, {                                                       \
-            uint64_t x = a[i];                                                    \
-            uint64_t y = b[i];                                                    \
-            VT xv = (VT)x;                                                        \
-            VT yv = (VT)y;                                                        \
-            int take = xv BETTER yv;                                              \
-            take |= xv == yv && (int32_t)(x >> 32) < (int32_t)(y >> 32);         \
-            uint64_t from_x = take ? data : 0;                                    \
-            b[i] = (x & from_x) | (y & ~from_x);                                  \
-        });                                                                       \
+#define WORD_PAIR_KERNEL(name, P, VT, BETTER)                                                      \
+    _Static_assert(sizeof(P) == 8 && offsetof(P, v) == 0 && offsetof(P, k) == 4,                   \
+                   #P " is one word: value, then index in the upper half");                        \
+    static TRL_KERNEL void name(const void *in, void *inout, size_t n)                             \
+    {                                                                                              \
+        const word *restrict a = in;                                                               \
+        word *restrict b = inout;                                                                  \
+        const uint64_t data = ~(uint64_t)0 << 32 | (~(uint64_t)0 >> (64 - 8 * sizeof(VT)));        \
+        TRL_LOOP(n, 8, b, {                                                                        \
+            uint64_t x = a[i];                                                                     \
+            uint64_t y = b[i];                                                                     \
+            VT xv = (VT)x;                                                                         \
+            VT yv = (VT)y;                                                                         \
+            int take = xv BETTER yv;                                                               \
+            take |= xv == yv && (int32_t)(x >> 32) < (int32_t)(y >> 32);                           \
+            uint64_t from_x = take ? data : 0;                                                     \
+            b[i] = (x & from_x) | (y & ~from_x);                                                   \
+        });                                                                                        \
     }
 /* The 16-byte pairs (MPI_LONG_INT): GNU C vectors of four elements, words
  * v0 k0 v1 k1 ..: the values compare in the even words, the indices in the
@@ -95,46 +95,47 @@ typedef uint64_t word __attribute__((aligned(1)));
  * on data whose branches its scalar kernel predicts. */
 typedef int64_t four_pairs __attribute__((vector_size(64)));
 typedef uint64_t four_pairs_bits __attribute__((vector_size(64)));
-typedef struct { four_pairs w; } four_pairs_u __attribute__((aligned(1)));
-#define TWO_WORD_PAIR_STEP(BETTER, a, b, e)                                       \
-    {                                                                             \
-        int take = a[e].v BETTER b[e].v;                                          \
-        take |= a[e].v == b[e].v && a[e].k < b[e].k;                              \
-        b[e].v = take ? a[e].v : b[e].v;                                          \
-        b[e].k = take ? a[e].k : b[e].k;                                          \
+typedef struct {
+    four_pairs w;
+} four_pairs_u __attribute__((aligned(1)));
+#define TWO_WORD_PAIR_STEP(BETTER, a, b, e)                                                        \
+    {                                                                                              \
+        int take = a[e].v BETTER b[e].v;                                                           \
+        take |= a[e].v == b[e].v && a[e].k < b[e].k;                                               \
+        b[e].v = take ? a[e].v : b[e].v;                                                           \
+        b[e].k = take ? a[e].k : b[e].k;                                                           \
     }
-#define TWO_WORD_PAIR_KERNEL(name, P, BETTER)                                     \
-    _Static_assert(sizeof(P) == 16 && offsetof(P, v) == 0 && offsetof(P, k) == 8, \
-                   #P " is two words: value, then index in the low half");        \
-    static TRL_KERNEL void name(const void *in, void *inout, size_t n)           \
-    {                                                                             \
-        typedef P pu __attribute__((aligned(1)));                                 \
-        const pu *restrict a = in;                                                \
-        pu *restrict b = inout;                                                   \
-        const four_pairs to_value = {1, 0, 3, 2, 5, 4, 7, 6};                     \
-        const four_pairs to_both = {0, 0, 2, 2, 4, 4, 6, 6};                      \
-        /* the odd words' upper halves are padding: never taken from in */       \
-        const four_pairs data = {-1, 0xFFFFFFFF, -1, 0xFFFFFFFF,                  \
-                                 -1, 0xFFFFFFFF, -1, 0xFFFFFFFF};                 \
-        size_t e = 0;                                                             \
-        /* aligned at every size: 0.9 of the speed from L1 otherwise */          \
-        for (size_t head = trl_head_to_line(inout, sizeof(P), n); e < head; e++)  \
-            TWO_WORD_PAIR_STEP(BETTER, a, b, e)                                   \
-        const four_pairs_u *restrict ga = (const void *)&a[e];                    \
-        four_pairs_u *restrict gb = (void *)&b[e];                                \
-        size_t groups = (n - e) / 4;                                              \
-        TRL_LOOP(groups, sizeof(four_pairs), gb, {                                \
-            four_pairs x = ga[i].w;                                               \
-            four_pairs y = gb[i].w;                                               \
-            four_pairs lower_index = /* odd words: the int index, signed */        \
-                (four_pairs)((four_pairs_bits)x << 32) < (four_pairs)((four_pairs_bits)y << 32); \
-            four_pairs take = (x BETTER y) |                                      \
-                              ((x == y) & __builtin_shuffle(lower_index, to_value)); \
-            take = __builtin_shuffle(take, to_both) & data;                       \
-            gb[i].w = (x & take) | (y & ~take);                                   \
-        });                                                                       \
-        for (e += 4 * groups; e < n; e++)                                         \
-            TWO_WORD_PAIR_STEP(BETTER, a, b, e)                                   \
+#define TWO_WORD_PAIR_KERNEL(name, P, BETTER)                                                      \
+    _Static_assert(sizeof(P) == 16 && offsetof(P, v) == 0 && offsetof(P, k) == 8,                  \
+                   #P " is two words: value, then index in the low half");                         \
+    static TRL_KERNEL void name(const void *in, void *inout, size_t n)                             \
+    {                                                                                              \
+        typedef P pu __attribute__((aligned(1)));                                                  \
+        const pu *restrict a = in;                                                                 \
+        pu *restrict b = inout;                                                                    \
+        const four_pairs to_value = {1, 0, 3, 2, 5, 4, 7, 6};                                      \
+        const four_pairs to_both = {0, 0, 2, 2, 4, 4, 6, 6};                                       \
+        /* the odd words' upper halves are padding: never taken from in */                         \
+        const four_pairs data = {-1, 0xFFFFFFFF, -1, 0xFFFFFFFF, -1, 0xFFFFFFFF, -1, 0xFFFFFFFF};  \
+        size_t e = 0;                                                                              \
+        /* aligned at every size: 0.9 of the speed from L1 otherwise */                            \
+        for (size_t head = trl_head_to_line(inout, sizeof(P), n); e < head; e++)                   \
+            TWO_WORD_PAIR_STEP(BETTER, a, b, e)                                                    \
+        const four_pairs_u *restrict ga = (const void *)&a[e];                                     \
+        four_pairs_u *restrict gb = (void *)&b[e];                                                 \
+        size_t groups = (n - e) / 4;                                                               \
+        TRL_LOOP(groups, sizeof(four_pairs), gb, {                                                 \
+            four_pairs x = ga[i].w;                                                                \
+            four_pairs y = gb[i].w;                                                                \
+            four_pairs lower_index = /* odd words: the int index, signed */                        \
+                (four_pairs)((four_pairs_bits)x << 32) < (four_pairs)((four_pairs_bits)y << 32);   \
+            four_pairs take = (x BETTER y) |                                                       \
+                              ((x == y) & __builtin_shuffle(lower_index, to_value));               \
+            take = __builtin_shuffle(take, to_both) & data;                                        \
+            gb[i].w = (x & take) | (y & ~take);                                                    \
+        });                                                                                        \
+        for (e += 4 * groups; e < n; e++)                                                          \
+            TWO_WORD_PAIR_STEP(BETTER, a, b, e)                                                    \
     }
 WORD_PAIR_KERNEL(minloc_2int, trl_2int, int32_t, <)
 WORD_PAIR_KERNEL(maxloc_2int, trl_2int, int32_t, >)
@@ -159,29 +160,29 @@ LOC_KERNEL_SCALAR(maxloc_long_double_int, trl_long_double_int, >)
  * by the true extent, as the executor's scratch is. The kernels above load
  * and store whole elements, so they stop one short and the last element
  * goes field by field. */
-#define LAST_BY_FIELDS(kernel, P, BETTER)                                    \
-    static void kernel##_tight(const void *in, void *inout, size_t n)       \
-    {                                                                        \
-        if (n == 0)                                                          \
-            return;                                                          \
-        kernel(in, inout, n - 1);                                            \
-        const char *x = (const char *)in + (n - 1) * sizeof(P);              \
-        char *y = (char *)inout + (n - 1) * sizeof(P);                       \
-        __typeof__(((P *)0)->v) xv, yv;                                      \
-        int xk, yk;                                                          \
-        memcpy(&xv, x + offsetof(P, v), sizeof xv);                          \
-        memcpy(&yv, y + offsetof(P, v), sizeof yv);                          \
-        memcpy(&xk, x + offsetof(P, k), sizeof xk);                          \
-        memcpy(&yk, y + offsetof(P, k), sizeof yk);                          \
-        if (xv BETTER yv) {                                                  \
-            memcpy(y + offsetof(P, v), &xv, sizeof xv);                      \
-            memcpy(y + offsetof(P, k), &xk, sizeof xk);                      \
-        } else if (xv == yv && xk < yk) {                                    \
-            memcpy(y + offsetof(P, k), &xk, sizeof xk);                      \
-        }                                                                    \
+#define LAST_BY_FIELDS(kernel, P, BETTER)                                                          \
+    static void kernel##_tight(const void *in, void *inout, size_t n)                              \
+    {                                                                                              \
+        if (n == 0)                                                                                \
+            return;                                                                                \
+        kernel(in, inout, n - 1);                                                                  \
+        const char *x = (const char *)in + (n - 1) * sizeof(P);                                    \
+        char *y = (char *)inout + (n - 1) * sizeof(P);                                             \
+        __typeof__(((P *)0)->v) xv, yv;                                                            \
+        int xk, yk;                                                                                \
+        memcpy(&xv, x + offsetof(P, v), sizeof xv);                                                \
+        memcpy(&yv, y + offsetof(P, v), sizeof yv);                                                \
+        memcpy(&xk, x + offsetof(P, k), sizeof xk);                                                \
+        memcpy(&yk, y + offsetof(P, k), sizeof yk);                                                \
+        if (xv BETTER yv) {                                                                        \
+            memcpy(y + offsetof(P, v), &xv, sizeof xv);                                            \
+            memcpy(y + offsetof(P, k), &xk, sizeof xk);                                            \
+        } else if (xv == yv && xk < yk) {                                                          \
+            memcpy(y + offsetof(P, k), &xk, sizeof xk);                                            \
+        }                                                                                          \
     }
-#define LAST_BY_FIELDS_BOTH(suffix, P)               \
-    LAST_BY_FIELDS(minloc_##suffix, P, <)            \
+#define LAST_BY_FIELDS_BOTH(suffix, P)                                                             \
+    LAST_BY_FIELDS(minloc_##suffix, P, <)                                                          \
     LAST_BY_FIELDS(maxloc_##suffix, P, >)
 LAST_BY_FIELDS_BOTH(float_int, trl_float_int)
 LAST_BY_FIELDS_BOTH(double_int, trl_double_int)
@@ -197,8 +198,8 @@ static const trl_reduce_fn pairs[][2] = {
     [TRL_KIND_LONG_INT - TRL_KIND_FLOAT_INT] = {minloc_long_int_tight, maxloc_long_int_tight},
     [TRL_KIND_2INT - TRL_KIND_FLOAT_INT] = {minloc_2int_tight, maxloc_2int_tight},
     [TRL_KIND_SHORT_INT - TRL_KIND_FLOAT_INT] = {minloc_short_int_tight, maxloc_short_int_tight},
-    [TRL_KIND_LONG_DOUBLE_INT - TRL_KIND_FLOAT_INT] = {minloc_long_double_int_tight,
-                                                       maxloc_long_double_int_tight},
+    [TRL_KIND_LONG_DOUBLE_INT -
+        TRL_KIND_FLOAT_INT] = {minloc_long_double_int_tight, maxloc_long_double_int_tight},
 };
 
 trl_reduce_fn trl_reduce_kernel_loc(trl_reduce_op op, trl_reduce_kind kind)

@@ -26,45 +26,45 @@ typedef uint64_t u64u __attribute__((aligned(1)));
  * was up to 1.5x faster at 16 MiB. A whole page, because the check must be
  * a loop the compiler vectorises and the prefetcher stays off a page never
  * touched. Below TRL_ALIGN_FROM_BYTES the plain loop serves. */
-#define SHORT_CIRCUIT(name, bits, DECIDES, DECIDED, EXPR)                              \
-    static TRL_KERNEL void name(const void *in, void *inout, size_t n)                 \
-    {                                                                                   \
-        enum { BLOCK = 4096 / (bits / 8) };                                             \
-        const u##bits##u *restrict a = in;                                              \
-        u##bits##u *restrict b = inout;                                                 \
-        size_t i = 0, head = trl_align_head(inout, bits / 8, n);                        \
-        if (n * (bits / 8) >= TRL_ALIGN_FROM_BYTES) {                                   \
-            for (; i < head; i++) {                                                     \
-                uint##bits##_t x = a[i], y = b[i];                                      \
-                b[i] = (uint##bits##_t)(EXPR);                                          \
-            }                                                                           \
-            for (; i + BLOCK <= n; i += BLOCK) {                                        \
-                int decided = 1;                                                        \
-                for (size_t j = i; j < i + BLOCK; j++)                                  \
-                    decided &= b[j] DECIDES;                                            \
-                if (decided) {                                                          \
-                    for (size_t j = i; j < i + BLOCK; j++)                              \
-                        b[j] = DECIDED;                                                 \
-                    continue;                                                           \
-                }                                                                       \
-                for (size_t j = i; j < i + BLOCK; j++) {                                \
-                    uint##bits##_t x = a[j], y = b[j];                                  \
-                    b[j] = (uint##bits##_t)(EXPR);                                      \
-                }                                                                       \
-            }                                                                           \
-        }                                                                               \
-        for (; i < n; i++) {                                                            \
-            uint##bits##_t x = a[i], y = b[i];                                          \
-            b[i] = (uint##bits##_t)(EXPR);                                              \
-        }                                                                               \
+#define SHORT_CIRCUIT(name, bits, DECIDES, DECIDED, EXPR)                                          \
+    static TRL_KERNEL void name(const void *in, void *inout, size_t n)                             \
+    {                                                                                              \
+        enum { BLOCK = 4096 / (bits / 8) };                                                        \
+        const u##bits##u *restrict a = in;                                                         \
+        u##bits##u *restrict b = inout;                                                            \
+        size_t i = 0, head = trl_align_head(inout, bits / 8, n);                                   \
+        if (n * (bits / 8) >= TRL_ALIGN_FROM_BYTES) {                                              \
+            for (; i < head; i++) {                                                                \
+                uint##bits##_t x = a[i], y = b[i];                                                 \
+                b[i] = (uint##bits##_t)(EXPR);                                                     \
+            }                                                                                      \
+            for (; i + BLOCK <= n; i += BLOCK) {                                                   \
+                int decided = 1;                                                                   \
+                for (size_t j = i; j < i + BLOCK; j++)                                             \
+                    decided &= b[j] DECIDES;                                                       \
+                if (decided) {                                                                     \
+                    for (size_t j = i; j < i + BLOCK; j++)                                         \
+                        b[j] = DECIDED;                                                            \
+                    continue;                                                                      \
+                }                                                                                  \
+                for (size_t j = i; j < i + BLOCK; j++) {                                           \
+                    uint##bits##_t x = a[j], y = b[j];                                             \
+                    b[j] = (uint##bits##_t)(EXPR);                                                 \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        for (; i < n; i++) {                                                                       \
+            uint##bits##_t x = a[i], y = b[i];                                                     \
+            b[i] = (uint##bits##_t)(EXPR);                                                         \
+        }                                                                                          \
     }
 
-#define LOGIC_KERNELS(bits)                                                               \
-    SHORT_CIRCUIT(land_##bits, bits, == 0, 0, (x != 0) & (y != 0))                        \
-    SHORT_CIRCUIT(lor_##bits, bits, != 0, 1, (x != 0) | (y != 0))                         \
-    TRL_ELEMENTWISE(lxor_##bits, u##bits##u, (uint##bits##_t)((x != 0) ^ (y != 0)))      \
-    TRL_ELEMENTWISE(band_##bits, u##bits##u, (uint##bits##_t)(x & y))                    \
-    TRL_ELEMENTWISE(bor_##bits, u##bits##u, (uint##bits##_t)(x | y))                     \
+#define LOGIC_KERNELS(bits)                                                                        \
+    SHORT_CIRCUIT(land_##bits, bits, == 0, 0, (x != 0) & (y != 0))                                 \
+    SHORT_CIRCUIT(lor_##bits, bits, != 0, 1, (x != 0) | (y != 0))                                  \
+    TRL_ELEMENTWISE(lxor_##bits, u##bits##u, (uint##bits##_t)((x != 0) ^ (y != 0)))                \
+    TRL_ELEMENTWISE(band_##bits, u##bits##u, (uint##bits##_t)(x & y))                              \
+    TRL_ELEMENTWISE(bor_##bits, u##bits##u, (uint##bits##_t)(x | y))                               \
     TRL_ELEMENTWISE(bxor_##bits, u##bits##u, (uint##bits##_t)(x ^ y))
 LOGIC_KERNELS(8)
 LOGIC_KERNELS(16)

@@ -33,8 +33,8 @@ typedef enum {
 } type_group;
 
 #define ARITHMETIC (1u << TRL_OP_MAX | 1u << TRL_OP_MIN | 1u << TRL_OP_SUM | 1u << TRL_OP_PROD)
-#define LOGICAL (1u << TRL_OP_LAND | 1u << TRL_OP_LOR | 1u << TRL_OP_LXOR)
-#define BITWISE (1u << TRL_OP_BAND | 1u << TRL_OP_BOR | 1u << TRL_OP_BXOR)
+#define LOGICAL    (1u << TRL_OP_LAND | 1u << TRL_OP_LOR | 1u << TRL_OP_LXOR)
+#define BITWISE    (1u << TRL_OP_BAND | 1u << TRL_OP_BOR | 1u << TRL_OP_BXOR)
 static const unsigned group_ops[] = {
     [GROUP_C_INTEGER] = ARITHMETIC | LOGICAL | BITWISE,
     [GROUP_OTHER_INTEGER] = ARITHMETIC | BITWISE,
@@ -46,9 +46,9 @@ static const unsigned group_ops[] = {
 };
 
 enum {
-    MAX_TYPES = 64,      /* rows: the predefined datatypes covered, plus row 0 (none) */
-    TYPE_SLOT_BITS = 8,  /* 256 hash slots, 4 per row: probes stay short */
-    OP_SLOT_BITS = 6,    /* 64 slots for 12 operations */
+    MAX_TYPES = 64,     /* rows: the predefined datatypes covered, plus row 0 (none) */
+    TYPE_SLOT_BITS = 8, /* 256 hash slots, 4 per row: probes stay short */
+    OP_SLOT_BITS = 6,   /* 64 slots for 12 operations */
 };
 
 typedef struct {
@@ -106,15 +106,24 @@ static void put(slot *t, unsigned bits, uintptr_t key, unsigned char value)
 static size_t kind_size(trl_reduce_kind kind)
 {
     static const size_t size[TRL_KIND_COUNT] = {
-        [TRL_KIND_I8] = 1, [TRL_KIND_U8] = 1, [TRL_KIND_I16] = 2, [TRL_KIND_U16] = 2,
-        [TRL_KIND_I32] = 4, [TRL_KIND_U32] = 4, [TRL_KIND_I64] = 8, [TRL_KIND_U64] = 8,
-        [TRL_KIND_FLOAT] = sizeof(float), [TRL_KIND_DOUBLE] = sizeof(double),
+        [TRL_KIND_I8] = 1,
+        [TRL_KIND_U8] = 1,
+        [TRL_KIND_I16] = 2,
+        [TRL_KIND_U16] = 2,
+        [TRL_KIND_I32] = 4,
+        [TRL_KIND_U32] = 4,
+        [TRL_KIND_I64] = 8,
+        [TRL_KIND_U64] = 8,
+        [TRL_KIND_FLOAT] = sizeof(float),
+        [TRL_KIND_DOUBLE] = sizeof(double),
         [TRL_KIND_LONG_DOUBLE] = sizeof(long double),
         [TRL_KIND_FLOAT_COMPLEX] = 2 * sizeof(float),
         [TRL_KIND_DOUBLE_COMPLEX] = 2 * sizeof(double),
         [TRL_KIND_LONG_DOUBLE_COMPLEX] = 2 * sizeof(long double),
-        [TRL_KIND_FLOAT_INT] = sizeof(trl_float_int), [TRL_KIND_DOUBLE_INT] = sizeof(trl_double_int),
-        [TRL_KIND_LONG_INT] = sizeof(trl_long_int), [TRL_KIND_2INT] = sizeof(trl_2int),
+        [TRL_KIND_FLOAT_INT] = sizeof(trl_float_int),
+        [TRL_KIND_DOUBLE_INT] = sizeof(trl_double_int),
+        [TRL_KIND_LONG_INT] = sizeof(trl_long_int),
+        [TRL_KIND_2INT] = sizeof(trl_2int),
         [TRL_KIND_SHORT_INT] = sizeof(trl_short_int),
         [TRL_KIND_LONG_DOUBLE_INT] = sizeof(trl_long_double_int),
     };
@@ -124,11 +133,14 @@ static size_t kind_size(trl_reduce_kind kind)
 /* The integer representation of `size` bytes; -1 where there is none. */
 static int integer_kind(size_t size, int is_signed)
 {
-    int base = size == 1 ? TRL_KIND_I8 : size == 2 ? TRL_KIND_I16 : size == 4 ? TRL_KIND_I32
-             : size == 8 ? TRL_KIND_I64 : -1;
+    int base = size == 1   ? TRL_KIND_I8
+               : size == 2 ? TRL_KIND_I16
+               : size == 4 ? TRL_KIND_I32
+               : size == 8 ? TRL_KIND_I64
+                           : -1;
     return base < 0 ? -1 : base + !is_signed;
 }
-#define SIGNED_OF(ctype) integer_kind(sizeof(ctype), 1)
+#define SIGNED_OF(ctype)   integer_kind(sizeof(ctype), 1)
 #define UNSIGNED_OF(ctype) integer_kind(sizeof(ctype), 0)
 
 /* Fortran REAL and COMPLEX of the sizes C has (IEEE single and double). */

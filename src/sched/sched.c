@@ -73,8 +73,7 @@ static int add(trl_sched *s, trl_step step, const int *deps, int ndeps)
     if (s->status != TRL_OK)
         return s->status;
     if (grow((void **)&s->steps, &s->cap_steps, s->nsteps + 1, sizeof *s->steps) ||
-        grow((void **)&s->deps, &s->cap_deps, s->ndeps + (size_t)ndeps + 1,
-             sizeof *s->deps))
+        grow((void **)&s->deps, &s->cap_deps, s->ndeps + (size_t)ndeps + 1, sizeof *s->deps))
         return fail(s, TRL_ERR_NOMEM);
     int id = (int)s->nsteps;
     step.phase = s->phase;
@@ -157,32 +156,29 @@ static int message(trl_sched *s, trl_step st, const int *deps, int ndeps)
     return add(s, st, deps, ndeps);
 }
 
-int trl_sched_send(trl_sched *s, int peer, trl_ref src, size_t count,
-                   const int *deps, int ndeps)
+int trl_sched_send(trl_sched *s, int peer, trl_ref src, size_t count, const int *deps, int ndeps)
 {
     return message(s, (trl_step){.kind = TRL_STEP_SEND, .peer = peer, .a = src, .count = count},
                    deps, ndeps);
 }
 
-int trl_sched_recv(trl_sched *s, int peer, trl_ref dst, size_t count,
-                   const int *deps, int ndeps)
+int trl_sched_recv(trl_sched *s, int peer, trl_ref dst, size_t count, const int *deps, int ndeps)
 {
     return message(s, (trl_step){.kind = TRL_STEP_RECV, .peer = peer, .b = dst, .count = count},
                    deps, ndeps);
 }
 
-int trl_sched_copy(trl_sched *s, trl_ref src, trl_ref dst, size_t count,
-                   const int *deps, int ndeps)
+int trl_sched_copy(trl_sched *s, trl_ref src, trl_ref dst, size_t count, const int *deps, int ndeps)
 {
     trl_step st = {.kind = TRL_STEP_COPY, .peer = -1, .a = src, .b = dst, .count = count};
     return add(s, st, deps, ndeps);
 }
 
-int trl_sched_reduce(trl_sched *s, trl_ref in, trl_ref inout, size_t count,
-                     const int *deps, int ndeps)
+int trl_sched_reduce(trl_sched *s, trl_ref in, trl_ref inout, size_t count, const int *deps,
+                     int ndeps)
 {
-    trl_step st = {.kind = TRL_STEP_REDUCE, .peer = -1, .a = in, .b = inout, .c = inout,
-                   .count = count};
+    trl_step st = {
+        .kind = TRL_STEP_REDUCE, .peer = -1, .a = in, .b = inout, .c = inout, .count = count};
     return add(s, st, deps, ndeps);
 }
 
@@ -273,7 +269,8 @@ static int phase_index(trl_sched *s, uint16_t outer, const char *name)
     }
     if (s->nphases == s->cap_phases) {
         unsigned cap = 2u * s->cap_phases;
-        char **names = realloc(s->phase_names, (cap > UINT16_MAX ? UINT16_MAX : cap) * sizeof *names);
+        char **names = realloc(s->phase_names,
+                               (cap > UINT16_MAX ? UINT16_MAX : cap) * sizeof *names);
         if (!names) {
             free(full);
             return fail(s, TRL_ERR_NOMEM);
@@ -349,15 +346,9 @@ int trl_sched_append(trl_sched *s, const trl_sched *sub, const trl_sched_map *m)
             deps[n++] = base + sub->deps[st->dep_first + d];
         trl_ref a = translate(st->a, m, scratch), b = translate(st->b, m, scratch);
         switch (st->kind) {
-        case TRL_STEP_SEND:
-            trl_sched_send(s, m->ranks[st->peer], a, st->count, deps, n);
-            break;
-        case TRL_STEP_RECV:
-            trl_sched_recv(s, m->ranks[st->peer], b, st->count, deps, n);
-            break;
-        case TRL_STEP_COPY:
-            trl_sched_copy(s, a, b, st->count, deps, n);
-            break;
+        case TRL_STEP_SEND: trl_sched_send(s, m->ranks[st->peer], a, st->count, deps, n); break;
+        case TRL_STEP_RECV: trl_sched_recv(s, m->ranks[st->peer], b, st->count, deps, n); break;
+        case TRL_STEP_COPY: trl_sched_copy(s, a, b, st->count, deps, n); break;
         case TRL_STEP_REDUCE: {
             /* c is b while sub is unfinished, as it must be; a finished
              * sub's folded c would otherwise be lost here. */
@@ -366,9 +357,7 @@ int trl_sched_append(trl_sched *s, const trl_sched *sub, const trl_sched_map *m)
                 s->steps[id].c = translate(st->c, m, scratch);
             break;
         }
-        case TRL_STEP_NOP:
-            add(s, (trl_step){.kind = TRL_STEP_NOP, .peer = -1}, deps, n);
-            break;
+        case TRL_STEP_NOP: add(s, (trl_step){.kind = TRL_STEP_NOP, .peer = -1}, deps, n); break;
         }
     }
     s->phase = current;
@@ -401,8 +390,11 @@ static void fold_copies(trl_sched *s)
                 overlap(r->a, r->b, r->count))
                 continue;
             r->c = c->a;
-            *c = (trl_step){.kind = TRL_STEP_NOP, .peer = -1, .phase = c->phase,
-                            .dep_first = c->dep_first, .ndeps = c->ndeps};
+            *c = (trl_step){.kind = TRL_STEP_NOP,
+                            .peer = -1,
+                            .phase = c->phase,
+                            .dep_first = c->dep_first,
+                            .ndeps = c->ndeps};
             break;
         }
     }
@@ -550,7 +542,8 @@ void trl_sched_print_steps(const trl_sched *s, FILE *out)
         const trl_step *st = &s->steps[i];
         bool changed = i == 0 ? st->phase != 0 : s->steps[i - 1].phase != st->phase;
         if (changed)
-            fprintf(out, "  phase %s:\n", st->phase ? trl_sched_phase_name(s, st->phase) : "(none)");
+            fprintf(out, "  phase %s:\n",
+                    st->phase ? trl_sched_phase_name(s, st->phase) : "(none)");
         fprintf(out, "  l%zu: %-6s", i + 1, names[st->kind]);
         if (st->kind == TRL_STEP_SEND)
             fprintf(out, " %s+%zu to %d", kind_name(st->a.buf), st->a.off, st->peer);
@@ -560,8 +553,8 @@ void trl_sched_print_steps(const trl_sched *s, FILE *out)
             fprintf(out, " %s+%zu, %s+%zu -> %s+%zu", kind_name(st->a.buf), st->a.off,
                     kind_name(st->c.buf), st->c.off, kind_name(st->b.buf), st->b.off);
         else if (st->kind != TRL_STEP_NOP)
-            fprintf(out, " %s+%zu -> %s+%zu", kind_name(st->a.buf), st->a.off,
-                    kind_name(st->b.buf), st->b.off);
+            fprintf(out, " %s+%zu -> %s+%zu", kind_name(st->a.buf), st->a.off, kind_name(st->b.buf),
+                    st->b.off);
         fprintf(out, " x%zu", st->count);
         if (st->kind == TRL_STEP_SEND || st->kind == TRL_STEP_RECV)
             fprintf(out, " tag %d", st->tag);

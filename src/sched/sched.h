@@ -55,8 +55,8 @@ typedef enum {
 
 typedef struct {
     trl_step_kind kind;
-    int peer; /* send, recv */
-    int tag;  /* send, recv: assigned by the schedule */
+    int peer;       /* send, recv */
+    int tag;        /* send, recv: assigned by the schedule */
     uint16_t phase; /* index into the schedule's phase names (0: unnamed) */
     trl_ref a, b;
     trl_ref c; /* reduce: the operand b starts as (b itself, or a folded copy's source) */
@@ -109,14 +109,12 @@ size_t trl_sched_scratch(trl_sched *s, size_t count);
 
 /* Each returns the new step's id, or a negative status (also kept sticky
  * in s->status, so a builder can check once at the end). */
-int trl_sched_send(trl_sched *s, int peer, trl_ref src, size_t count,
-                   const int *deps, int ndeps);
-int trl_sched_recv(trl_sched *s, int peer, trl_ref dst, size_t count,
-                   const int *deps, int ndeps);
-int trl_sched_copy(trl_sched *s, trl_ref src, trl_ref dst, size_t count,
-                   const int *deps, int ndeps);
-int trl_sched_reduce(trl_sched *s, trl_ref in, trl_ref inout, size_t count,
-                     const int *deps, int ndeps);
+int trl_sched_send(trl_sched *s, int peer, trl_ref src, size_t count, const int *deps, int ndeps);
+int trl_sched_recv(trl_sched *s, int peer, trl_ref dst, size_t count, const int *deps, int ndeps);
+int trl_sched_copy(trl_sched *s, trl_ref src, trl_ref dst, size_t count, const int *deps,
+                   int ndeps);
+int trl_sched_reduce(trl_sched *s, trl_ref in, trl_ref inout, size_t count, const int *deps,
+                     int ndeps);
 
 /* Make every later step wait for every step added so far: how one builder
  * runs two algorithms one after the other (reduce then bcast). */
@@ -172,8 +170,8 @@ void trl_sched_phase_leave(trl_sched *s, int outer);
 const char *trl_sched_phase_name(const trl_sched *s, int phase);
 
 /* Dependency lists as compound literals: TRL_DEPS(a, b) or TRL_NODEPS. */
-#define TRL_DEPS(...) (const int[]){__VA_ARGS__}, \
-    (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int))
+#define TRL_DEPS(...)                                                                              \
+    (const int[]){__VA_ARGS__}, (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int))
 #define TRL_NODEPS NULL, 0
 
 /* An executor may give messages between two ranks whose tags differ by a

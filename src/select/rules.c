@@ -41,8 +41,8 @@ enum {
     FILTER_COUNT
 };
 static const char *const filter_names[FILTER_COUNT] = {
-    "ranks", "bytes", "commutative", "hosts", "ranks_per_host", "placement", "nonblocking",
-    "inter", "remote_ranks"};
+    "ranks",     "bytes",       "commutative", "hosts",       "ranks_per_host",
+    "placement", "nonblocking", "inter",       "remote_ranks"};
 
 static int filter_index(const char *p, size_t len)
 {
@@ -109,18 +109,19 @@ static int parse_range_filter(parser *ps, const token *t, const pair *kv, int f,
     const char *examples, *why_not_zero;
     range_words(f, &examples, &why_not_zero);
     if (!parse_range(kv->val, kv->vlen, f == FILTER_BYTES, r))
-        return trl__rules_fail(ps, t->column, "%.*s: expected a range such as %s", Q(t->p, t->len), examples);
+        return trl__rules_fail(ps, t->column, "%.*s: expected a range such as %s", Q(t->p, t->len),
+                               examples);
     if (r->lo > r->hi)
         return trl__rules_fail(ps, t->column, "range '%.*s' is empty", Q(kv->val, kv->vlen));
     if (why_not_zero && r->hi == 0)
         return trl__rules_fail(ps, t->column, "range '%.*s' matches no communicator (%s)",
-                    Q(kv->val, kv->vlen), why_not_zero);
+                               Q(kv->val, kv->vlen), why_not_zero);
     return TRL_OK;
 }
 
 /* A filter of two words: *out gets 1 for `yes`, 0 for `no`. */
-static int parse_either(parser *ps, const token *t, const pair *kv, const char *yes,
-                        const char *no, int *out)
+static int parse_either(parser *ps, const token *t, const pair *kv, const char *yes, const char *no,
+                        int *out)
 {
     if (trl__rules_word_is(yes, kv->val, kv->vlen) || trl__rules_word_is(no, kv->val, kv->vlen)) {
         *out = trl__rules_word_is(yes, kv->val, kv->vlen);
@@ -152,40 +153,31 @@ static int parse_filter(parser *ps, trl_rule *r, const token *t, const pair *kv,
         for (int i = 0; i < FILTER_COUNT; i++)
             trl__rules_list_add(names, sizeof names, filter_names[i]);
         return trl__rules_fail(ps, t->column, "unknown filter '%.*s' (expected one of: %s)",
-                    Q(kv->key, kv->klen), names);
+                               Q(kv->key, kv->klen), names);
     }
     if (*seen & (1u << f))
         return trl__rules_fail(ps, t->column, "duplicate filter '%s'", filter_names[f]);
     *seen |= 1u << f;
     if (!filter_applies(f, r->coll))
         return trl__rules_fail(ps, t->column, "filter '%s' does not apply to %s%s", filter_names[f],
-                    trl_coll_name(r->coll),
-                    f == FILTER_BYTES && r->coll != TRL_COLL_BARRIER
-                        ? " (each rank knows only its own counts)"
-                    : f == FILTER_INTER || f == FILTER_REMOTE_RANKS
-                        ? " (MPI defines it on intracommunicators only)"
-                        : "");
+                               trl_coll_name(r->coll),
+                               f == FILTER_BYTES && r->coll != TRL_COLL_BARRIER
+                                   ? " (each rank knows only its own counts)"
+                               : f == FILTER_INTER || f == FILTER_REMOTE_RANKS
+                                   ? " (MPI defines it on intracommunicators only)"
+                                   : "");
     if (kv->vlen == 0)
         return trl__rules_fail(ps, t->column, "missing value after '%s='", filter_names[f]);
     switch (f) {
-    case FILTER_RANKS:
-        return parse_range_filter(ps, t, kv, f, &r->ranks);
-    case FILTER_BYTES:
-        return parse_range_filter(ps, t, kv, f, &r->bytes);
-    case FILTER_REMOTE_RANKS:
-        return parse_range_filter(ps, t, kv, f, &r->remote_ranks);
-    case FILTER_HOSTS:
-        return parse_range_filter(ps, t, kv, f, &r->hosts);
-    case FILTER_RANKS_PER_HOST:
-        return parse_range_filter(ps, t, kv, f, &r->ranks_per_host);
-    case FILTER_PLACEMENT:
-        return parse_either(ps, t, kv, "block", "other", &r->placement);
-    case FILTER_NONBLOCKING:
-        return parse_either(ps, t, kv, "yes", "no", &r->nonblocking);
-    case FILTER_INTER:
-        return parse_either(ps, t, kv, "yes", "no", &r->inter);
-    default:
-        return parse_either(ps, t, kv, "yes", "no", &r->commutative);
+    case FILTER_RANKS: return parse_range_filter(ps, t, kv, f, &r->ranks);
+    case FILTER_BYTES: return parse_range_filter(ps, t, kv, f, &r->bytes);
+    case FILTER_REMOTE_RANKS: return parse_range_filter(ps, t, kv, f, &r->remote_ranks);
+    case FILTER_HOSTS: return parse_range_filter(ps, t, kv, f, &r->hosts);
+    case FILTER_RANKS_PER_HOST: return parse_range_filter(ps, t, kv, f, &r->ranks_per_host);
+    case FILTER_PLACEMENT: return parse_either(ps, t, kv, "block", "other", &r->placement);
+    case FILTER_NONBLOCKING: return parse_either(ps, t, kv, "yes", "no", &r->nonblocking);
+    case FILTER_INTER: return parse_either(ps, t, kv, "yes", "no", &r->inter);
+    default: return parse_either(ps, t, kv, "yes", "no", &r->commutative);
     }
 }
 
@@ -195,30 +187,32 @@ static int parse_algorithm(parser *ps, trl_rule *r, const token *t)
 {
     int f = filter_index(t->p, t->len);
     if (f >= 0)
-        return trl__rules_fail(ps, t->column, "filter '%s' needs a value (write %s=<value>, no blanks around '=')",
-                    filter_names[f], filter_names[f]);
+        return trl__rules_fail(ps, t->column,
+                               "filter '%s' needs a value (write %s=<value>, no blanks around '=')",
+                               filter_names[f], filter_names[f]);
     r->algo = trl_algo_find(r->coll, t->p, t->len);
     if (r->algo)
         return TRL_OK;
     char names[160];
     trl_algo_names(r->coll, false, names, sizeof names);
     return trl__rules_fail(ps, t->column, "unknown algorithm '%.*s' for %s (expected one of: %s)",
-                Q(t->p, t->len), trl_coll_name(r->coll), names);
+                           Q(t->p, t->len), trl_coll_name(r->coll), names);
 }
 
 static int unknown_param(parser *ps, const trl_rule *r, const token *t, const pair *kv)
 {
     if (filter_index(kv->key, kv->klen) >= 0)
         return trl__rules_fail(ps, t->column, "filter '%.*s' must come before the algorithm",
-                    Q(kv->key, kv->klen));
+                               Q(kv->key, kv->klen));
     char names[320] = "";
     for (const trl_param_spec *s = r->algo->params; s && s->name; s++)
         trl__rules_list_add(names, sizeof names, s->name);
     if (!names[0])
-        return trl__rules_fail(ps, t->column, "parameter '%.*s' is not known to %s %s (it takes no parameters)",
-                    Q(kv->key, kv->klen), trl_coll_name(r->coll), r->algo->name);
+        return trl__rules_fail(ps, t->column,
+                               "parameter '%.*s' is not known to %s %s (it takes no parameters)",
+                               Q(kv->key, kv->klen), trl_coll_name(r->coll), r->algo->name);
     return trl__rules_fail(ps, t->column, "parameter '%.*s' is not known to %s %s (it takes: %s)",
-                Q(kv->key, kv->klen), trl_coll_name(r->coll), r->algo->name, names);
+                           Q(kv->key, kv->klen), trl_coll_name(r->coll), r->algo->name, names);
 }
 
 /* A relative file= names a file next to the rules file that names it
@@ -237,11 +231,13 @@ static int parse_param(parser *ps, trl_rule *r, const token *t)
 {
     pair kv;
     if (!trl__rules_split_pair(t, &kv))
-        return trl__rules_fail(ps, t->column, "unexpected '%.*s' after algorithm %s (parameters are name=value)",
-                    Q(t->p, t->len), r->algo->name);
+        return trl__rules_fail(ps, t->column,
+                               "unexpected '%.*s' after algorithm %s (parameters are name=value)",
+                               Q(t->p, t->len), r->algo->name);
     if (kv.klen == 0)
-        return trl__rules_fail(ps, t->column, "unexpected '%.*s' (write name=value, no blanks around '=')",
-                    Q(t->p, t->len));
+        return trl__rules_fail(ps, t->column,
+                               "unexpected '%.*s' (write name=value, no blanks around '=')",
+                               Q(t->p, t->len));
     const trl_param_spec *spec = trl_algo_param(r->algo, kv.key, kv.klen);
     if (!spec)
         return unknown_param(ps, r, t, &kv);
@@ -288,14 +284,15 @@ static int parse_collective(parser *ps, trl_rule *r, const token *t)
     int b = trl__rules_call_name_coll(t->p, t->len, &persistent);
     if (b >= 0) {
         const char *name = trl_coll_name((trl_coll)b);
-        return trl__rules_fail(ps, t->column,
-                    "unknown collective '%.*s': the %s %s is served by %s rules; a rule that "
-                    "only non-blocking and persistent calls take is written '%s nonblocking=yes "
-                    "...'",
-                    Q(t->p, t->len), persistent ? "persistent" : "non-blocking", name, name, name);
+        return trl__rules_fail(
+            ps, t->column,
+            "unknown collective '%.*s': the %s %s is served by %s rules; a rule that "
+            "only non-blocking and persistent calls take is written '%s nonblocking=yes "
+            "...'",
+            Q(t->p, t->len), persistent ? "persistent" : "non-blocking", name, name, name);
     }
-    return trl__rules_fail(ps, t->column, "unknown collective '%.*s' (expected one of: %s)", Q(t->p, t->len),
-                names);
+    return trl__rules_fail(ps, t->column, "unknown collective '%.*s' (expected one of: %s)",
+                           Q(t->p, t->len), names);
 }
 
 /* The filters, then the algorithm: the first word with no '='. */
@@ -309,8 +306,9 @@ static int parse_head(parser *ps, trl_rule *r, const token *first)
         if (!trl__rules_split_pair(&t, &kv))
             return parse_algorithm(ps, r, &t);
         if (kv.klen == 0)
-            return trl__rules_fail(ps, t.column, "unexpected '%.*s' (write name=value, no blanks around '=')",
-                        Q(t.p, t.len));
+            return trl__rules_fail(ps, t.column,
+                                   "unexpected '%.*s' (write name=value, no blanks around '=')",
+                                   Q(t.p, t.len));
         rc = parse_filter(ps, r, &t, &kv, &seen);
         if (rc)
             return rc;
@@ -318,8 +316,9 @@ static int parse_head(parser *ps, trl_rule *r, const token *first)
     }
     char names[160];
     trl_algo_names(r->coll, false, names, sizeof names);
-    return trl__rules_fail(ps, last.column + (int)last.len, "missing algorithm after %s (expected one of: %s)",
-                seen ? "filters" : trl_coll_name(r->coll), names);
+    return trl__rules_fail(ps, last.column + (int)last.len,
+                           "missing algorithm after %s (expected one of: %s)",
+                           seen ? "filters" : trl_coll_name(r->coll), names);
 }
 
 static int parse_rule(parser *ps, trl_rule *r, const token *first)
@@ -335,8 +334,9 @@ static int parse_rule(parser *ps, trl_rule *r, const token *first)
         for (int i = 0; i < r->params.n; i++)
             given = given || r->params.v[i].spec == p;
         if ((p->flags & TRL_PARAM_REQUIRED) && !given)
-            return trl__rules_fail(ps, (int)(ps->end - ps->col_base) + 1, "%s %s needs %s=",
-                        trl_coll_name(r->coll), r->algo->name, p->name);
+            return trl__rules_fail(ps, (int)(ps->end - ps->col_base) + 1,
+                                   "%s %s needs %s=", trl_coll_name(r->coll), r->algo->name,
+                                   p->name);
     }
     return rc;
 }
@@ -382,10 +382,17 @@ static int parse_part(parser *ps, trl_ruleset *rs, size_t *cap)
     const char *begin = ps->cur;
     if (!trl__rules_next_token(ps, &first))
         return TRL_OK;
-    trl_rule r = {.ranks = {0, TRL_RANGE_MAX}, .bytes = {0, TRL_RANGE_MAX}, .commutative = -1,
-                  .hosts = {0, TRL_RANGE_MAX}, .ranks_per_host = {0, TRL_RANGE_MAX},
-                  .placement = -1, .nonblocking = -1, .inter = -1,
-                  .remote_ranks = {0, TRL_RANGE_MAX}, .source = rs->source, .line = ps->line};
+    trl_rule r = {.ranks = {0, TRL_RANGE_MAX},
+                  .bytes = {0, TRL_RANGE_MAX},
+                  .commutative = -1,
+                  .hosts = {0, TRL_RANGE_MAX},
+                  .ranks_per_host = {0, TRL_RANGE_MAX},
+                  .placement = -1,
+                  .nonblocking = -1,
+                  .inter = -1,
+                  .remote_ranks = {0, TRL_RANGE_MAX},
+                  .source = rs->source,
+                  .line = ps->line};
     int rc = parse_rule(ps, &r, &first);
     if (rc == TRL_OK) {
         r.text = trl__rules_trimmed_copy(begin, ps->end);

@@ -50,8 +50,8 @@ static int read_file(const char *name, char **text, size_t *text_len, trl_rules_
     buf = NULL;
     goto done;
 io_error:
-    rc = trl__rules_fail_whole(err, "TRELLIS_RULES", TRL_ERR_IO, "cannot read rules file '%s': %s", name,
-                    strerror(errno));
+    rc = trl__rules_fail_whole(err, "TRELLIS_RULES", TRL_ERR_IO, "cannot read rules file '%s': %s",
+                               name, strerror(errno));
 done:
     if (f)
         fclose(f);
@@ -107,8 +107,8 @@ static void not_a_file_either(const char *value, const char *name, trl_rules_err
         stat(name, &st) == 0)
         return;
     size_t used = strlen(err->message);
-    snprintf(err->message + used, sizeof err->message - used,
-             "; and as a file name, '%s': %s", name, strerror(errno));
+    snprintf(err->message + used, sizeof err->message - used, "; and as a file name, '%s': %s",
+             name, strerror(errno));
 }
 
 int trl_rules_load_env(trl_ruleset *out, char **text, trl_rules_error *err)

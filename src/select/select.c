@@ -26,10 +26,8 @@ size_t trl_coll_rule_bytes(const trl_coll_args *a)
             total += a->counts[r];
         total *= a->elem_size;
         return a->coll == TRL_COLL_ALLGATHERV ? total / (size_t)a->size : total;
-    case TRL_COLL_REDUCE_SCATTER_BLOCK:
-        return a->count * a->elem_size * (size_t)a->size;
-    default:
-        return a->count * a->elem_size;
+    case TRL_COLL_REDUCE_SCATTER_BLOCK: return a->count * a->elem_size * (size_t)a->size;
+    default: return a->count * a->elem_size;
     }
 }
 
@@ -100,9 +98,8 @@ static bool select_from(const trl_ruleset *rs, const trl_coll_args *a, size_t by
     return false;
 }
 
-static int select_all(const trl_ruleset *user, const trl_ruleset *builtin,
-                      const trl_coll_args *a, size_t bytes, trl_choice *out, trl_passed_fn passed,
-                      void *ctx)
+static int select_all(const trl_ruleset *user, const trl_ruleset *builtin, const trl_coll_args *a,
+                      size_t bytes, trl_choice *out, trl_passed_fn passed, void *ctx)
 {
     trl_choice none = {0};
     *out = none;
@@ -131,8 +128,7 @@ static int side_at(const trl_ruleset *user, const trl_ruleset *builtin, const tr
                    unsigned long long bytes)
 {
     trl_choice ch;
-    return select_all(user, builtin, a, (size_t)bytes, &ch, NULL, NULL) == TRL_OK &&
-                   ch.algo->build
+    return select_all(user, builtin, a, (size_t)bytes, &ch, NULL, NULL) == TRL_OK && ch.algo->build
                ? 1
                : 2;
 }

@@ -44,7 +44,7 @@ static bool read_number(const char *v, size_t len, double *out)
 
 enum { SET_OK, SET_NO_KEY, SET_BAD_VALUE };
 
-static const char *const link_keys[] = {"latency", "overhead", "gap", "per_byte",
+static const char *const link_keys[] = {"latency",  "overhead",      "gap",  "per_byte",
                                         "recv_gap", "recv_per_byte", "eager"};
 static const char *const local_keys[] = {"per_step", "per_byte"};
 static const char *const engine_keys[] = {"style", "bytes"};
@@ -58,8 +58,8 @@ static bool is(const char *v, size_t vlen, const char *word)
 }
 
 /* One "key=value" of a line headed by `part`, into *m. */
-static int one_setting(trl_model *m, const char *part, const char *key, size_t klen,
-                       const char *v, size_t vlen)
+static int one_setting(trl_model *m, const char *part, const char *key, size_t klen, const char *v,
+                       size_t vlen)
 {
     int c = -1;
     for (int i = 0; i < TRL_LINK_COUNT; i++)

@@ -57,8 +57,8 @@ static bool waits_only(const sim_rank *R)
 static int32_t matching(sim *S, sim_rank **R, int to, int from, int tag)
 {
     if (S->rank_state[to] == RANK_FINISHED) {
-        trl__sim_fail(S, TRL_ERR_MISMATCH, "rank %d sends rank %d a message (tag %d) after it finished",
-             from, to, tag);
+        trl__sim_fail(S, TRL_ERR_MISMATCH,
+                      "rank %d sends rank %d a message (tag %d) after it finished", from, to, tag);
         return -1;
     }
     *R = rank_of(S, to);
@@ -66,8 +66,8 @@ static int32_t matching(sim *S, sim_rank **R, int to, int from, int tag)
         return -1;
     int32_t i = trl__sim_find_recv(*R, from, tag);
     if (i < 0)
-        trl__sim_fail(S, TRL_ERR_MISMATCH, "rank %d sends rank %d a message (tag %d) it never receives",
-             from, to, tag);
+        trl__sim_fail(S, TRL_ERR_MISMATCH,
+                      "rank %d sends rank %d a message (tag %d) it never receives", from, to, tag);
     return i;
 }
 
@@ -135,9 +135,7 @@ static void handle(sim *S, const event *e)
         if (R->st[i].state == ST_POSTED)
             trl__sim_push(S, now + S->m->link[R->rec[i].link].latency, EV_CTS, e->a, e->c, 0, 0);
         return;
-    case EV_CTS:
-        trl__sim_transmit(S, S->rank[e->rank], (uint32_t)e->a, now);
-        return;
+    case EV_CTS: trl__sim_transmit(S, S->rank[e->rank], (uint32_t)e->a, now); return;
     }
     trl__sim_settle(S, R, now);
 }
@@ -156,8 +154,13 @@ int trl_sim_run(const trl_sim_call *c, trl_sim_result *res)
     memset(res, 0, sizeof *res);
     res->last_rank = -1;
     int p = c->args.size;
-    sim S = {.c = c, .m = c->model, .topo = c->args.topo, .p = p, .res = res,
-             .lgs = c->model->style == TRL_ENGINE_LOGGOPSIM, .entry_at = NAN};
+    sim S = {.c = c,
+             .m = c->model,
+             .topo = c->args.topo,
+             .p = p,
+             .res = res,
+             .lgs = c->model->style == TRL_ENGINE_LOGGOPSIM,
+             .entry_at = NAN};
     trl_topo single = {0};
     if (!S.topo) { /* one host; args.topo stays NULL, as builders see it in a run */
         if (trl_topo_single_host(p, &single))
@@ -178,8 +181,10 @@ int trl_sim_run(const trl_sim_call *c, trl_sim_result *res)
         trl__sim_fail(&S, TRL_ERR_NOMEM, "out of memory");
     for (int l = 0; S.lgs && l < TRL_LINK_COUNT; l++)
         if (isfinite(c->model->link[l].eager))
-            trl__sim_fail(&S, TRL_ERR_INVALID, "style=loggopsim sends every message eager, but %s has "
-                 "eager=%.0f", trl_link_name((trl_link)l), c->model->link[l].eager);
+            trl__sim_fail(&S, TRL_ERR_INVALID,
+                          "style=loggopsim sends every message eager, but %s has "
+                          "eager=%.0f",
+                          trl_link_name((trl_link)l), c->model->link[l].eager);
     /* The unnamed phase is index 0 everywhere. */
     trl__sim_intern(&S, "");
     /* Entries come from a list in time order rather than the heap (a
@@ -222,13 +227,13 @@ int trl_sim_run(const trl_sim_call *c, trl_sim_result *res)
         uint32_t k = 0;
         while (R && k < R->nsteps && R->st[k].state == ST_DONE)
             k++;
-        trl__sim_fail(&S, TRL_ERR_MISMATCH, "deadlock: rank %d never finishes (step l%u, %s %d, not done)",
-             r, k + 1,
-             R && k < R->nsteps ? (R->rec[k].kind == TRL_STEP_SEND   ? "send to"
-                                   : R->rec[k].kind == TRL_STEP_RECV ? "recv from"
-                                                                     : "local,")
-                                : "?",
-             R && k < R->nsteps ? R->rec[k].peer : -1);
+        trl__sim_fail(&S, TRL_ERR_MISMATCH,
+                      "deadlock: rank %d never finishes (step l%u, %s %d, not done)", r, k + 1,
+                      R && k < R->nsteps ? (R->rec[k].kind == TRL_STEP_SEND   ? "send to"
+                                            : R->rec[k].kind == TRL_STEP_RECV ? "recv from"
+                                                                              : "local,")
+                                         : "?",
+                      R && k < R->nsteps ? R->rec[k].peer : -1);
     }
     for (int r = 0; S.rank && r < p; r++)
         free(S.rank[r]);

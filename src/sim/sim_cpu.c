@@ -30,7 +30,8 @@ void trl__sim_enter(sim *S, sim_rank *R, double t)
 
 int trl__sim_push(sim *S, double t, ev_type type, int rank, int a, int b, int c)
 {
-    int rc = trl__sim_heap_push(&S->events, (event){.t = t, .type = type, .rank = rank, .a = a, .b = b, .c = c});
+    int rc = trl__sim_heap_push(
+        &S->events, (event){.t = t, .type = type, .rank = rank, .a = a, .b = b, .c = c});
     return rc ? trl__sim_fail(S, rc, "out of memory") : TRL_OK;
 }
 
@@ -102,7 +103,8 @@ void trl__sim_transmit(sim *S, sim_rank *R, uint32_t i, double now)
 {
     const trl_sim_step *x = &R->rec[i];
     const trl_link_model *l = &S->m->link[x->link];
-    double dur = trl__sim_charged(S, x->bytes) * l->per_byte, start = fmax(now, R->port_free[x->link]);
+    double dur = trl__sim_charged(S, x->bytes) * l->per_byte,
+           start = fmax(now, R->port_free[x->link]);
     if (x->link == TRL_LINK_WORLD)
         start = fmax(start, S->host_out[S->topo->host[R->rank]]);
     R->port_free[x->link] = start + fmax(l->gap, dur);
@@ -167,8 +169,8 @@ static void take_in(sim *S, sim_rank *R, uint32_t i, double now)
 {
     const trl_link_model *l = &S->m->link[R->rec[i].link];
     double per_bytes = trl__sim_charged(S, R->rec[i].bytes) * l->recv_per_byte;
-    R->recv_free[port_of(S, R->rec[i].link)] =
-        now + (S->lgs ? l->recv_gap + per_bytes : fmax(l->recv_gap, per_bytes));
+    R->recv_free[port_of(S, R->rec[i].link)] = now + (S->lgs ? l->recv_gap + per_bytes
+                                                             : fmax(l->recv_gap, per_bytes));
     work(S, R, i, WORK_RECV, l->overhead + per_bytes, now);
 }
 
@@ -188,22 +190,23 @@ static void start(sim *S, sim_rank *R, uint32_t i, double now)
         } else if (st->arrived >= 0) {
             R->in[R->in_tail++] = i;
         } else if (st->rts_step >= 0) { /* a rendezvous sender waits to hear */
-            trl__sim_push(S, now + S->m->link[x->link].latency, EV_CTS, x->peer, st->rts_step, 0, 0);
+            trl__sim_push(S, now + S->m->link[x->link].latency, EV_CTS, x->peer, st->rts_step, 0,
+                          0);
         }
         break;
     case TRL_STEP_SEND:
         if (S->lgs) { /* the port from now, the message overhead + latency away */
             const trl_link_model *l = &S->m->link[x->link];
-            R->port_free[port_of(S, x->link)] = now + l->gap + trl__sim_charged(S, x->bytes) * l->per_byte;
-            trl__sim_push(S, now + l->overhead + l->latency, EV_ARRIVE, x->peer, R->rank, x->tag, 0);
+            R->port_free[port_of(S, x->link)] = now + l->gap +
+                                                trl__sim_charged(S, x->bytes) * l->per_byte;
+            trl__sim_push(S, now + l->overhead + l->latency, EV_ARRIVE, x->peer, R->rank, x->tag,
+                          0);
             S->res->messages++;
         }
         work(S, R, i, WORK_SEND, S->m->link[x->link].overhead, now);
         break;
     case TRL_STEP_COPY:
-    case TRL_STEP_REDUCE:
-        work(S, R, i, WORK_LOCAL, local_cost(S->m, x), now);
-        break;
+    case TRL_STEP_REDUCE: work(S, R, i, WORK_LOCAL, local_cost(S->m, x), now); break;
     case TRL_STEP_NOP:
         if (S->lgs) /* work of no cost, but in its turn for the CPU */
             work(S, R, i, WORK_LOCAL, 0, now);

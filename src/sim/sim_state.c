@@ -153,7 +153,7 @@ sim_rank *trl__sim_build(sim *S, int r)
     int rc = trl_algo_build(S->c->algo, &a, &s);
     if (rc) {
         trl__sim_fail(S, rc, "%s %s cannot build the schedule of rank %d of %d: %s",
-             trl_coll_name(a.coll), S->c->algo->name, r, a.size, trl_status_str(rc));
+                      trl_coll_name(a.coll), S->c->algo->name, r, a.size, trl_status_str(rc));
         return NULL;
     }
     uint32_t n = (uint32_t)s.nsteps, nrecv = 0;
@@ -178,13 +178,18 @@ sim_rank *trl__sim_build(sim *S, int r)
     }
     sim_rank *R = (sim_rank *)block;
     char *at = block + round8(sizeof *R);
-#define CARVE(ptr, count)                           \
-    do {                                            \
-        (ptr) = (void *)at;                         \
-        at += round8((count) * sizeof *(ptr));      \
+#define CARVE(ptr, count)                                                                          \
+    do {                                                                                           \
+        (ptr) = (void *)at;                                                                        \
+        at += round8((count) * sizeof *(ptr));                                                     \
     } while (0)
-    *R = (sim_rank){.rank = r, .busy = -1, .wake_at = -1, .nsteps = n,
-                    .nroots = (uint32_t)s.nroots, .recv_mask = cap - 1, .bytes = size};
+    *R = (sim_rank){.rank = r,
+                    .busy = -1,
+                    .wake_at = -1,
+                    .nsteps = n,
+                    .nroots = (uint32_t)s.nroots,
+                    .recv_mask = cap - 1,
+                    .bytes = size};
     CARVE(R->rec, n);
     CARVE(R->st, n);
     CARVE(R->succ, s.ndeps);
@@ -203,14 +208,19 @@ sim_rank *trl__sim_build(sim *S, int r)
         const trl_step *x = &s.steps[i];
         bool msg = x->kind == TRL_STEP_SEND || x->kind == TRL_STEP_RECV;
         R->rec[i] = (trl_sim_step){
-            .t_ready = -1, .t_posted = -1, .t_done = -1,
-            .bytes = (uint64_t)x->count * a.elem_size, .step = (int32_t)i,
-            .peer = msg ? x->peer : -1, .tag = msg ? x->tag : -1, .after = -1,
+            .t_ready = -1,
+            .t_posted = -1,
+            .t_done = -1,
+            .bytes = (uint64_t)x->count * a.elem_size,
+            .step = (int32_t)i,
+            .peer = msg ? x->peer : -1,
+            .tag = msg ? x->tag : -1,
+            .after = -1,
             .phase = (uint16_t)(global[x->phase] > 0 ? global[x->phase] : 0),
             .kind = (uint8_t)x->kind,
             .link = (uint8_t)(msg ? trl_link_between(S->topo, r, x->peer) : TRL_LINK_COUNT)};
-        R->st[i] = (step_state){.arrived = -1, .waiting = x->ndeps,
-                                .succ_first = s.succ_first[i], .rts_step = -1};
+        R->st[i] = (step_state){
+            .arrived = -1, .waiting = x->ndeps, .succ_first = s.succ_first[i], .rts_step = -1};
     }
     memcpy(R->succ, s.succ, s.ndeps * sizeof *R->succ);
     memcpy(R->roots, s.roots, s.nroots * sizeof *R->roots);

@@ -61,12 +61,12 @@ typedef struct {
     int rank;
     bool entered, finished;
     double t_enter;
-    double cpu_until;                /* when its CPU ends the current work */
+    double cpu_until;                 /* when its CPU ends the current work */
     double port_free[TRL_LINK_COUNT]; /* when each of its ports may start a message */
     double recv_free[TRL_LINK_COUNT]; /* when each may start taking one in */
-    double wake_at;                  /* a wake-up (EV_WAKE) is due then; < 0: none */
-    int32_t busy;                    /* the step whose work the CPU is doing, -1: idle */
-    int busy_work;                   /* WORK_* */
+    double wake_at;                   /* a wake-up (EV_WAKE) is due then; < 0: none */
+    int32_t busy;                     /* the step whose work the CPU is doing, -1: idle */
+    int busy_work;                    /* WORK_* */
     uint32_t nsteps, ndone, nroots, nsucc;
     trl_sim_step *rec;
     step_state *st;
@@ -86,7 +86,7 @@ typedef struct {
     uint32_t local_head, local_tail;
     uint64_t ready_stamp; /* the stamp of steps made ready now */
     uint64_t busy_stamp;  /* the stamp the CPU's current work started at */
-    int32_t *recv_at; /* receive steps by (peer, tag): open addressing */
+    int32_t *recv_at;     /* receive steps by (peer, tag): open addressing */
     uint32_t recv_mask;
     size_t bytes;
 } sim_rank;
@@ -107,13 +107,13 @@ typedef struct {
     uint8_t *rank_state;
     double *host_out, *host_in; /* when each host's link is free, out and in */
     heap events;
-    bool lgs;             /* style=loggopsim */
-    double entry_at;      /* the entries stamped with entry_stamp were at this time */
+    bool lgs;        /* style=loggopsim */
+    double entry_at; /* the entries stamped with entry_stamp were at this time */
     uint64_t entry_stamp;
-    int *dirty;           /* style=loggopsim: ranks whose CPU must choose once this */
-    uint8_t *is_dirty;    /* instant's events are all in */
+    int *dirty;        /* style=loggopsim: ranks whose CPU must choose once this */
+    uint8_t *is_dirty; /* instant's events are all in */
     int ndirty;
-    heap choices;         /* style=loggopsim: those ranks by their choice's stamp (as t) */
+    heap choices; /* style=loggopsim: those ranks by their choice's stamp (as t) */
     trl_build_memo *memo;
     trl_sim_result *res;
     size_t alive, alive_bytes;

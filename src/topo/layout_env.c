@@ -39,8 +39,7 @@ static int read_file(const char *name, char **text, trl_topo_error *err)
                         strerror(EISDIR));
     FILE *f = fopen(name, "rb");
     if (!f)
-        return io_error(err, TRL_ERR_IO, "cannot read layout file '%s': %s", name,
-                        strerror(errno));
+        return io_error(err, TRL_ERR_IO, "cannot read layout file '%s': %s", name, strerror(errno));
     size_t len = 0, cap = 8192;
     char *buf = malloc(cap);
     int rc = TRL_OK;
@@ -51,8 +50,10 @@ static int read_file(const char *name, char **text, trl_topo_error *err)
         char *grown = cap < MAX_FILE ? realloc(buf, 2 * cap) : NULL;
         if (!grown) {
             rc = cap < MAX_FILE ? io_error(err, TRL_ERR_NOMEM, "out of memory")
-                                : io_error(err, TRL_ERR_IO, "layout file '%s' is larger than "
-                                           "%d MiB", name, MAX_FILE >> 20);
+                                : io_error(err, TRL_ERR_IO,
+                                           "layout file '%s' is larger than "
+                                           "%d MiB",
+                                           name, MAX_FILE >> 20);
             break;
         }
         buf = grown;
@@ -61,8 +62,7 @@ static int read_file(const char *name, char **text, trl_topo_error *err)
     if (!buf && rc == TRL_OK)
         rc = io_error(err, TRL_ERR_NOMEM, "out of memory");
     if (rc == TRL_OK && ferror(f))
-        rc = io_error(err, TRL_ERR_IO, "cannot read layout file '%s': %s", name,
-                      strerror(errno));
+        rc = io_error(err, TRL_ERR_IO, "cannot read layout file '%s': %s", name, strerror(errno));
     fclose(f);
     if (rc) {
         free(buf);

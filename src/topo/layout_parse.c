@@ -132,8 +132,8 @@ static int parse_range(layout *l, where at, const char *key, const char *s, size
     if (parse_number(l, at, key, s, first, 0, TRL_TOPO_MAX_RANKS - 1, &r->lo))
         return TRL_ERR_INVALID;
     r->hi = r->lo;
-    if (dash && parse_number(l, at, key, dash + 1, len - first - 1, 0, TRL_TOPO_MAX_RANKS - 1,
-                             &r->hi))
+    if (dash &&
+        parse_number(l, at, key, dash + 1, len - first - 1, 0, TRL_TOPO_MAX_RANKS - 1, &r->hi))
         return TRL_ERR_INVALID;
     if (r->hi < r->lo)
         return fail(l, at, "%s: the range %.*s goes backwards", key, QUOTE(s, len));
@@ -178,10 +178,8 @@ static int parse_key(layout *l, where at, int key, const char *v, size_t len)
                     l->inline_text ? l->key_at[key].column : l->key_at[key].line);
     l->key_at[key] = at;
     switch (key) {
-    case K_HOSTS:
-        return parse_number(l, at, "hosts", v, len, 1, TRL_TOPO_MAX_RANKS, &l->hosts);
-    case K_RANKS_PER_HOST:
-        return parse_counts(l, at, v, len);
+    case K_HOSTS: return parse_number(l, at, "hosts", v, len, 1, TRL_TOPO_MAX_RANKS, &l->hosts);
+    case K_RANKS_PER_HOST: return parse_counts(l, at, v, len);
     case K_PLACEMENT:
         if (len == 5 && !memcmp(v, "block", 5))
             return TRL_OK;
@@ -219,8 +217,10 @@ static int parse_word(layout *l, where at, const char *w, size_t len)
         if (word_is(list_names[k], w, klen))
             kind = k;
     if (key < 0 && kind < 0)
-        return fail(l, at, "unknown key '%.*s' (expected hosts, ranks_per_host, placement, "
-                    "sockets_per_host, numa_per_socket, host, socket or numa)", QUOTE(w, klen));
+        return fail(l, at,
+                    "unknown key '%.*s' (expected hosts, ranks_per_host, placement, "
+                    "sockets_per_host, numa_per_socket, host, socket or numa)",
+                    QUOTE(w, klen));
     if (vlen == 0)
         return fail(l, at, "missing value after '%.*s='", QUOTE(w, klen));
     return key >= 0 ? parse_key(l, at, key, eq + 1, vlen) : parse_list(l, at, kind, eq + 1, vlen);
@@ -259,13 +259,16 @@ static int hosts_by_counts(layout *l, trl_topo *t)
 {
     where at = l->key_at[K_RANKS_PER_HOST];
     if (!given(l, K_RANKS_PER_HOST))
-        return fail(l, l->key_at[K_HOSTS], "hosts= needs ranks_per_host= (one count, or one "
+        return fail(l, l->key_at[K_HOSTS],
+                    "hosts= needs ranks_per_host= (one count, or one "
                     "per host)");
     if (!given(l, K_HOSTS))
         return fail(l, at, "ranks_per_host= needs hosts=");
     if (l->nper_host != 1 && l->nper_host != l->hosts)
-        return fail(l, at, "ranks_per_host has %d counts but hosts=%d (give one count, or one "
-                    "per host)", l->nper_host, l->hosts);
+        return fail(l, at,
+                    "ranks_per_host has %d counts but hosts=%d (give one count, or one "
+                    "per host)",
+                    l->nper_host, l->hosts);
     int *left = malloc((size_t)l->hosts * sizeof *left);
     if (!left)
         return fail(l, at, "out of memory");
@@ -276,10 +279,9 @@ static int hosts_by_counts(layout *l, trl_topo *t)
     }
     if (total > TRL_TOPO_MAX_RANKS || trl_topo_single_host((int)total, t)) {
         free(left);
-        return total > TRL_TOPO_MAX_RANKS
-                   ? fail(l, at, "the layout has %lld ranks, more than %d", total,
-                          TRL_TOPO_MAX_RANKS)
-                   : fail(l, at, "out of memory");
+        return total > TRL_TOPO_MAX_RANKS ? fail(l, at, "the layout has %lld ranks, more than %d",
+                                                 total, TRL_TOPO_MAX_RANKS)
+                                          : fail(l, at, "out of memory");
     }
     /* block: fill each host in turn; round-robin: deal to the hosts in
      * turn, skipping those that are full. */
@@ -306,13 +308,15 @@ static int assign_lists(layout *l, int kind, int *of, int size)
         for (int k = 0; k < rl->n; k++)
             for (int r = rl->ranges[k].lo; r <= rl->ranges[k].hi; r++) {
                 if (r >= size)
-                    return fail(l, rl->at, "%s %d names rank %d, but the layout has %d ranks "
-                                "(0..%d)", what, i, r, size, size - 1);
+                    return fail(l, rl->at,
+                                "%s %d names rank %d, but the layout has %d ranks "
+                                "(0..%d)",
+                                what, i, r, size, size - 1);
                 if (of[r] == i)
                     return fail(l, rl->at, "%s %d names rank %d twice", what, i, r);
                 if (of[r] >= 0)
-                    return fail(l, rl->at, "rank %d is on %s %d and %s %d", r, what, of[r],
-                                what, i);
+                    return fail(l, rl->at, "rank %d is on %s %d and %s %d", r, what, of[r], what,
+                                i);
                 of[r] = i;
             }
     }
@@ -350,14 +354,17 @@ static int build_hosts(layout *l, trl_topo *t)
     bool by_lists = l->list[L_HOST].n > 0;
     if (counts && by_lists) {
         where c = counts_at(l), h = l->list[L_HOST].v[0].at;
-        return fail(l, before(c, h) ? h : c, "give hosts by hosts= and ranks_per_host=, or by "
+        return fail(l, before(c, h) ? h : c,
+                    "give hosts by hosts= and ranks_per_host=, or by "
                     "host= lists, not both");
     }
     if (!counts && !by_lists)
-        return fail(l, nowhere, "the layout is empty: give hosts=N ranks_per_host=K, or host= "
+        return fail(l, nowhere,
+                    "the layout is empty: give hosts=N ranks_per_host=K, or host= "
                     "lists");
     if (given(l, K_PLACEMENT) && !counts)
-        return fail(l, l->key_at[K_PLACEMENT], "placement= applies to hosts= and "
+        return fail(l, l->key_at[K_PLACEMENT],
+                    "placement= applies to hosts= and "
                     "ranks_per_host=, not to host= lists");
     return counts ? hosts_by_counts(l, t) : hosts_by_lists(l, t);
 }
@@ -427,8 +434,8 @@ static int one_way(layout *l, int key, int kind, const char *level)
     if (!given(l, key) || l->list[kind].n == 0)
         return TRL_OK;
     where k = l->key_at[key], first = l->list[kind].v[0].at;
-    return fail(l, before(k, first) ? first : k, "give %s by %s= or by %s= lists, not both",
-                level, key_names[key], list_names[kind]);
+    return fail(l, before(k, first) ? first : k, "give %s by %s= or by %s= lists, not both", level,
+                key_names[key], list_names[kind]);
 }
 
 static int build_sockets(layout *l, trl_topo *t)
@@ -451,7 +458,8 @@ static int build_numa(layout *l, trl_topo *t)
     bool sockets = t->size > 0 && t->socket[0] >= 0;
     if (given(l, K_NUMA_PER_SOCKET)) {
         if (!sockets)
-            return fail(l, l->key_at[K_NUMA_PER_SOCKET], "numa_per_socket= needs sockets "
+            return fail(l, l->key_at[K_NUMA_PER_SOCKET],
+                        "numa_per_socket= needs sockets "
                         "(sockets_per_host= or socket= lists)");
         if (split(t->socket, t->size, l->numa_per_socket, t->numa))
             return fail(l, nowhere, "out of memory");

@@ -42,7 +42,8 @@ int trl_topo_subset(const trl_topo *world, const int *world_ranks, int n, trl_to
             return TRL_ERR_INVALID;
         }
     int rc = trl_topo_single_host(n, out);
-    int *renumber = rc ? NULL : malloc((size_t)(world->nhosts > 0 ? world->nhosts : 1) * sizeof *renumber);
+    int *renumber = rc ? NULL
+                       : malloc((size_t)(world->nhosts > 0 ? world->nhosts : 1) * sizeof *renumber);
     if (!renumber) {
         trl_topo_free(out);
         return rc ? rc : TRL_ERR_NOMEM;

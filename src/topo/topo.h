@@ -13,9 +13,9 @@
 typedef struct trl_topo {
     int size; /* ranks */
     int nhosts;
-    int *host;   /* per rank: host index 0..nhosts-1 */
-    int *socket; /* per rank: socket id, unique across hosts, or -1 unknown */
-    int *numa;   /* per rank: NUMA id, unique across hosts, or -1 unknown */
+    int *host;        /* per rank: host index 0..nhosts-1 */
+    int *socket;      /* per rank: socket id, unique across hosts, or -1 unknown */
+    int *numa;        /* per rank: NUMA id, unique across hosts, or -1 unknown */
     bool described;   /* from TRELLIS_TOPOLOGY rather than discovered */
     bool world_order; /* this is all of MPI_COMM_WORLD, rank i being WORLD rank i */
     /* What the rules' layout filters see (docs/rules.md), set with host[]

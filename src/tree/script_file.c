@@ -53,8 +53,7 @@ static int next_command(trl__reader *rd, trl__cursor *c, trl__word *w, bool *mor
     if (!*more)
         return TRL_OK;
     if (!trl__word_is(w, ","))
-        return trl__fail(rd, rd->line, "expected ',' between commands, got '%s'",
-                         trl__quote(w, q));
+        return trl__fail(rd, rd->line, "expected ',' between commands, got '%s'", trl__quote(w, q));
     if (!trl__next_word(c, w))
         return trl__fail(rd, rd->line, "expected a command after ','");
     return TRL_OK;

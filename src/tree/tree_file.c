@@ -98,15 +98,20 @@ static int section_conflict(trl__reader *rd, const char *name)
         return trl__fail(rd, rd->line, "a second %s section (the first is on line %d)", name,
                          *again);
     if (rd->script && both)
-        return trl__fail(rd, rd->line, "a script has reduce and bcast sections, not both "
-                                       "(its commands differ by direction)");
+        return trl__fail(rd, rd->line,
+                         "a script has reduce and bcast sections, not both "
+                         "(its commands differ by direction)");
     if (both && any_section(rd))
-        return trl__fail(rd, rd->line, "'both' cannot follow a %s section (line %d): a file has "
-                         "both, or reduce and bcast", rd->reduce_line ? "reduce" : "bcast",
+        return trl__fail(rd, rd->line,
+                         "'both' cannot follow a %s section (line %d): a file has "
+                         "both, or reduce and bcast",
+                         rd->reduce_line ? "reduce" : "bcast",
                          rd->reduce_line ? rd->reduce_line : rd->bcast_line);
     if (!both && rd->both_line)
-        return trl__fail(rd, rd->line, "'%s' cannot follow the both section (line %d): a file "
-                         "has both, or reduce and bcast", name, rd->both_line);
+        return trl__fail(rd, rd->line,
+                         "'%s' cannot follow the both section (line %d): a file "
+                         "has both, or reduce and bcast",
+                         name, rd->both_line);
     return TRL_OK;
 }
 
@@ -115,8 +120,10 @@ static int section_header(trl__reader *rd, trl__cursor *c, const char *name)
     char q[48];
     trl__word extra;
     if (trl__next_word(c, &extra))
-        return trl__fail(rd, rd->line, "unexpected '%s' after %s (a section header stands alone "
-                         "on its line)", trl__quote(&extra, q), name);
+        return trl__fail(rd, rd->line,
+                         "unexpected '%s' after %s (a section header stands alone "
+                         "on its line)",
+                         trl__quote(&extra, q), name);
     if (rd->size < 0)
         return trl__fail(rd, rd->line, "no 'ranks N' line before the first section");
     if (rd->root < 0)
@@ -196,8 +203,10 @@ static int one_line(trl__reader *rd, const char *p, const char *end)
         if (trl__word_is(&w, sections[i]))
             return section_header(rd, &c, sections[i]);
     }
-    return trl__fail(rd, rd->line, "unknown keyword '%s' (expected ranks, root, reduce, bcast, "
-                     "both or rank)", trl__quote(&w, q));
+    return trl__fail(rd, rd->line,
+                     "unknown keyword '%s' (expected ranks, root, reduce, bcast, "
+                     "both or rank)",
+                     trl__quote(&w, q));
 }
 
 /* After the last line: what the file as a whole must have. */
@@ -264,8 +273,10 @@ static int read_all(FILE *f, char **text, size_t *len, trl_file_error *err)
     for (;;) {
         if (*len + 1 == cap || !*text) {
             if (cap >= MAX_FILE_BYTES)
-                return whole_file_error(err, 0, TRL_ERR_IO, "cannot read the tree file: "
-                                        "larger than %zu MiB", MAX_FILE_BYTES >> 20);
+                return whole_file_error(err, 0, TRL_ERR_IO,
+                                        "cannot read the tree file: "
+                                        "larger than %zu MiB",
+                                        MAX_FILE_BYTES >> 20);
             cap = cap ? 2 * cap : 16384;
             char *t = realloc(*text, cap);
             if (!t)

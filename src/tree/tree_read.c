@@ -78,8 +78,8 @@ int trl__rank(trl__reader *rd, const trl__word *w, const char *what, int *out)
         return trl__fail(rd, rd->line, "%s %s is out of range (the file has 1 rank: 0)", what,
                          trl__quote(w, q));
     if (v >= rd->size)
-        return trl__fail(rd, rd->line, "%s %s is out of range (the file has %d ranks: 0..%d)",
-                         what, trl__quote(w, q), rd->size, rd->size - 1);
+        return trl__fail(rd, rd->line, "%s %s is out of range (the file has %d ranks: 0..%d)", what,
+                         trl__quote(w, q), rd->size, rd->size - 1);
     *out = (int)v;
     return TRL_OK;
 }

@@ -32,10 +32,10 @@ typedef struct {
     const char *source;
     trl_file_error *err;
     int line;
-    bool kind_given;            /* the first line has been read */
+    bool kind_given; /* the first line has been read */
     bool script;
-    int size, root;             /* -1 until given */
-    int size_line, root_line;   /* where they were given */
+    int size, root;                         /* -1 until given */
+    int size_line, root_line;               /* where they were given */
     int reduce_line, bcast_line, both_line; /* section headers seen, or 0 */
     bool in_section;
     trl__section sec;

@@ -25,13 +25,13 @@ typedef struct {
 static wording wording_of(const trl__reader *rd)
 {
     if (!rd->script)
-        return (wording){"names parent", "lists child", "list", "names parent none",
-                         "has no parent", "a rank has one parent"};
+        return (wording){"names parent",      "lists child",   "list",
+                         "names parent none", "has no parent", "a rank has one parent"};
     if (trl__section_is_bcast(rd))
-        return (wording){"receives from", "sends to", "send to", "does not receive",
-                         "receives nothing", "a rank receives from one rank"};
-    return (wording){"sends to", "receives from", "recv", "does not send", "sends nothing",
-                     "a rank sends to one rank"};
+        return (wording){"receives from",    "sends to",         "send to",
+                         "does not receive", "receives nothing", "a rank receives from one rank"};
+    return (wording){"sends to",      "receives from", "recv",
+                     "does not send", "sends nothing", "a rank sends to one rank"};
 }
 
 bool trl__section_is_bcast(const trl__reader *rd)
@@ -83,8 +83,8 @@ int trl__rank_line(trl__reader *rd, int r)
     trl__section *s = &rd->sec;
     if (s->parent[r] != TRL__NO_LINE)
         return trl__fail(rd, rd->line,
-                         "rank %d is listed twice in the %s section (first on line %d)", r,
-                         s->name, s->line_of[r]);
+                         "rank %d is listed twice in the %s section (first on line %d)", r, s->name,
+                         s->line_of[r]);
     s->parent[r] = -1;
     s->line_of[r] = rd->line;
     s->first[r] = s->nkids;
@@ -98,8 +98,8 @@ int trl__set_parent(trl__reader *rd, int r, int parent)
         return trl__fail(rd, rd->line, "the root %d %s %d (the root %s)", r, w.up, parent,
                          w.root_none);
     if (r != rd->root && parent < 0)
-        return trl__fail(rd, rd->line, "rank %d %s, but only the root %d %s", r, w.no_up,
-                         rd->root, w.root_none);
+        return trl__fail(rd, rd->line, "rank %d %s, but only the root %d %s", r, w.no_up, rd->root,
+                         w.root_none);
     if (parent == r)
         return trl__fail(rd, rd->line, "rank %d is its own parent", r);
     rd->sec.parent[r] = parent;
@@ -154,8 +154,8 @@ static int check_parents_list_their_children(trl__reader *rd)
         if (by >= 0)
             snprintf(also, sizeof also, "; rank %d does (line %d)", by, s->line_of[by]);
         return trl__fail(rd, s->line_of[r],
-                         "rank %d %s %d, but rank %d does not %s %d (its line is %d)%s", r, w.up,
-                         p, p, w.down_cmd, r, s->line_of[p], also);
+                         "rank %d %s %d, but rank %d does not %s %d (its line is %d)%s", r, w.up, p,
+                         p, w.down_cmd, r, s->line_of[p], also);
     }
     return TRL_OK;
 }

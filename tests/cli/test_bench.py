@@ -36,6 +36,7 @@ def test_tiny_matrix(run_trellis, tmp_path):
     assert cells == {("allreduce", b, n, c) for b in ("4", "1024") for n in ("1", "2")
                      for c in ("ompi", "rd")}  # fmt: skip
     assert len(raw) == 2 * len(cells)  # every cell, every repetition
+
     def times(key: tuple, config: str) -> list[float]:
         want = (*key, config)
         return [float(r["median_us"]) for r in raw
@@ -64,8 +65,7 @@ def test_tiny_matrix(run_trellis, tmp_path):
     [
         (
             "x:rulez=allreduce ring",
-            ("unknown setting 'rulez=allreduce ring' (rules=, topology=, topology@N=, "
-             "TRELLIS_*=)"),
+            ("unknown setting 'rulez=allreduce ring' (rules=, topology=, topology@N=, TRELLIS_*=)"),
         ),
         ("nameless", "expected ompi, han or NAME:rules=...;topology=..."),
     ],

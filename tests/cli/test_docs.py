@@ -180,7 +180,7 @@ def test_readme_says_what_app_is_and_names_every_explain_option() -> None:
     options = {o for a in explain._actions for o in a.option_strings
                if o.startswith("--") and o != "--help"}  # fmt: skip
     start = readme.index("- `trellis explain <collective>")
-    item = readme[start:readme.index("\n- `trellis ", start + 1)]
+    item = readme[start : readme.index("\n- `trellis ", start + 1)]
     assert {o for o in options if f"{o}" not in item} == set()
 
 

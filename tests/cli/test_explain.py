@@ -283,8 +283,10 @@ def test_missing_build_says_how_to_get_it(run_trellis, tmp_path) -> None:
     )
     assert proc.returncode == 1
     assert proc.stderr.startswith("trellis: no trellis-info: looked in ")
-    assert f"{tmp_path / 'trellis-info'}; TRELLIS_BUILD names a build directory without it" \
+    assert (
+        f"{tmp_path / 'trellis-info'}; TRELLIS_BUILD names a build directory without it"
         in proc.stderr
+    )
 
 
 def test_builtin_rules_are_shown_numbered_as_cited(run_trellis) -> None:
@@ -477,6 +479,7 @@ def test_steps_carry_the_phase_of_the_algorithm(run_trellis, rules, layout, rank
     assert steps.returncode == 0, steps.stderr
     assert re.findall(r"^  phase (.+):$", steps.stdout, re.MULTILINE) == phases
 
+
 LAYOUT_RULES = (
     "allreduce hosts=2- placement=block hier; "
     "allreduce hosts=2- placement=other direct; "
@@ -604,9 +607,11 @@ def test_intercommunicators_across_hosts_cross_leader_to_leader(
     }
     # Every leader to every leader of the other group's hosts (bcast: the root to
     # the other group's two), and nothing else crosses.
-    want = {(0, 8), (0, 12)} if coll == "bcast" else {
-        (a, b) for a in leaders for b in leaders if (a < 8) != (b < 8)
-    }
+    want = (
+        {(0, 8), (0, 12)}
+        if coll == "bcast"
+        else {(a, b) for a in leaders for b in leaders if (a < 8) != (b < 8)}
+    )
     assert crossing == want
     one_host = run_trellis(*args, "--topology", "hosts=1 ranks_per_host=16")
     assert one_host.returncode == 0, one_host.stderr

@@ -119,8 +119,14 @@ def test_lam_tree_drawn_on_4x4(run_trellis, tmp_path):
         assert png_size(tmp_path / f"lam-{direction}.png") == tuple(map(int, match.groups()))
     # Seed 000's Figure 3 point: LAM's reduce tree crosses hosts 3 times here, its
     # broadcast tree 12 times.
-    assert "reduce: children per node: max 4 (per level: 4 3 2 1); depth: 4; arcs crossing hosts: 3" in proc.stdout  # noqa: E501
-    assert "bcast: children per node: max 4 (per level: 4 3 2 1); depth: 4; arcs crossing hosts: 12" in proc.stdout  # noqa: E501
+    assert (
+        "reduce: children per node: max 4 (per level: 4 3 2 1); depth: 4; arcs crossing hosts: 3"
+        in proc.stdout
+    )
+    assert (
+        "bcast: children per node: max 4 (per level: 4 3 2 1); depth: 4; arcs crossing hosts: 12"
+        in proc.stdout
+    )
 
 
 @pytest.mark.parametrize(

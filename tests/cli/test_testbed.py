@@ -114,8 +114,10 @@ def test_up_run_across_two_hosts_and_down(run_trellis, bed):
     assert "nothing to do" in proc.stdout
 
 
-@pytest.mark.skipif(not (REPO / "build-mpich" / "libtrellis.so").is_file(),
-                    reason="no build-mpich/ (scripts/setup.sh builds it)")
+@pytest.mark.skipif(
+    not (REPO / "build-mpich" / "libtrellis.so").is_file(),
+    reason="no build-mpich/ (scripts/setup.sh builds it)",
+)
 def test_mpich_across_two_hosts(run_trellis, bed):
     """MPICH's mpiexec through the same agent: Hydra's proxies in the hosts' namespaces
     reach it at the bridge, UCX talks TCP between hosts. One rank a host: with two, MPICH

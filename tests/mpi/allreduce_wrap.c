@@ -19,7 +19,10 @@
 static int failures, checks;
 
 /* Rank r's element i: spread over the whole range, so sums wrap. */
-static uint64_t value(int r, int i) { return (uint64_t)(i * 37 + r * 101 + 200) * 0x0101010101010101ull; }
+static uint64_t value(int r, int i)
+{
+    return (uint64_t)(i * 37 + r * 101 + 200) * 0x0101010101010101ull;
+}
 
 int main(int argc, char **argv)
 {
@@ -28,10 +31,17 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     enum { N = 1000 };
-    static const struct { MPI_Datatype t; const char *name; int bytes; } sums[] = {
-        {MPI_UINT8_T, "MPI_UINT8_T", 1},   {MPI_INT8_T, "MPI_INT8_T", 1},
-        {MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR", 1}, {MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", 1},
-        {MPI_UINT16_T, "MPI_UINT16_T", 2}, {MPI_SHORT, "MPI_SHORT", 2},
+    static const struct {
+        MPI_Datatype t;
+        const char *name;
+        int bytes;
+    } sums[] = {
+        {MPI_UINT8_T, "MPI_UINT8_T", 1},
+        {MPI_INT8_T, "MPI_INT8_T", 1},
+        {MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR", 1},
+        {MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", 1},
+        {MPI_UINT16_T, "MPI_UINT16_T", 2},
+        {MPI_SHORT, "MPI_SHORT", 2},
     };
     unsigned char in[N * 2], out[N * 2];
     for (size_t k = 0; k < sizeof sums / sizeof *sums; k++) {
@@ -72,22 +82,27 @@ int main(int argc, char **argv)
         unsigned long want_ul = 0;
         MPI_Offset want_off = LLONG_MAX;
         for (int r = 0; r < p; r++) {
-            unsigned long u = (i + r) % 3 == 0 ? ULONG_MAX - (unsigned long)r : (unsigned long)(i + r);
+            unsigned long u = (i + r) % 3 == 0 ? ULONG_MAX - (unsigned long)r
+                                               : (unsigned long)(i + r);
             MPI_Offset o = (i + r) % 3 == 0 ? -1 - (MPI_Offset)r : (MPI_Offset)(i * 1000003 + r);
             want_ul = u > want_ul ? u : want_ul;
             want_off = o < want_off ? o : want_off;
         }
-        if (bad_ul < 0 && ul_out[i] != want_ul) bad_ul = i;
-        if (bad_off < 0 && off_out[i] != want_off) bad_off = i;
+        if (bad_ul < 0 && ul_out[i] != want_ul)
+            bad_ul = i;
+        if (bad_off < 0 && off_out[i] != want_off)
+            bad_off = i;
     }
     checks += 2;
     if (bad_ul >= 0) {
         failures++;
-        fprintf(stderr, "rank %d FAIL: allreduce MPI_UNSIGNED_LONG MAX: element %d wrong\n", rank, bad_ul);
+        fprintf(stderr, "rank %d FAIL: allreduce MPI_UNSIGNED_LONG MAX: element %d wrong\n", rank,
+                bad_ul);
     }
     if (bad_off >= 0) {
         failures++;
-        fprintf(stderr, "rank %d FAIL: allreduce MPI_OFFSET MIN: element %d wrong\n", rank, bad_off);
+        fprintf(stderr, "rank %d FAIL: allreduce MPI_OFFSET MIN: element %d wrong\n", rank,
+                bad_off);
     }
 
     int total = 0;

@@ -32,7 +32,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     world_rank = r;
-    int root = p - 1, *mine = xmalloc(N * sizeof *mine), *all = xmalloc((size_t)p * N * sizeof *all);
+    int root = p - 1, *mine = xmalloc(N * sizeof *mine),
+        *all = xmalloc((size_t)p * N * sizeof *all);
     MPI_Datatype one = absolute(mine, N), block = absolute(all, N);
 
     /* bcast: the root's N ints, from and into MPI_BOTTOM. */
@@ -76,7 +77,8 @@ int main(int argc, char **argv)
     MPI_Alltoall(MPI_BOTTOM, 1, out, MPI_BOTTOM, 1, block, MPI_COMM_WORLD);
     for (int i = 0; i < p * N; i++)
         CHECK(all[i] == value(i / N, r, i % N), "alltoall [%d] = %d", i, all[i]);
-    int *counts = xmalloc((size_t)p * sizeof *counts), *send_at = xmalloc((size_t)p * sizeof *send_at),
+    int *counts = xmalloc((size_t)p * sizeof *counts),
+        *send_at = xmalloc((size_t)p * sizeof *send_at),
         *recv_at = xmalloc((size_t)p * sizeof *recv_at);
     MPI_Datatype *outs = xmalloc((size_t)p * sizeof *outs), *ins = xmalloc((size_t)p * sizeof *ins);
     for (int q = 0; q < p; q++) {

@@ -34,8 +34,10 @@ static int mode_of_env(void)
                : !strcmp(m, "mixed")               ? MIXED
                                                    : -2;
         if (mode == -2) {
-            fprintf(stderr, "call_mode: TRELLIS_TEST_MODE=%s is not blocking, nonblocking, "
-                            "persistent or mixed\n", m);
+            fprintf(stderr,
+                    "call_mode: TRELLIS_TEST_MODE=%s is not blocking, nonblocking, "
+                    "persistent or mixed\n",
+                    m);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
 #ifndef INIT
@@ -75,9 +77,7 @@ static int complete(MPI_Request *req, int persistent)
     int rc, flag = 0, idx, out;
     MPI_Request arr[2] = {*req, MPI_REQUEST_NULL};
     switch (turn++ % 5) {
-    case 0:
-        rc = MPI_Wait(req, MPI_STATUS_IGNORE);
-        break;
+    case 0: rc = MPI_Wait(req, MPI_STATUS_IGNORE); break;
     case 1:
         do
             rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
@@ -106,17 +106,17 @@ static int complete(MPI_Request *req, int persistent)
 }
 
 #ifdef INIT
-#define PERSISTENT_CASE(Name, params, args)                                                       \
-    case PERSISTENT: {                                                                            \
-        MPI_Request req = MPI_REQUEST_NULL; /* an init that fails leaves it */                    \
-        int rc = INIT(Name)(CM_UNPAREN args, MPI_INFO_NULL, &req);                                \
-        if (rc == MPI_SUCCESS)                                                                    \
-            rc = MPI_Start(&req);                                                                 \
-        if (rc == MPI_SUCCESS)                                                                    \
-            rc = complete(&req, 1);                                                               \
-        if (req != MPI_REQUEST_NULL)                                                              \
-            MPI_Request_free(&req);                                                               \
-        return rc;                                                                                \
+#define PERSISTENT_CASE(Name, params, args)                                                        \
+    case PERSISTENT: {                                                                             \
+        MPI_Request req = MPI_REQUEST_NULL; /* an init that fails leaves it */                     \
+        int rc = INIT(Name)(CM_UNPAREN args, MPI_INFO_NULL, &req);                                 \
+        if (rc == MPI_SUCCESS)                                                                     \
+            rc = MPI_Start(&req);                                                                  \
+        if (rc == MPI_SUCCESS)                                                                     \
+            rc = complete(&req, 1);                                                                \
+        if (req != MPI_REQUEST_NULL)                                                               \
+            MPI_Request_free(&req);                                                                \
+        return rc;                                                                                 \
     }
 #else
 #define PERSISTENT_CASE(Name, params, args)
@@ -124,19 +124,18 @@ static int complete(MPI_Request *req, int persistent)
 
 /* The function cm_Name: the call in the form this call takes. The last
  * argument of every collective is its communicator. */
-#define CALL_MODE_DEFINE(Name, name, params, args)                                                      \
-    int cm_##Name params                                                                          \
-    {                                                                                             \
-        switch (form(c)) {                                                                        \
-        case NONBLOCKING: {                                                                       \
-            MPI_Request req;                                                                      \
-            int rc = MPI_I##name(CM_UNPAREN args, &req);                                          \
-            return rc == MPI_SUCCESS ? complete(&req, 0) : rc;                                    \
-        }                                                                                         \
-            PERSISTENT_CASE(Name, params, args)                                                   \
-        default:                                                                                  \
-            return MPI_##Name args;                                                               \
-        }                                                                                         \
+#define CALL_MODE_DEFINE(Name, name, params, args)                                                 \
+    int cm_##Name params                                                                           \
+    {                                                                                              \
+        switch (form(c)) {                                                                         \
+        case NONBLOCKING: {                                                                        \
+            MPI_Request req;                                                                       \
+            int rc = MPI_I##name(CM_UNPAREN args, &req);                                           \
+            return rc == MPI_SUCCESS ? complete(&req, 0) : rc;                                     \
+        }                                                                                          \
+            PERSISTENT_CASE(Name, params, args)                                                    \
+        default: return MPI_##Name args;                                                           \
+        }                                                                                          \
     }
 
 CALL_MODE_LIST(CALL_MODE_DEFINE)

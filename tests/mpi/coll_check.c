@@ -29,25 +29,31 @@
 static int failures, checks, world_rank;
 static int quick;
 
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        checks++;                                                            \
-        if (!(cond)) {                                                       \
-            failures++;                                                      \
-            if (failures <= 20) {                                            \
-                fprintf(stderr, "rank %d FAIL %s:%d: ", world_rank, __FILE__, __LINE__); \
-                fprintf(stderr, __VA_ARGS__);                                \
-                fputc('\n', stderr);                                         \
-            }                                                                \
-        }                                                                    \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            if (failures <= 20) {                                                                  \
+                fprintf(stderr, "rank %d FAIL %s:%d: ", world_rank, __FILE__, __LINE__);           \
+                fprintf(stderr, __VA_ARGS__);                                                      \
+                fputc('\n', stderr);                                                               \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
 static const int counts[] = {0, 1, 7, 1000, 100003};
 #define NCOUNTS (int)(sizeof counts / sizeof *counts)
 
 /* Small values, so sums and products stay exact in any order. */
-static int ival(int rank, int i) { return (int)((rank * 7 + i * 13) % 19) - 9; }
-static int pval(int rank, int i) { return ((rank + i) % 5 == 0) ? -1 : ((rank * 3 + i) % 7 == 0 ? 2 : 1); }
+static int ival(int rank, int i)
+{
+    return (int)((rank * 7 + i * 13) % 19) - 9;
+}
+static int pval(int rank, int i)
+{
+    return ((rank + i) % 5 == 0) ? -1 : ((rank * 3 + i) % 7 == 0 ? 2 : 1);
+}
 
 /* ---- integer and floating-point operations, expected by plain loops ---- */
 
@@ -61,16 +67,26 @@ static long expect_int(MPI_Op op, int p, int i)
     long acc = op == MPI_PROD ? pval(0, i) : ival(0, i);
     for (int r = 1; r < p; r++) {
         long v = op == MPI_PROD ? pval(r, i) : ival(r, i);
-        if (op == MPI_SUM) acc += v;
-        else if (op == MPI_PROD) acc *= v;
-        else if (op == MPI_MAX) acc = v > acc ? v : acc;
-        else if (op == MPI_MIN) acc = v < acc ? v : acc;
-        else if (op == MPI_LAND) acc = acc && v;
-        else if (op == MPI_LOR) acc = acc || v;
-        else if (op == MPI_LXOR) acc = !acc != !v;
-        else if (op == MPI_BAND) acc &= v;
-        else if (op == MPI_BOR) acc |= v;
-        else if (op == MPI_BXOR) acc ^= v;
+        if (op == MPI_SUM)
+            acc += v;
+        else if (op == MPI_PROD)
+            acc *= v;
+        else if (op == MPI_MAX)
+            acc = v > acc ? v : acc;
+        else if (op == MPI_MIN)
+            acc = v < acc ? v : acc;
+        else if (op == MPI_LAND)
+            acc = acc && v;
+        else if (op == MPI_LOR)
+            acc = acc || v;
+        else if (op == MPI_LXOR)
+            acc = !acc != !v;
+        else if (op == MPI_BAND)
+            acc &= v;
+        else if (op == MPI_BOR)
+            acc |= v;
+        else if (op == MPI_BXOR)
+            acc ^= v;
     }
     return acc;
 }
@@ -87,27 +103,35 @@ static void check_int_ops(MPI_Comm comm, const char *where)
     for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
         for (int ci = 0; ci < NCOUNTS; ci++) {
             int n = counts[ci];
-            if (quick && n > 1000) continue;
-            int *in = malloc(sizeof(int) * (size_t)(n + 1)), *out = malloc(sizeof(int) * (size_t)(n + 1));
-            for (int i = 0; i < n; i++) in[i] = ops[o].op == MPI_PROD ? pval(rank, i) : ival(rank, i);
+            if (quick && n > 1000)
+                continue;
+            int *in = malloc(sizeof(int) * (size_t)(n + 1)),
+                *out = malloc(sizeof(int) * (size_t)(n + 1));
+            for (int i = 0; i < n; i++)
+                in[i] = ops[o].op == MPI_PROD ? pval(rank, i) : ival(rank, i);
             for (int in_place = 0; in_place < 2; in_place++) {
                 /* allreduce */
-                for (int i = 0; i < n; i++) out[i] = in_place ? in[i] : 12345;
+                for (int i = 0; i < n; i++)
+                    out[i] = in_place ? in[i] : 12345;
                 MPI_Allreduce(in_place ? MPI_IN_PLACE : in, out, n, MPI_INT, ops[o].op, comm);
                 int bad = -1;
-                for (int i = 0; i < n && bad < 0; i++) if (out[i] != expect_int(ops[o].op, p, i)) bad = i;
+                for (int i = 0; i < n && bad < 0; i++)
+                    if (out[i] != expect_int(ops[o].op, p, i))
+                        bad = i;
                 CHECK(bad < 0, "%s allreduce int %s n=%d%s: element %d is %d, expected %ld", where,
                       ops[o].name, n, in_place ? " in-place" : "", bad, bad >= 0 ? out[bad] : 0,
                       bad >= 0 ? expect_int(ops[o].op, p, bad) : 0);
                 /* reduce, every root */
                 for (int root = 0; root < p; root++) {
                     int me = rank == root;
-                    for (int i = 0; i < n; i++) out[i] = (in_place && me) ? in[i] : 12345;
+                    for (int i = 0; i < n; i++)
+                        out[i] = (in_place && me) ? in[i] : 12345;
                     MPI_Reduce((in_place && me) ? MPI_IN_PLACE : in, me ? out : NULL, n, MPI_INT,
                                ops[o].op, root, comm);
                     bad = -1;
                     for (int i = 0; me && i < n && bad < 0; i++)
-                        if (out[i] != expect_int(ops[o].op, p, i)) bad = i;
+                        if (out[i] != expect_int(ops[o].op, p, i))
+                            bad = i;
                     CHECK(bad < 0, "%s reduce int %s n=%d root=%d%s: element %d wrong", where,
                           ops[o].name, n, root, in_place ? " in-place" : "", bad);
                 }
@@ -125,23 +149,30 @@ static void check_double_sum_max(MPI_Comm comm, const char *where)
     MPI_Comm_size(comm, &p);
     for (int ci = 0; ci < NCOUNTS; ci++) {
         int n = counts[ci];
-        if (quick && n > 1000) continue;
-        double *in = malloc(sizeof(double) * (size_t)(n + 1)), *out = malloc(sizeof(double) * (size_t)(n + 1));
-        for (int i = 0; i < n; i++) in[i] = ival(rank, i) * 0.5; /* exact in binary */
+        if (quick && n > 1000)
+            continue;
+        double *in = malloc(sizeof(double) * (size_t)(n + 1)),
+               *out = malloc(sizeof(double) * (size_t)(n + 1));
+        for (int i = 0; i < n; i++)
+            in[i] = ival(rank, i) * 0.5; /* exact in binary */
         MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, comm);
         int bad = -1;
         for (int i = 0; i < n && bad < 0; i++) {
             double e = 0;
-            for (int r = 0; r < p; r++) e += ival(r, i) * 0.5;
-            if (out[i] != e) bad = i;
+            for (int r = 0; r < p; r++)
+                e += ival(r, i) * 0.5;
+            if (out[i] != e)
+                bad = i;
         }
         CHECK(bad < 0, "%s allreduce double sum n=%d: element %d wrong", where, n, bad);
         MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_MAX, comm);
         bad = -1;
         for (int i = 0; i < n && bad < 0; i++) {
             double e = -1e300;
-            for (int r = 0; r < p; r++) e = fmax(e, ival(r, i) * 0.5);
-            if (out[i] != e) bad = i;
+            for (int r = 0; r < p; r++)
+                e = fmax(e, ival(r, i) * 0.5);
+            if (out[i] != e)
+                bad = i;
         }
         CHECK(bad < 0, "%s allreduce double max n=%d: element %d wrong", where, n, bad);
         free(in);
@@ -151,7 +182,10 @@ static void check_double_sum_max(MPI_Comm comm, const char *where)
 
 /* ---- MINLOC / MAXLOC ---------------------------------------------------- */
 
-typedef struct { double v; int loc; } double_int;
+typedef struct {
+    double v;
+    int loc;
+} double_int;
 
 static void check_loc(MPI_Comm comm, const char *where)
 {
@@ -160,7 +194,7 @@ static void check_loc(MPI_Comm comm, const char *where)
     MPI_Comm_size(comm, &p);
     int n = quick ? 1000 : 5003;
     double_int *in = malloc(sizeof *in * (size_t)n), *out = malloc(sizeof *out * (size_t)n);
-    int (*in2)[2] = malloc(sizeof *in2 * (size_t)n), (*out2)[2] = malloc(sizeof *out2 * (size_t)n);
+    int(*in2)[2] = malloc(sizeof *in2 * (size_t)n), (*out2)[2] = malloc(sizeof *out2 * (size_t)n);
     for (int i = 0; i < n; i++) {
         in[i].v = (double)(ival(rank, i) / 3); /* ties across ranks: lowest rank must win */
         in[i].loc = rank;
@@ -177,47 +211,65 @@ static void check_loc(MPI_Comm comm, const char *where)
             int loc = -1, best2 = 0, loc2 = -1;
             for (int r = 0; r < p; r++) {
                 double v = (double)(ival(r, i) / 3);
-                if (loc < 0 || (which ? v > best : v < best)) best = v, loc = r;
+                if (loc < 0 || (which ? v > best : v < best))
+                    best = v, loc = r;
                 int v2 = ival(r, i) / 4;
-                if (loc2 < 0 || (which ? v2 > best2 : v2 < best2)) best2 = v2, loc2 = r;
+                if (loc2 < 0 || (which ? v2 > best2 : v2 < best2))
+                    best2 = v2, loc2 = r;
             }
-            if (bad < 0 && (out[i].v != best || out[i].loc != loc)) bad = i;
-            if (bad2 < 0 && (out2[i][0] != best2 || out2[i][1] != loc2)) bad2 = i;
+            if (bad < 0 && (out[i].v != best || out[i].loc != loc))
+                bad = i;
+            if (bad2 < 0 && (out2[i][0] != best2 || out2[i][1] != loc2))
+                bad2 = i;
         }
-        CHECK(bad < 0, "%s allreduce DOUBLE_INT %s: element %d wrong", where, which ? "maxloc" : "minloc", bad);
-        CHECK(bad2 < 0, "%s allreduce 2INT %s: element %d wrong", where, which ? "maxloc" : "minloc", bad2);
+        CHECK(bad < 0, "%s allreduce DOUBLE_INT %s: element %d wrong", where,
+              which ? "maxloc" : "minloc", bad);
+        CHECK(bad2 < 0, "%s allreduce 2INT %s: element %d wrong", where,
+              which ? "maxloc" : "minloc", bad2);
     }
-    free(in); free(out); free(in2); free(out2);
+    free(in);
+    free(out);
+    free(in2);
+    free(out2);
 }
 
 /* The other predefined pair types, one function each from one macro: a
  * value (ties across ranks, so the lowest rank must win) and its rank. */
-#define PAIR_CHECK(fn, vtype, mpitype)                                                     \
-    static void fn(MPI_Comm comm, const char *where)                                      \
-    {                                                                                      \
-        typedef struct { vtype v; int loc; } pair;                                         \
-        int rank, p;                                                                       \
-        MPI_Comm_rank(comm, &rank);                                                        \
-        MPI_Comm_size(comm, &p);                                                           \
-        const int n = 257;                                                                 \
-        pair *in = malloc(sizeof *in * n), *out = malloc(sizeof *out * n);                 \
-        for (int i = 0; i < n; i++) { in[i].v = (vtype)(ival(rank, i) / 3); in[i].loc = rank; } \
-        for (int which = 0; which < 2; which++) {                                          \
-            MPI_Allreduce(in, out, n, mpitype, which ? MPI_MAXLOC : MPI_MINLOC, comm);     \
-            int bad = -1;                                                                  \
-            for (int i = 0; i < n && bad < 0; i++) {                                       \
-                vtype best = 0; int loc = -1;                                              \
-                for (int r = 0; r < p; r++) {                                              \
-                    vtype v = (vtype)(ival(r, i) / 3);                                     \
-                    if (loc < 0 || (which ? v > best : v < best)) best = v, loc = r;       \
-                }                                                                          \
-                if (out[i].v != best || out[i].loc != loc) bad = i;                        \
-            }                                                                              \
-            CHECK(bad < 0, "%s allreduce %s %s: element %d wrong", where, #mpitype,        \
-                  which ? "maxloc" : "minloc", bad);                                       \
-        }                                                                                  \
-        free(in);                                                                          \
-        free(out);                                                                         \
+#define PAIR_CHECK(fn, vtype, mpitype)                                                             \
+    static void fn(MPI_Comm comm, const char *where)                                               \
+    {                                                                                              \
+        typedef struct {                                                                           \
+            vtype v;                                                                               \
+            int loc;                                                                               \
+        } pair;                                                                                    \
+        int rank, p;                                                                               \
+        MPI_Comm_rank(comm, &rank);                                                                \
+        MPI_Comm_size(comm, &p);                                                                   \
+        const int n = 257;                                                                         \
+        pair *in = malloc(sizeof *in * n), *out = malloc(sizeof *out * n);                         \
+        for (int i = 0; i < n; i++) {                                                              \
+            in[i].v = (vtype)(ival(rank, i) / 3);                                                  \
+            in[i].loc = rank;                                                                      \
+        }                                                                                          \
+        for (int which = 0; which < 2; which++) {                                                  \
+            MPI_Allreduce(in, out, n, mpitype, which ? MPI_MAXLOC : MPI_MINLOC, comm);             \
+            int bad = -1;                                                                          \
+            for (int i = 0; i < n && bad < 0; i++) {                                               \
+                vtype best = 0;                                                                    \
+                int loc = -1;                                                                      \
+                for (int r = 0; r < p; r++) {                                                      \
+                    vtype v = (vtype)(ival(r, i) / 3);                                             \
+                    if (loc < 0 || (which ? v > best : v < best))                                  \
+                        best = v, loc = r;                                                         \
+                }                                                                                  \
+                if (out[i].v != best || out[i].loc != loc)                                         \
+                    bad = i;                                                                       \
+            }                                                                                      \
+            CHECK(bad < 0, "%s allreduce %s %s: element %d wrong", where, #mpitype,                \
+                  which ? "maxloc" : "minloc", bad);                                               \
+        }                                                                                          \
+        free(in);                                                                                  \
+        free(out);                                                                                 \
     }
 PAIR_CHECK(check_float_int, float, MPI_FLOAT_INT)
 PAIR_CHECK(check_long_int, long, MPI_LONG_INT)
@@ -231,22 +283,43 @@ PAIR_CHECK(check_long_double_int, long double, MPI_LONG_DOUBLE_INT)
 static void check_type_op_matrix(MPI_Comm comm, const char *where)
 {
     enum { INT_LIKE, FLOAT_LIKE, LOGICAL, BYTE_LIKE, COMPLEX };
-    static const struct { MPI_Datatype t; int cls; const char *name; } types[] = {
-        {MPI_CHAR, INT_LIKE, "char"}, {MPI_SIGNED_CHAR, INT_LIKE, "signed char"},
-        {MPI_UNSIGNED_CHAR, INT_LIKE, "unsigned char"}, {MPI_SHORT, INT_LIKE, "short"},
-        {MPI_UNSIGNED_SHORT, INT_LIKE, "unsigned short"}, {MPI_INT, INT_LIKE, "int"},
-        {MPI_UNSIGNED, INT_LIKE, "unsigned"}, {MPI_LONG, INT_LIKE, "long"},
-        {MPI_UNSIGNED_LONG, INT_LIKE, "unsigned long"}, {MPI_LONG_LONG, INT_LIKE, "long long"},
-        {MPI_UNSIGNED_LONG_LONG, INT_LIKE, "unsigned long long"}, {MPI_INT8_T, INT_LIKE, "int8"},
-        {MPI_INT16_T, INT_LIKE, "int16"}, {MPI_INT32_T, INT_LIKE, "int32"},
-        {MPI_INT64_T, INT_LIKE, "int64"}, {MPI_UINT8_T, INT_LIKE, "uint8"},
-        {MPI_UINT16_T, INT_LIKE, "uint16"}, {MPI_UINT32_T, INT_LIKE, "uint32"},
-        {MPI_UINT64_T, INT_LIKE, "uint64"}, {MPI_FLOAT, FLOAT_LIKE, "float"},
-        {MPI_DOUBLE, FLOAT_LIKE, "double"}, {MPI_LONG_DOUBLE, FLOAT_LIKE, "long double"},
-        {MPI_C_BOOL, LOGICAL, "bool"}, {MPI_BYTE, BYTE_LIKE, "byte"},
-        {MPI_C_FLOAT_COMPLEX, COMPLEX, "float complex"}, {MPI_C_DOUBLE_COMPLEX, COMPLEX, "double complex"},
+    static const struct {
+        MPI_Datatype t;
+        int cls;
+        const char *name;
+    } types[] = {
+        {MPI_CHAR, INT_LIKE, "char"},
+        {MPI_SIGNED_CHAR, INT_LIKE, "signed char"},
+        {MPI_UNSIGNED_CHAR, INT_LIKE, "unsigned char"},
+        {MPI_SHORT, INT_LIKE, "short"},
+        {MPI_UNSIGNED_SHORT, INT_LIKE, "unsigned short"},
+        {MPI_INT, INT_LIKE, "int"},
+        {MPI_UNSIGNED, INT_LIKE, "unsigned"},
+        {MPI_LONG, INT_LIKE, "long"},
+        {MPI_UNSIGNED_LONG, INT_LIKE, "unsigned long"},
+        {MPI_LONG_LONG, INT_LIKE, "long long"},
+        {MPI_UNSIGNED_LONG_LONG, INT_LIKE, "unsigned long long"},
+        {MPI_INT8_T, INT_LIKE, "int8"},
+        {MPI_INT16_T, INT_LIKE, "int16"},
+        {MPI_INT32_T, INT_LIKE, "int32"},
+        {MPI_INT64_T, INT_LIKE, "int64"},
+        {MPI_UINT8_T, INT_LIKE, "uint8"},
+        {MPI_UINT16_T, INT_LIKE, "uint16"},
+        {MPI_UINT32_T, INT_LIKE, "uint32"},
+        {MPI_UINT64_T, INT_LIKE, "uint64"},
+        {MPI_FLOAT, FLOAT_LIKE, "float"},
+        {MPI_DOUBLE, FLOAT_LIKE, "double"},
+        {MPI_LONG_DOUBLE, FLOAT_LIKE, "long double"},
+        {MPI_C_BOOL, LOGICAL, "bool"},
+        {MPI_BYTE, BYTE_LIKE, "byte"},
+        {MPI_C_FLOAT_COMPLEX, COMPLEX, "float complex"},
+        {MPI_C_DOUBLE_COMPLEX, COMPLEX, "double complex"},
     };
-    static const struct { MPI_Op op; const char *name; unsigned classes; } ops[] = {
+    static const struct {
+        MPI_Op op;
+        const char *name;
+        unsigned classes;
+    } ops[] = {
         {MPI_SUM, "sum", 1u << INT_LIKE | 1u << FLOAT_LIKE | 1u << COMPLEX},
         {MPI_PROD, "prod", 1u << INT_LIKE | 1u << FLOAT_LIKE | 1u << COMPLEX},
         {MPI_MAX, "max", 1u << INT_LIKE | 1u << FLOAT_LIKE},
@@ -279,11 +352,16 @@ static void check_type_op_matrix(MPI_Comm comm, const char *where)
                 for (int i = 0; i < n; i++) {
                     int v = (r + i) % 3 == 0 ? 0 : 1;
                     if (types[t].cls == FLOAT_LIKE || types[t].cls == COMPLEX) {
-                        if (types[t].t == MPI_FLOAT || types[t].t == MPI_C_FLOAT_COMPLEX) ((float *)dst)[i * (size / (int)sizeof(float)) ] = (float)(v + 1);
-                        else if (types[t].t == MPI_DOUBLE || types[t].t == MPI_C_DOUBLE_COMPLEX) ((double *)dst)[i * (size / (int)sizeof(double))] = v + 1;
-                        else ((long double *)dst)[i] = v + 1;
+                        if (types[t].t == MPI_FLOAT || types[t].t == MPI_C_FLOAT_COMPLEX)
+                            ((float *)dst)[i * (size / (int)sizeof(float))] = (float)(v + 1);
+                        else if (types[t].t == MPI_DOUBLE || types[t].t == MPI_C_DOUBLE_COMPLEX)
+                            ((double *)dst)[i * (size / (int)sizeof(double))] = v + 1;
+                        else
+                            ((long double *)dst)[i] = v + 1;
                     } else {
-                        dst[i * size] = (unsigned char)(types[t].cls == BYTE_LIKE ? (r * 37 + i) & 0xff : v);
+                        dst[i * size] = (unsigned char)(types[t].cls == BYTE_LIKE
+                                                            ? (r * 37 + i) & 0xff
+                                                            : v);
                     }
                 }
                 if (r == rank)
@@ -306,13 +384,18 @@ static void check_type_op_matrix(MPI_Comm comm, const char *where)
                 CHECK(memcmp(out, expect, (size_t)(n * size)) == 0, "%s reduce %s %s wrong", where,
                       types[t].name, ops[o].name);
         }
-        free(mine); free(out); free(expect); free(theirs);
+        free(mine);
+        free(out);
+        free(expect);
+        free(theirs);
     }
 }
 
 /* ---- user operations ---------------------------------------------------- */
 
-typedef struct { uint32_t m[4]; } mat; /* row-major 2x2, arithmetic mod 2^32 */
+typedef struct {
+    uint32_t m[4];
+} mat; /* row-major 2x2, arithmetic mod 2^32 */
 
 static mat mat_mul(mat x, mat y)
 {
@@ -326,7 +409,8 @@ static void mat_op(void *in, void *inout, int *len, MPI_Datatype *t)
 {
     (void)t;
     mat *a = in, *b = inout;
-    for (int i = 0; i < *len; i++) b[i] = mat_mul(a[i], b[i]);
+    for (int i = 0; i < *len; i++)
+        b[i] = mat_mul(a[i], b[i]);
 }
 
 /* A commutative user operation: addition mod 2^32 written by hand. */
@@ -334,7 +418,8 @@ static void wrapping_sum(void *in, void *inout, int *len, MPI_Datatype *t)
 {
     (void)t;
     uint32_t *a = in, *b = inout;
-    for (int i = 0; i < *len; i++) b[i] += a[i];
+    for (int i = 0; i < *len; i++)
+        b[i] += a[i];
 }
 
 static mat mat_of(int rank, int i)
@@ -357,40 +442,52 @@ static void check_user_ops(MPI_Comm comm, const char *where)
     MPI_Op_create(wrapping_sum, 1, &comm_op);
     for (int ci = 0; ci < NCOUNTS; ci++) {
         int n = counts[ci];
-        if (quick && n > 1000) continue;
-        mat *in = malloc(sizeof *in * (size_t)(n + 1)), *out = malloc(sizeof *out * (size_t)(n + 1));
-        for (int i = 0; i < n; i++) in[i] = mat_of(rank, i);
+        if (quick && n > 1000)
+            continue;
+        mat *in = malloc(sizeof *in * (size_t)(n + 1)),
+            *out = malloc(sizeof *out * (size_t)(n + 1));
+        for (int i = 0; i < n; i++)
+            in[i] = mat_of(rank, i);
         for (int root = 0; root < p; root++) {
             MPI_Reduce(in, out, n, mat_t, noncomm, root, comm);
             int bad = -1;
             for (int i = 0; rank == root && i < n && bad < 0; i++) {
                 mat e = mat_of(0, i);
-                for (int r = 1; r < p; r++) e = mat_mul(e, mat_of(r, i));
-                if (memcmp(&e, &out[i], sizeof e)) bad = i;
+                for (int r = 1; r < p; r++)
+                    e = mat_mul(e, mat_of(r, i));
+                if (memcmp(&e, &out[i], sizeof e))
+                    bad = i;
             }
-            CHECK(bad < 0, "%s reduce non-commutative n=%d root=%d: element %d out of order", where, n, root, bad);
+            CHECK(bad < 0, "%s reduce non-commutative n=%d root=%d: element %d out of order", where,
+                  n, root, bad);
         }
         for (int in_place = 0; in_place < 2; in_place++) {
-            if (in_place) memcpy(out, in, sizeof *in * (size_t)n);
+            if (in_place)
+                memcpy(out, in, sizeof *in * (size_t)n);
             MPI_Allreduce(in_place ? MPI_IN_PLACE : in, out, n, mat_t, noncomm, comm);
             int bad = -1;
             for (int i = 0; i < n && bad < 0; i++) {
                 mat e = mat_of(0, i);
-                for (int r = 1; r < p; r++) e = mat_mul(e, mat_of(r, i));
-                if (memcmp(&e, &out[i], sizeof e)) bad = i;
+                for (int r = 1; r < p; r++)
+                    e = mat_mul(e, mat_of(r, i));
+                if (memcmp(&e, &out[i], sizeof e))
+                    bad = i;
             }
             CHECK(bad < 0, "%s allreduce non-commutative n=%d%s: element %d out of order", where, n,
                   in_place ? " in-place" : "", bad);
         }
         /* A commutative user op on plain uint32: result independent of order. */
         uint32_t *u = (uint32_t *)in, *uo = (uint32_t *)out;
-        for (int i = 0; i < n; i++) u[i] = (uint32_t)(rank * 31 + i);
+        for (int i = 0; i < n; i++)
+            u[i] = (uint32_t)(rank * 31 + i);
         MPI_Allreduce(u, uo, n, MPI_UINT32_T, comm_op, comm);
         int bad = -1;
         for (int i = 0; i < n && bad < 0; i++) {
             uint32_t e = 0;
-            for (int r = 0; r < p; r++) e += (uint32_t)(r * 31 + i);
-            if (uo[i] != e) bad = i;
+            for (int r = 0; r < p; r++)
+                e += (uint32_t)(r * 31 + i);
+            if (uo[i] != e)
+                bad = i;
         }
         CHECK(bad < 0, "%s allreduce commutative user op n=%d: element %d wrong", where, n, bad);
         free(in);
@@ -410,13 +507,17 @@ static void check_bcast(MPI_Comm comm, const char *where)
     MPI_Comm_size(comm, &p);
     for (int ci = 0; ci < NCOUNTS; ci++) {
         int n = counts[ci];
-        if (quick && n > 1000) continue;
+        if (quick && n > 1000)
+            continue;
         int *buf = malloc(sizeof(int) * (size_t)(n + 1));
         for (int root = 0; root < p; root++) {
-            for (int i = 0; i < n; i++) buf[i] = rank == root ? ival(root + 100, i) : -777;
+            for (int i = 0; i < n; i++)
+                buf[i] = rank == root ? ival(root + 100, i) : -777;
             MPI_Bcast(buf, n, MPI_INT, root, comm);
             int bad = -1;
-            for (int i = 0; i < n && bad < 0; i++) if (buf[i] != ival(root + 100, i)) bad = i;
+            for (int i = 0; i < n && bad < 0; i++)
+                if (buf[i] != ival(root + 100, i))
+                    bad = i;
             CHECK(bad < 0, "%s bcast int n=%d root=%d: element %d wrong", where, n, root, bad);
         }
         /* The same bytes described differently: the root sends n ints, the
@@ -425,11 +526,16 @@ static void check_bcast(MPI_Comm comm, const char *where)
             MPI_Datatype pair;
             MPI_Type_contiguous(2, MPI_INT, &pair);
             MPI_Type_commit(&pair);
-            for (int i = 0; i < n; i++) buf[i] = rank == 0 ? ival(55, i) : -1;
-            if (rank == 0) MPI_Bcast(buf, n, MPI_INT, 0, comm);
-            else MPI_Bcast(buf, n / 2, pair, 0, comm);
+            for (int i = 0; i < n; i++)
+                buf[i] = rank == 0 ? ival(55, i) : -1;
+            if (rank == 0)
+                MPI_Bcast(buf, n, MPI_INT, 0, comm);
+            else
+                MPI_Bcast(buf, n / 2, pair, 0, comm);
             int bad = -1;
-            for (int i = 0; i < n && bad < 0; i++) if (buf[i] != ival(55, i)) bad = i;
+            for (int i = 0; i < n && bad < 0; i++)
+                if (buf[i] != ival(55, i))
+                    bad = i;
             CHECK(bad < 0, "%s bcast int vs pair n=%d: element %d wrong", where, n, bad);
             MPI_Type_free(&pair);
         }
@@ -448,7 +554,8 @@ static void strided_sum(void *in, void *inout, int *len, MPI_Datatype *t)
     int *a = in, *b = inout;
     for (int e = 0; e < *len; e++)
         for (int k = 0; k < 9; k++)
-            if (k % 3 != 2) b[e * 9 + k] += a[e * 9 + k];
+            if (k % 3 != 2)
+                b[e * 9 + k] += a[e * 9 + k];
 }
 
 static void check_derived(MPI_Comm comm, const char *where)
@@ -466,7 +573,8 @@ static void check_derived(MPI_Comm comm, const char *where)
     MPI_Type_free(&vec);
     for (int ci = 0; ci < NCOUNTS; ci++) {
         int n = counts[ci];
-        if (n > 1000) continue;
+        if (n > 1000)
+            continue;
         size_t ints = (size_t)n * 9 + 1;
         int *in = malloc(sizeof(int) * ints), *out = malloc(sizeof(int) * ints);
         for (size_t k = 0; k < ints; k++) {
@@ -489,28 +597,41 @@ static void check_derived(MPI_Comm comm, const char *where)
         for (size_t k = 0; k < (size_t)n * 9 && bad < 0; k++) {
             int data = (k % 9) % 3 != 2;
             int e = -5;
-            if (data) { e = 0; for (int r = 0; r < p; r++) e += ival(r, (int)k); }
-            if (out[k] != e) bad = (int)k;
+            if (data) {
+                e = 0;
+                for (int r = 0; r < p; r++)
+                    e += ival(r, (int)k);
+            }
+            if (out[k] != e)
+                bad = (int)k;
         }
         CHECK(bad < 0, "%s allreduce strided n=%d: int %d wrong (gap or data)", where, n, bad);
         for (int root = 0; root < p; root++) {
-            for (size_t k = 0; k < ints; k++) out[k] = rank == root ? ival(root + 9, (int)k) : -5;
+            for (size_t k = 0; k < ints; k++)
+                out[k] = rank == root ? ival(root + 9, (int)k) : -5;
             MPI_Bcast(out, n, strided, root, comm);
             bad = -1;
             for (size_t k = 0; k < (size_t)n * 9 && bad < 0; k++) {
                 int data = (k % 9) % 3 != 2;
                 int e = rank == root || data ? ival(root + 9, (int)k) : -5;
-                if (out[k] != e) bad = (int)k;
+                if (out[k] != e)
+                    bad = (int)k;
             }
             CHECK(bad < 0, "%s bcast strided n=%d root=%d: int %d wrong", where, n, root, bad);
-            for (size_t k = 0; k < ints; k++) out[k] = -5;
+            for (size_t k = 0; k < ints; k++)
+                out[k] = -5;
             MPI_Reduce(in, rank == root ? out : NULL, n, strided, sum_op, root, comm);
             bad = -1;
             for (size_t k = 0; rank == root && k < (size_t)n * 9 && bad < 0; k++) {
                 int data = (k % 9) % 3 != 2;
                 int e = -5;
-                if (data) { e = 0; for (int r = 0; r < p; r++) e += ival(r, (int)k); }
-                if (out[k] != e) bad = (int)k;
+                if (data) {
+                    e = 0;
+                    for (int r = 0; r < p; r++)
+                        e += ival(r, (int)k);
+                }
+                if (out[k] != e)
+                    bad = (int)k;
             }
             CHECK(bad < 0, "%s reduce strided n=%d root=%d: int %d wrong", where, n, root, bad);
         }
@@ -545,7 +666,8 @@ static void check_barrier(MPI_Comm comm, const char *where)
     const int late_ms = 30;
     for (int late = 0; late < p; late++) {
         PMPI_Barrier(comm); /* the MPI library's own, to line up */
-        if (rank == late) sleep_ms(late_ms);
+        if (rank == late)
+            sleep_ms(late_ms);
         double entered = monotonic_now();
         MPI_Barrier(comm);
         double left = monotonic_now();
@@ -564,14 +686,19 @@ static void check_isolation(MPI_Comm comm, const char *where)
     int rank, p;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
-    if (p < 2) return;
+    if (p < 2)
+        return;
     int got = -1, v = rank * 10, sum = 0;
     MPI_Request req;
-    if (rank == 0) MPI_Irecv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &req);
+    if (rank == 0)
+        MPI_Irecv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &req);
     MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, comm);
     MPI_Bcast(&v, 1, MPI_INT, p - 1, comm);
     MPI_Barrier(comm);
-    if (rank == p - 1) { int msg = 4242; MPI_Send(&msg, 1, MPI_INT, 0, 7, comm); }
+    if (rank == p - 1) {
+        int msg = 4242;
+        MPI_Send(&msg, 1, MPI_INT, 0, 7, comm);
+    }
     if (rank == 0) {
         MPI_Status st;
         MPI_Wait(&req, &st);
@@ -589,7 +716,8 @@ static void check_intercomm(void)
     int rank, p;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    if (p < 2) return;
+    if (p < 2)
+        return;
     MPI_Comm local, inter;
     int color = rank % 2;
     MPI_Comm_split(MPI_COMM_WORLD, color, rank, &local);
@@ -598,14 +726,17 @@ static void check_intercomm(void)
     int v = rank + 1, sum = -1;
     MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, inter);
     int e = 0; /* the sum over the other group */
-    for (int r = 0; r < p; r++) if (r % 2 != color) e += r + 1;
+    for (int r = 0; r < p; r++)
+        if (r % 2 != color)
+            e += r + 1;
     CHECK(sum == e, "intercomm allreduce: %d, expected %d", sum, e);
     int b = rank == 0 ? 31337 : -1, lrank;
     MPI_Comm_rank(local, &lrank);
     /* Group 0's rank 0 broadcasts to group 1. */
     int root = color == 0 ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
     MPI_Bcast(&b, 1, MPI_INT, root, inter);
-    if (color == 1) CHECK(b == 31337, "intercomm bcast: %d", b);
+    if (color == 1)
+        CHECK(b == 31337, "intercomm bcast: %d", b);
     MPI_Barrier(inter);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);

@@ -26,19 +26,19 @@ static int sub;          /* on a sub-communicator: a representative subset */
 static const char *only; /* --only: one collective's checks */
 
 /* One line per failure, written at once so ranks' lines do not interleave. */
-#define CHECK(cond, ...)                                                                  \
-    do {                                                                                  \
-        checks++;                                                                         \
-        if (!(cond)) {                                                                    \
-            failures++;                                                                   \
-            if (failures <= 20) {                                                         \
-                char msg_[512];                                                           \
-                int at_ = snprintf(msg_, sizeof msg_, "rank %d FAIL %s:%d: ", world_rank, \
-                                   __FILE__, __LINE__);                                   \
-                snprintf(msg_ + at_, sizeof msg_ - (size_t)at_, __VA_ARGS__);             \
-                fprintf(stderr, "%s\n", msg_);                                            \
-            }                                                                             \
-        }                                                                                 \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            if (failures <= 20) {                                                                  \
+                char msg_[512];                                                                    \
+                int at_ = snprintf(msg_, sizeof msg_, "rank %d FAIL %s:%d: ", world_rank,          \
+                                   __FILE__, __LINE__);                                            \
+                snprintf(msg_ + at_, sizeof msg_ - (size_t)at_, __VA_ARGS__);                      \
+                fprintf(stderr, "%s\n", msg_);                                                     \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
 static const int all_counts[] = {0, 1, 7, 1000, 100003};
@@ -48,11 +48,15 @@ static const int all_counts[] = {0, 1, 7, 1000, 100003};
  * own limit, and sub-communicators run 0, 7 and 1000 only. */
 static inline int count_on(int n, int limit)
 {
-    if (n > limit || (quick && n > 1000)) return 0;
+    if (n > limit || (quick && n > 1000))
+        return 0;
     return !sub || n == 0 || n == 7 || n == 1000;
 }
 
-static inline int want(const char *coll) { return !only || strcmp(only, coll) == 0; }
+static inline int want(const char *coll)
+{
+    return !only || strcmp(only, coll) == 0;
+}
 
 static inline void *xmalloc(size_t bytes)
 {
@@ -68,7 +72,8 @@ static inline void *xmalloc(size_t bytes)
  * three or more ranks rank 1 has zero everywhere. */
 static inline int vcount(int i, int p, int n, int salt)
 {
-    if ((p >= 3 && i == 1) || n == 0) return 0;
+    if ((p >= 3 && i == 1) || n == 0)
+        return 0;
     switch ((i + salt) % 4) {
     case 0: return n;
     case 1: return n / 2 + 1;
@@ -122,11 +127,13 @@ static inline int parse_args(int argc, char **argv, const char *const *colls, in
         } else if (strcmp(argv[a], "--only") == 0 && a + 1 < argc) {
             only = argv[++a];
             int known = 0;
-            for (int c = 0; c < ncolls; c++) known |= strcmp(colls[c], only) == 0;
+            for (int c = 0; c < ncolls; c++)
+                known |= strcmp(colls[c], only) == 0;
             if (!known) {
                 if (world_rank == 0) {
                     fprintf(stderr, "%s: --only %s: not checked here; one of:", argv[0], only);
-                    for (int c = 0; c < ncolls; c++) fprintf(stderr, " %s", colls[c]);
+                    for (int c = 0; c < ncolls; c++)
+                        fprintf(stderr, " %s", colls[c]);
                     fputc('\n', stderr);
                 }
                 return 2;

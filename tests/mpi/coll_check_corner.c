@@ -46,8 +46,8 @@ static int error_scopes = 3; /* --errors: kinds run, 0 none, 1 symmetric .. 3 al
 
 /* ---- datatypes and an operation for the corners -------------------------- */
 
-static MPI_Datatype T_ZERO;   /* contiguous(0, MPI_INT): size 0, extent 0 */
-static MPI_Op OP_USUM;        /* sum of ints, for derived datatypes */
+static MPI_Datatype T_ZERO; /* contiguous(0, MPI_INT): size 0, extent 0 */
+static MPI_Op OP_USUM;      /* sum of ints, for derived datatypes */
 
 /* A datatype of absolute addresses, for MPI_BOTTOM: its element k is the
  * ints x[4k], x[4k+2], x[4k+3] (x[4k+1] a gap), found through
@@ -73,13 +73,17 @@ static void abs_make(int *x)
     abs_disp[2] = d[1] + (MPI_Aint)sizeof(int);
 }
 
-static void abs_free(void) { MPI_Type_free(&T_ABS); }
+static void abs_free(void)
+{
+    MPI_Type_free(&T_ABS);
+}
 
 /* Sums ints: plain MPI_INT, T_ABS's fields, nothing for T_ZERO. */
 static void usum(void *in, void *inout, int *len, MPI_Datatype *type)
 {
     if (*type == MPI_INT) {
-        for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+        for (int i = 0; i < *len; i++)
+            ((int *)inout)[i] += ((int *)in)[i];
     } else if (*type == T_ABS) {
         for (int k = 0; k < *len; k++)
             for (int f = 0; f < ABS_N; f++) {
@@ -90,11 +94,15 @@ static void usum(void *in, void *inout, int *len, MPI_Datatype *type)
 }
 
 /* The j-th int rank r contributes; small, so sums stay exact. */
-static int v(int r, int j) { return (r * 7 + j * 3) % 11 + 1; }
+static int v(int r, int j)
+{
+    return (r * 7 + j * 3) % 11 + 1;
+}
 static int v_sum(int from, int to, int j) /* ranks from..to-1 */
 {
     int s = 0;
-    for (int r = from; r < to; r++) s += v(r, j);
+    for (int r = from; r < to; r++)
+        s += v(r, j);
     return s;
 }
 
@@ -102,7 +110,8 @@ static int v_sum(int from, int to, int j) /* ranks from..to-1 */
 static int *ints(size_t n)
 {
     int *b = xmalloc(n * sizeof(int));
-    for (size_t i = 0; i < n; i++) b[i] = -1;
+    for (size_t i = 0; i < n; i++)
+        b[i] = -1;
     return b;
 }
 
@@ -135,9 +144,11 @@ enum { LIB_TAKES_NULL_ALIAS = 1 };
 /* x holds n elements of T_ABS: fill its fields with v(r, .), the gaps -1. */
 static void abs_fill(int *x, int n, int r)
 {
-    for (int i = 0; i < ABS_EXT * n; i++) x[i] = -1;
+    for (int i = 0; i < ABS_EXT * n; i++)
+        x[i] = -1;
     for (int k = 0; k < n; k++)
-        for (int f = 0; f < ABS_N; f++) x[ABS_EXT * k + abs_field[f]] = v(r, k * ABS_N + f);
+        for (int f = 0; f < ABS_N; f++)
+            x[ABS_EXT * k + abs_field[f]] = v(r, k * ABS_N + f);
 }
 
 /* x's fields must hold want(k*ABS_N+f) and its gaps -1. */
@@ -161,7 +172,10 @@ static int want_sum(int j, void *ctx)
     range *r = ctx;
     return v_sum(r->from, r->to, j);
 }
-static int want_of_rank(int j, void *ctx) { return v(*(int *)ctx, j); }
+static int want_of_rank(int j, void *ctx)
+{
+    return v(*(int *)ctx, j);
+}
 
 /* The same call through the MPI library alone (nat: PMPI_) or as the
  * program would make it (MPI_). */
@@ -172,12 +186,18 @@ static int reduction(const char *coll, const void *s, void *r, int n, MPI_Dataty
                      MPI_Comm c, int nat)
 {
     int counts[64];
-    for (int i = 0; i < 64; i++) counts[i] = n;
-    if (!strcmp(coll, "allreduce")) return CALL(MPI_Allreduce, s, r, n, t, op, c);
-    if (!strcmp(coll, "reduce")) return CALL(MPI_Reduce, s, r, n, t, op, 0, c);
-    if (!strcmp(coll, "scan")) return CALL(MPI_Scan, s, r, n, t, op, c);
-    if (!strcmp(coll, "exscan")) return CALL(MPI_Exscan, s, r, n, t, op, c);
-    if (!strcmp(coll, "reduce_scatter")) return CALL(MPI_Reduce_scatter, s, r, counts, t, op, c);
+    for (int i = 0; i < 64; i++)
+        counts[i] = n;
+    if (!strcmp(coll, "allreduce"))
+        return CALL(MPI_Allreduce, s, r, n, t, op, c);
+    if (!strcmp(coll, "reduce"))
+        return CALL(MPI_Reduce, s, r, n, t, op, 0, c);
+    if (!strcmp(coll, "scan"))
+        return CALL(MPI_Scan, s, r, n, t, op, c);
+    if (!strcmp(coll, "exscan"))
+        return CALL(MPI_Exscan, s, r, n, t, op, c);
+    if (!strcmp(coll, "reduce_scatter"))
+        return CALL(MPI_Reduce_scatter, s, r, counts, t, op, c);
     return CALL(MPI_Reduce_scatter_block, s, r, n, t, op, c);
 }
 
@@ -192,17 +212,22 @@ static int mover(const char *coll, const void *s, int sc, MPI_Datatype st, void 
         scs[i] = sc, rcs[i] = rc, sts[i] = st, rts[i] = rt;
         displs[i] = 16 * i, bytes[i] = 64 * i * (int)sizeof(int);
     }
-    if (!strcmp(coll, "bcast")) return CALL(MPI_Bcast, (void *)s, sc, st, root, c);
-    if (!strcmp(coll, "gather")) return CALL(MPI_Gather, s, sc, st, r, rc, rt, root, c);
+    if (!strcmp(coll, "bcast"))
+        return CALL(MPI_Bcast, (void *)s, sc, st, root, c);
+    if (!strcmp(coll, "gather"))
+        return CALL(MPI_Gather, s, sc, st, r, rc, rt, root, c);
     if (!strcmp(coll, "gatherv"))
         return CALL(MPI_Gatherv, s, sc, st, r, rcs, displs, rt, root, c);
-    if (!strcmp(coll, "scatter")) return CALL(MPI_Scatter, s, sc, st, r, rc, rt, root, c);
+    if (!strcmp(coll, "scatter"))
+        return CALL(MPI_Scatter, s, sc, st, r, rc, rt, root, c);
     if (!strcmp(coll, "scatterv"))
         return CALL(MPI_Scatterv, s, scs, displs, st, r, rc, rt, root, c);
-    if (!strcmp(coll, "allgather")) return CALL(MPI_Allgather, s, sc, st, r, rc, rt, c);
+    if (!strcmp(coll, "allgather"))
+        return CALL(MPI_Allgather, s, sc, st, r, rc, rt, c);
     if (!strcmp(coll, "allgatherv"))
         return CALL(MPI_Allgatherv, s, sc, st, r, rcs, displs, rt, c);
-    if (!strcmp(coll, "alltoall")) return CALL(MPI_Alltoall, s, sc, st, r, rc, rt, c);
+    if (!strcmp(coll, "alltoall"))
+        return CALL(MPI_Alltoall, s, sc, st, r, rc, rt, c);
     if (!strcmp(coll, "alltoallv"))
         return CALL(MPI_Alltoallv, s, scs, displs, st, r, rcs, displs, rt, c);
     return CALL(MPI_Alltoallw, s, scs, bytes, sts, r, rcs, bytes, rts, c);
@@ -224,7 +249,7 @@ static void nothing_moves(const char *coll, int root, MPI_Comm comm, const char 
 static void corner_reduce(MPI_Comm comm, const char *where)
 {
     int p = size_of(comm), me = rank_of(comm);
-    for (int root = 0; root < p; root += p > 1 ? p - 1 : 1) {
+    for (int root = 0; root<p; root += p> 1 ? p - 1 : 1) {
         bool is_root = me == root;
         /* NULL as both buffers at the root is aliasing (Open MPI refuses
          * it): the errors below check that. */
@@ -236,8 +261,10 @@ static void corner_reduce(MPI_Comm comm, const char *where)
          * then MPI_IN_PLACE there with MPI_IN_PLACE at the root. */
         for (int pass = 0; pass < 2; pass++) {
             int send[5], *recv = is_root ? ints(5) : NULL;
-            for (int j = 0; j < 5; j++) send[j] = v(me, j);
-            if (is_root && pass == 1) memcpy(recv, send, sizeof send);
+            for (int j = 0; j < 5; j++)
+                send[j] = v(me, j);
+            if (is_root && pass == 1)
+                memcpy(recv, send, sizeof send);
             const void *s = is_root && pass == 1 ? MPI_IN_PLACE : send;
             void *r = is_root ? recv : pass == 1 ? MPI_IN_PLACE : NULL;
             OK(MPI_Reduce(s, r, 5, MPI_INT, MPI_SUM, root, comm), "%s reduce pass %d", where, pass);
@@ -275,7 +302,8 @@ static void corner_prefix(MPI_Comm comm, const char *where, const char *name, re
     range r = {0, kind == 0 ? p : kind == 1 ? me + 1 : me};
     char what[96];
     snprintf(what, sizeof what, "%s %s MPI_BOTTOM in place", where, name);
-    if (kind != 2 || me > 0) abs_check(x, 2, want_sum, &r, what); /* exscan: rank 0 undefined */
+    if (kind != 2 || me > 0)
+        abs_check(x, 2, want_sum, &r, what); /* exscan: rank 0 undefined */
     abs_free();
 }
 
@@ -299,27 +327,32 @@ static void corner_reduce_scatter(MPI_Comm comm, const char *where)
     /* Zero counts on some ranks: those pass a NULL receive buffer. */
     for (int i = 0; i < p; i++) {
         counts[i] = i % 2 ? 0 : i + 1;
-        if (i < me) before += counts[i];
+        if (i < me)
+            before += counts[i];
         total += counts[i];
     }
     for (int inpl = 0; inpl < 2; inpl++) {
         int *send = xmalloc((size_t)total * sizeof(int));
-        for (int j = 0; j < total; j++) send[j] = v(me, j);
+        for (int j = 0; j < total; j++)
+            send[j] = v(me, j);
         int *recv = inpl ? send : counts[me] ? ints((size_t)counts[me]) : NULL;
         OK(MPI_Reduce_scatter(inpl ? MPI_IN_PLACE : send, recv, counts, MPI_INT, MPI_SUM, comm),
            "%s reduce_scatter zero counts%s", where, inpl ? " in place" : "");
         for (int j = 0; j < counts[me]; j++)
             CHECK(recv[j] == v_sum(0, p, before + j), "%s reduce_scatter%s [%d]: %d != %d", where,
                   inpl ? " in place" : "", j, recv[j], v_sum(0, p, before + j));
-        if (!inpl) free(recv);
+        if (!inpl)
+            free(recv);
         free(send);
     }
-    for (int i = 0; i < p; i++) counts[i] = 0;
+    for (int i = 0; i < p; i++)
+        counts[i] = 0;
     OK(MPI_Reduce_scatter(NULL, NULL, counts, MPI_INT, MPI_SUM, comm),
        "%s reduce_scatter all zero NULL", where);
     OK(MPI_Reduce_scatter(MPI_IN_PLACE, NULL, counts, MPI_INT, MPI_SUM, comm),
        "%s reduce_scatter all zero in place", where);
-    for (int i = 0; i < p; i++) counts[i] = 2;
+    for (int i = 0; i < p; i++)
+        counts[i] = 2;
     if (LIB_TAKES_NULL_ALIAS)
         OK(MPI_Reduce_scatter(NULL, NULL, counts, T_ZERO, OP_USUM, comm),
            "%s reduce_scatter zero-size type", where);
@@ -357,12 +390,15 @@ static void corner_barrier(MPI_Comm comm, const char *where)
 /* ---- corners: the data movers -------------------------------------------------- */
 
 /* The int rank src sends rank dst, j-th. */
-static int mv(int src, int dst, int j) { return (src * 31 + dst * 7 + j) % 1000 + 1; }
+static int mv(int src, int dst, int j)
+{
+    return (src * 31 + dst * 7 + j) % 1000 + 1;
+}
 
 static void corner_bcast(MPI_Comm comm, const char *where)
 {
     int p = size_of(comm), me = rank_of(comm);
-    for (int root = 0; root < p; root += p > 1 ? p - 1 : 1) {
+    for (int root = 0; root<p; root += p> 1 ? p - 1 : 1) {
         nothing_moves("bcast", root, comm, where);
         int keep[3] = {-1, -1, -1};
         OK(MPI_Bcast(keep, 0, MPI_INT, root, comm), "%s bcast count 0", where);
@@ -370,7 +406,8 @@ static void corner_bcast(MPI_Comm comm, const char *where)
         int x[2 * ABS_EXT];
         abs_fill(x, 2, me == root ? root : 1000);
         if (me != root)
-            for (int i = 0; i < 2 * ABS_EXT; i++) x[i] = -1;
+            for (int i = 0; i < 2 * ABS_EXT; i++)
+                x[i] = -1;
         abs_make(x);
         OK(MPI_Bcast(MPI_BOTTOM, 2, T_ABS, root, comm), "%s bcast MPI_BOTTOM", where);
         abs_check(x, 2, want_of_rank, &root, "bcast MPI_BOTTOM");
@@ -382,7 +419,7 @@ static void corner_bcast(MPI_Comm comm, const char *where)
 static void corner_gather(MPI_Comm comm, const char *where)
 {
     int p = size_of(comm), me = rank_of(comm);
-    for (int root = 0; root < p; root += p > 1 ? p - 1 : 1) {
+    for (int root = 0; root<p; root += p> 1 ? p - 1 : 1) {
         bool is_root = me == root;
         /* The call of the report: NULL and 0 everywhere. */
         nothing_moves("gather", root, comm, where);
@@ -392,14 +429,15 @@ static void corner_gather(MPI_Comm comm, const char *where)
         /* Insignificant receive arguments off the root: NULL, then
          * MPI_IN_PLACE with MPI_DATATYPE_NULL. */
         for (int pass = 0; pass < 2; pass++) {
-            int send[2] = {mv(me, root, 0), mv(me, root, 1)}, *recv = is_root ? ints(2 * (size_t)p) : NULL;
+            int send[2] = {mv(me, root, 0), mv(me, root, 1)},
+                *recv = is_root ? ints(2 * (size_t)p) : NULL;
             void *r = is_root ? recv : pass ? MPI_IN_PLACE : NULL;
             OK(MPI_Gather(send, 2, MPI_INT, r, is_root ? 2 : 0,
                           is_root || !pass ? MPI_INT : MPI_DATATYPE_NULL, root, comm),
                "%s gather insignificant pass %d", where, pass);
             for (int i = 0; is_root && i < 2 * p; i++)
-                CHECK(recv[i] == mv(i / 2, root, i % 2), "%s gather pass %d [%d]=%d", where, pass, i,
-                      recv[i]);
+                CHECK(recv[i] == mv(i / 2, root, i % 2), "%s gather pass %d [%d]=%d", where, pass,
+                      i, recv[i]);
             free(recv);
         }
         /* MPI_BOTTOM on the send side: 2 elements of T_ABS, 6 ints each. */
@@ -417,7 +455,8 @@ static void corner_gather(MPI_Comm comm, const char *where)
             counts[i] = i % 2 ? 0 : 6;
             displs[i] = 6 * i;
         }
-        for (int i = 0; is_root && i < 6 * p; i++) recv[i] = -1;
+        for (int i = 0; is_root && i < 6 * p; i++)
+            recv[i] = -1;
         OK(MPI_Gatherv(counts[me] ? MPI_BOTTOM : NULL, counts[me] ? 2 : 0, T_ABS, recv,
                        is_root ? counts : NULL, is_root ? displs : NULL, MPI_INT, root, comm),
            "%s gatherv zero counts", where);
@@ -426,11 +465,12 @@ static void corner_gather(MPI_Comm comm, const char *where)
             CHECK(recv[i] == expect, "%s gatherv zero counts [%d]=%d, expected %d", where, i,
                   recv[i], expect);
         }
-        for (int i = 0; i < p; i++) counts[i] = displs[i] = 0;
+        for (int i = 0; i < p; i++)
+            counts[i] = displs[i] = 0;
         OK(MPI_Gatherv(NULL, 0, MPI_INT, NULL, counts, displs, MPI_INT, root, comm),
            "%s gatherv all zero NULL", where);
-        OK(MPI_Gatherv(is_root ? MPI_IN_PLACE : NULL, 0, MPI_INT, NULL, counts, displs, MPI_INT, root,
-                       comm),
+        OK(MPI_Gatherv(is_root ? MPI_IN_PLACE : NULL, 0, MPI_INT, NULL, counts, displs, MPI_INT,
+                       root, comm),
            "%s gatherv all zero in place", where);
         abs_free();
         free(recv), free(counts), free(displs);
@@ -440,14 +480,15 @@ static void corner_gather(MPI_Comm comm, const char *where)
 static void corner_scatter(MPI_Comm comm, const char *where)
 {
     int p = size_of(comm), me = rank_of(comm);
-    for (int root = 0; root < p; root += p > 1 ? p - 1 : 1) {
+    for (int root = 0; root<p; root += p> 1 ? p - 1 : 1) {
         bool is_root = me == root;
         nothing_moves("scatter", root, comm, where);
         nothing_moves("scatterv", root, comm, where);
         OK(MPI_Scatter(NULL, 0, MPI_BYTE, is_root ? MPI_IN_PLACE : NULL, 0, MPI_BYTE, root, comm),
            "%s scatter NULL 0 in place", where);
         int *send = is_root ? ints(6 * (size_t)p) : NULL;
-        for (int i = 0; is_root && i < 6 * p; i++) send[i] = v(i / 6, i % 6);
+        for (int i = 0; is_root && i < 6 * p; i++)
+            send[i] = v(i / 6, i % 6);
         /* Insignificant send arguments off the root: NULL, then
          * MPI_IN_PLACE; the root's own block in place the second time. */
         for (int pass = 0; pass < 2; pass++) {
@@ -462,7 +503,8 @@ static void corner_scatter(MPI_Comm comm, const char *where)
         }
         /* MPI_BOTTOM on the receive side. */
         int x[2 * ABS_EXT];
-        for (int i = 0; i < 2 * ABS_EXT; i++) x[i] = -1;
+        for (int i = 0; i < 2 * ABS_EXT; i++)
+            x[i] = -1;
         abs_make(x);
         OK(MPI_Scatter(send, 6, MPI_INT, MPI_BOTTOM, 2, T_ABS, root, comm), "%s scatter MPI_BOTTOM",
            where);
@@ -474,12 +516,15 @@ static void corner_scatter(MPI_Comm comm, const char *where)
             counts[i] = i % 2 ? 0 : 6;
             displs[i] = 6 * i;
         }
-        for (int i = 0; i < 2 * ABS_EXT; i++) x[i] = -1;
+        for (int i = 0; i < 2 * ABS_EXT; i++)
+            x[i] = -1;
         OK(MPI_Scatterv(send, is_root ? counts : NULL, is_root ? displs : NULL, MPI_INT,
                         counts[me] ? MPI_BOTTOM : NULL, counts[me] ? 2 : 0, T_ABS, root, comm),
            "%s scatterv zero counts", where);
-        if (counts[me]) abs_check(x, 2, want_of_rank, &me, "scatterv MPI_BOTTOM");
-        for (int i = 0; i < p; i++) counts[i] = displs[i] = 0;
+        if (counts[me])
+            abs_check(x, 2, want_of_rank, &me, "scatterv MPI_BOTTOM");
+        for (int i = 0; i < p; i++)
+            counts[i] = displs[i] = 0;
         OK(MPI_Scatterv(NULL, counts, displs, MPI_INT, NULL, 0, MPI_INT, root, comm),
            "%s scatterv all zero NULL", where);
         abs_free();
@@ -497,7 +542,8 @@ static void corner_allgather(MPI_Comm comm, const char *where)
     int x[2 * ABS_EXT], *recv = ints(6 * (size_t)p);
     abs_fill(x, 2, me);
     abs_make(x);
-    OK(MPI_Allgather(MPI_BOTTOM, 2, T_ABS, recv, 6, MPI_INT, comm), "%s allgather MPI_BOTTOM", where);
+    OK(MPI_Allgather(MPI_BOTTOM, 2, T_ABS, recv, 6, MPI_INT, comm), "%s allgather MPI_BOTTOM",
+       where);
     for (int i = 0; i < 6 * p; i++)
         CHECK(recv[i] == v(i / 6, i % 6), "%s allgather MPI_BOTTOM [%d]=%d", where, i, recv[i]);
     int *counts = xmalloc((size_t)p * sizeof(int)), *displs = xmalloc((size_t)p * sizeof(int));
@@ -505,7 +551,8 @@ static void corner_allgather(MPI_Comm comm, const char *where)
         counts[i] = i % 2 ? 0 : 6;
         displs[i] = 6 * i;
     }
-    for (int i = 0; i < 6 * p; i++) recv[i] = -1;
+    for (int i = 0; i < 6 * p; i++)
+        recv[i] = -1;
     OK(MPI_Allgatherv(counts[me] ? MPI_BOTTOM : NULL, counts[me] ? 2 : 0, T_ABS, recv, counts,
                       displs, MPI_INT, comm),
        "%s allgatherv zero counts", where);
@@ -513,7 +560,8 @@ static void corner_allgather(MPI_Comm comm, const char *where)
         int expect = (i / 6) % 2 ? -1 : v(i / 6, i % 6);
         CHECK(recv[i] == expect, "%s allgatherv zero counts [%d]=%d", where, i, recv[i]);
     }
-    for (int i = 0; i < p; i++) counts[i] = displs[i] = 0;
+    for (int i = 0; i < p; i++)
+        counts[i] = displs[i] = 0;
     OK(MPI_Allgatherv(NULL, 0, MPI_INT, NULL, counts, displs, MPI_INT, comm),
        "%s allgatherv all zero", where);
     OK(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_INT, NULL, counts, displs, MPI_INT, comm),
@@ -547,7 +595,8 @@ static void corner_alltoall(MPI_Comm comm, const char *where)
        where);
     /* MPI_BOTTOM on both sides: types of absolute addresses. */
     int *send = ints(2 * (size_t)p), *recv = ints(2 * (size_t)p);
-    for (int i = 0; i < 2 * p; i++) send[i] = mv(me, i / 2, i % 2);
+    for (int i = 0; i < 2 * p; i++)
+        send[i] = mv(me, i / 2, i % 2);
     MPI_Datatype ts = abs_ints(send), tr = abs_ints(recv);
     OK(MPI_Alltoall(MPI_BOTTOM, 2, ts, MPI_BOTTOM, 2, tr, comm), "%s alltoall MPI_BOTTOM", where);
     for (int i = 0; i < 2 * p; i++)
@@ -562,7 +611,8 @@ static void corner_alltoall(MPI_Comm comm, const char *where)
         rc[i] = none || (p >= 3 && i == 1) || (me + i) % 2 ? 0 : 2;
         sd[i] = rd[i] = 2 * i;
     }
-    for (int i = 0; i < 2 * p; i++) recv[i] = -1;
+    for (int i = 0; i < 2 * p; i++)
+        recv[i] = -1;
     OK(MPI_Alltoallv(none ? NULL : MPI_BOTTOM, sc, sd, ts, none ? NULL : MPI_BOTTOM, rc, rd, tr,
                      comm),
        "%s alltoallv zero counts", where);
@@ -571,7 +621,8 @@ static void corner_alltoall(MPI_Comm comm, const char *where)
         CHECK(recv[i] == expect, "%s alltoallv zero counts [%d]=%d, expected %d", where, i, recv[i],
               expect);
     }
-    for (int i = 0; i < p; i++) sc[i] = rc[i] = 0;
+    for (int i = 0; i < p; i++)
+        sc[i] = rc[i] = 0;
     OK(MPI_Alltoallv(NULL, sc, sd, MPI_INT, NULL, rc, rd, MPI_INT, comm), "%s alltoallv all zero",
        where);
     OK(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_INT, NULL, rc, rd, MPI_INT, comm),
@@ -579,7 +630,8 @@ static void corner_alltoall(MPI_Comm comm, const char *where)
     /* alltoallw: per-peer datatypes, absolute and zero-size among them,
      * displacements 0 from MPI_BOTTOM. */
     MPI_Datatype *st = xmalloc((size_t)p * sizeof *st), *rt = xmalloc((size_t)p * sizeof *rt);
-    MPI_Datatype *tsend = xmalloc((size_t)p * sizeof *tsend), *trecv = xmalloc((size_t)p * sizeof *trecv);
+    MPI_Datatype *tsend = xmalloc((size_t)p * sizeof *tsend),
+                 *trecv = xmalloc((size_t)p * sizeof *trecv);
     for (int i = 0; i < p; i++) {
         tsend[i] = abs_ints(send + 2 * i);
         trecv[i] = abs_ints(recv + 2 * i);
@@ -589,7 +641,8 @@ static void corner_alltoall(MPI_Comm comm, const char *where)
         sc[i] = rc[i] = 2;
         sd[i] = rd[i] = 0;
     }
-    for (int i = 0; i < 2 * p; i++) recv[i] = -1;
+    for (int i = 0; i < 2 * p; i++)
+        recv[i] = -1;
     OK(MPI_Alltoallw(MPI_BOTTOM, sc, sd, st, MPI_BOTTOM, rc, rd, rt, comm),
        "%s alltoallw MPI_BOTTOM", where);
     for (int i = 0; i < 2 * p; i++) {
@@ -597,9 +650,11 @@ static void corner_alltoall(MPI_Comm comm, const char *where)
         CHECK(recv[i] == expect, "%s alltoallw MPI_BOTTOM [%d]=%d, expected %d", where, i, recv[i],
               expect);
     }
-    for (int i = 0; i < p; i++) sc[i] = rc[i] = 0, st[i] = rt[i] = MPI_INT;
+    for (int i = 0; i < p; i++)
+        sc[i] = rc[i] = 0, st[i] = rt[i] = MPI_INT;
     OK(MPI_Alltoallw(NULL, sc, sd, st, NULL, rc, rd, rt, comm), "%s alltoallw all zero", where);
-    for (int i = 0; i < p; i++) MPI_Type_free(&tsend[i]), MPI_Type_free(&trecv[i]);
+    for (int i = 0; i < p; i++)
+        MPI_Type_free(&tsend[i]), MPI_Type_free(&trecv[i]);
     MPI_Type_free(&ts);
     MPI_Type_free(&tr);
     free(send), free(recv), free(sc), free(sd), free(rc), free(rd);
@@ -615,15 +670,20 @@ static void check_ok(const char *coll, MPI_Comm c, const char *after)
     int *s = ints(2 * (size_t)p), *r = ints(2 * (size_t)p);
     int *counts = xmalloc((size_t)p * sizeof(int)), *displs = xmalloc((size_t)p * sizeof(int));
     MPI_Datatype *types = xmalloc((size_t)p * sizeof *types);
-    for (int i = 0; i < p; i++) counts[i] = 2, displs[i] = 2 * i, types[i] = MPI_INT;
+    for (int i = 0; i < p; i++)
+        counts[i] = 2, displs[i] = 2 * i, types[i] = MPI_INT;
     int *bytes = xmalloc((size_t)p * sizeof(int));
-    for (int i = 0; i < p; i++) bytes[i] = 2 * i * (int)sizeof(int);
+    for (int i = 0; i < p; i++)
+        bytes[i] = 2 * i * (int)sizeof(int);
     /* s: this rank's ints to each rank; r: what each rank sends here. */
-    for (int i = 0; i < 2 * p; i++) s[i] = mv(me, i / 2, i % 2);
+    for (int i = 0; i < 2 * p; i++)
+        s[i] = mv(me, i / 2, i % 2);
     bool gathered = false, scattered = false, exchanged = false, summed = false;
     int from = 0, to = p, nsum = 2, at = 0; /* summed: ranks from..to-1, nsum ints at s[at] */
     if (!strcmp(coll, "bcast")) {
-        if (me != 0) for (int i = 0; i < 2; i++) s[i] = -1;
+        if (me != 0)
+            for (int i = 0; i < 2; i++)
+                s[i] = -1;
         rc = MPI_Bcast(s, 2, MPI_INT, 0, c);
         for (int j = 0; j < 2 && rc == MPI_SUCCESS; j++)
             CHECK(s[j] == mv(0, 0, j), "bcast after %s: [%d]=%d", after, j, s[j]);
@@ -654,7 +714,8 @@ static void check_ok(const char *coll, MPI_Comm c, const char *after)
         rc = MPI_Gatherv(s + 2 * me, 2, MPI_INT, r, counts, displs, MPI_INT, 0, c);
         gathered = me == 0;
     } else if (!strcmp(coll, "scatter") || !strcmp(coll, "scatterv")) {
-        for (int i = 0; i < 2 * p; i++) s[i] = mv(0, i / 2, i % 2);
+        for (int i = 0; i < 2 * p; i++)
+            s[i] = mv(0, i / 2, i % 2);
         rc = coll[7] ? MPI_Scatterv(s, counts, displs, MPI_INT, r, 2, MPI_INT, 0, c)
                      : MPI_Scatter(s, 2, MPI_INT, r, 2, MPI_INT, 0, c);
         scattered = true;
@@ -683,7 +744,8 @@ static void check_ok(const char *coll, MPI_Comm c, const char *after)
         CHECK(r[i] == mv(i / 2, me, i % 2), "%s after %s: [%d]=%d", coll, after, i, r[i]);
     for (int j = 0; summed && rc == MPI_SUCCESS && j < nsum; j++) {
         int expect = 0;
-        for (int k = from; k < to; k++) expect += mv(k, (at + j) / 2, (at + j) % 2);
+        for (int k = from; k < to; k++)
+            expect += mv(k, (at + j) / 2, (at + j) % 2);
         CHECK(r[j] == expect, "%s after %s: [%d]=%d, expected %d", coll, after, j, r[j], expect);
     }
     free(s), free(r), free(counts), free(displs), free(types), free(bytes);
@@ -716,8 +778,20 @@ enum { B_SEND, B_RECV, B_NULL, B_IN_PLACE };
 /* Datatypes and operations by name (some are made at run time). REMADE:
  * a committed type the library accepts, freed, then one made again
  * (likely the same handle) and left uncommitted. */
-enum { D_INT, D_2INT, D_DOUBLE, D_FLOAT, D_COMPLEX, D_CONTIG, D_STRUCT, D_VECTOR, D_ZERO,
-       D_UNCOMMITTED, D_NULL, D_REMADE };
+enum {
+    D_INT,
+    D_2INT,
+    D_DOUBLE,
+    D_FLOAT,
+    D_COMPLEX,
+    D_CONTIG,
+    D_STRUCT,
+    D_VECTOR,
+    D_ZERO,
+    D_UNCOMMITTED,
+    D_NULL,
+    D_REMADE
+};
 enum { O_MOVE, O_SUM, O_BAND, O_MINLOC, O_LAND, O_MAX, O_USER, O_NULL };
 
 typedef struct {
@@ -732,16 +806,16 @@ typedef struct {
 
 static MPI_Datatype datatype(int d)
 {
-    const MPI_Datatype all[] = {MPI_INT,    MPI_2INT,      MPI_DOUBLE, MPI_FLOAT,
-                                MPI_C_DOUBLE_COMPLEX, T_CONTIG, T_STRUCT, T_VECTOR,
-                                T_ZERO,     T_UNCOMMITTED, MPI_DATATYPE_NULL};
+    const MPI_Datatype all[] = {
+        MPI_INT,  MPI_2INT, MPI_DOUBLE, MPI_FLOAT,     MPI_C_DOUBLE_COMPLEX, T_CONTIG,
+        T_STRUCT, T_VECTOR, T_ZERO,     T_UNCOMMITTED, MPI_DATATYPE_NULL};
     return all[d];
 }
 
 static MPI_Op operation(int o)
 {
-    const MPI_Op all[] = {MPI_OP_NULL, MPI_SUM, MPI_BAND, MPI_MINLOC, MPI_LAND, MPI_MAX,
-                          OP_USUM,     MPI_OP_NULL};
+    const MPI_Op all[] = {MPI_OP_NULL, MPI_SUM, MPI_BAND, MPI_MINLOC,
+                          MPI_LAND,    MPI_MAX, OP_USUM,  MPI_OP_NULL};
     return all[o];
 }
 
@@ -756,55 +830,63 @@ static int call_with(const err_case *e, MPI_Datatype t, int me, MPI_Comm c, int 
 {
     int root = me == 0, at = e->bad_root ? size_of(c) : 0;
     void *s = buffer(e->send[root]), *r = buffer(e->recv[root]);
-    if (e->op != O_MOVE) return reduction(e->coll, s, r, e->count, t, operation(e->op), c, nat);
+    if (e->op != O_MOVE)
+        return reduction(e->coll, s, r, e->count, t, operation(e->op), c, nat);
     return mover(e->coll, s, e->count, t, r, e->rcount[root], t, at, c, nat);
 }
 
 static int err_call(const err_case *e, int me, MPI_Comm c, int nat)
 {
-    for (int i = 0; i < 64; i++) sb[i] = i; /* aliased calls may run: small values */
-    if (e->type != D_REMADE) return call_with(e, datatype(e->type), me, c, nat);
+    for (int i = 0; i < 64; i++)
+        sb[i] = i; /* aliased calls may run: small values */
+    if (e->type != D_REMADE)
+        return call_with(e, datatype(e->type), me, c, nat);
     MPI_Datatype t;
     for (int pass = 0; pass < 2; pass++) {
         MPI_Type_contiguous(2, MPI_INT, &t);
-        if (pass == 0) MPI_Type_commit(&t);
+        if (pass == 0)
+            MPI_Type_commit(&t);
         int rc = call_with(e, t, me, c, nat);
         MPI_Type_free(&t);
-        if (rc != MPI_SUCCESS || pass == 1) return rc;
+        if (rc != MPI_SUCCESS || pass == 1)
+            return rc;
     }
     return MPI_SUCCESS;
 }
 
 /* Rows of the table. */
-#define ROW(coll, what, scope, type, op, n, rc, rc_root, s, s_root, r, r_root, bad)            \
-    {coll, what, scope, type, op, n, {rc, rc_root}, {s, s_root}, {r, r_root}, bad}
-#define PAIR(coll, what, type, op, n)                                                          \
+#define ROW(coll, what, scope, type, op, n, rc, rc_root, s, s_root, r, r_root, bad)                \
+    {                                                                                              \
+        coll, what, scope, type, op, n, {rc, rc_root}, {s, s_root}, {r, r_root}, bad               \
+    }
+#define PAIR(coll, what, type, op, n)                                                              \
     ROW(coll, what, SYMMETRIC, type, op, n, n, n, B_SEND, B_SEND, B_RECV, B_RECV, 0)
-#define UNROOTED(what, type, op, n)                                                            \
-    PAIR("allreduce", what, type, op, n), PAIR("scan", what, type, op, n),                   \
-        PAIR("exscan", what, type, op, n), PAIR("reduce_scatter", what, type, op, n),        \
+#define UNROOTED(what, type, op, n)                                                                \
+    PAIR("allreduce", what, type, op, n), PAIR("scan", what, type, op, n),                         \
+        PAIR("exscan", what, type, op, n), PAIR("reduce_scatter", what, type, op, n),              \
         PAIR("reduce_scatter_block", what, type, op, n)
 #define REDUCTIONS(what, type, op, n) PAIR("reduce", what, type, op, n), UNROOTED(what, type, op, n)
-#define BUFFERS(coll, what, scope, op, n, s, s_root, r, r_root)                                \
+#define BUFFERS(coll, what, scope, op, n, s, s_root, r, r_root)                                    \
     ROW(coll, what, scope, D_INT, op, n, n, n, s, s_root, r, r_root, 0)
-#define UNROOTED_BUFFERS(what, n, s, r)                                                        \
-    BUFFERS("allreduce", what, SYMMETRIC, O_SUM, n, s, s, r, r),                             \
-        BUFFERS("scan", what, SYMMETRIC, O_SUM, n, s, s, r, r),                              \
-        BUFFERS("exscan", what, SYMMETRIC, O_SUM, n, s, s, r, r),                            \
-        BUFFERS("reduce_scatter", what, SYMMETRIC, O_SUM, n, s, s, r, r),                    \
+#define UNROOTED_BUFFERS(what, n, s, r)                                                            \
+    BUFFERS("allreduce", what, SYMMETRIC, O_SUM, n, s, s, r, r),                                   \
+        BUFFERS("scan", what, SYMMETRIC, O_SUM, n, s, s, r, r),                                    \
+        BUFFERS("exscan", what, SYMMETRIC, O_SUM, n, s, s, r, r),                                  \
+        BUFFERS("reduce_scatter", what, SYMMETRIC, O_SUM, n, s, s, r, r),                          \
         BUFFERS("reduce_scatter_block", what, SYMMETRIC, O_SUM, n, s, s, r, r)
-#define MOVE(coll, what, type, n, rc)                                                          \
+#define MOVE(coll, what, type, n, rc)                                                              \
     ROW(coll, what, SYMMETRIC, type, O_MOVE, n, rc, rc, B_SEND, B_SEND, B_RECV, B_RECV, 0)
-#define MOVERS(what, type, n)                                                                  \
-    MOVE("bcast", what, type, n, n), MOVE("gather", what, type, n, n),                       \
-        MOVE("gatherv", what, type, n, n), MOVE("scatter", what, type, n, n),                \
-        MOVE("allgather", what, type, n, n), MOVE("allgatherv", what, type, n, n),           \
-        MOVE("alltoall", what, type, n, n), MOVE("alltoallv", what, type, n, n),             \
+#define MOVERS(what, type, n)                                                                      \
+    MOVE("bcast", what, type, n, n), MOVE("gather", what, type, n, n),                             \
+        MOVE("gatherv", what, type, n, n), MOVE("scatter", what, type, n, n),                      \
+        MOVE("allgather", what, type, n, n), MOVE("allgatherv", what, type, n, n),                 \
+        MOVE("alltoall", what, type, n, n), MOVE("alltoallv", what, type, n, n),                   \
         MOVE("alltoallw", what, type, n, n)
-#define IN_PLACE_MOVE(coll, what, s)                                                           \
+#define IN_PLACE_MOVE(coll, what, s)                                                               \
     BUFFERS(coll, what, SYMMETRIC, O_MOVE, 1, s, s, B_IN_PLACE, B_IN_PLACE)
-#define BAD_ROOT(coll, op)                                                                     \
-    ROW(coll, "a root out of range", SYMMETRIC, D_INT, op, 1, 1, 1, B_SEND, B_SEND, B_RECV, B_RECV, 1)
+#define BAD_ROOT(coll, op)                                                                         \
+    ROW(coll, "a root out of range", SYMMETRIC, D_INT, op, 1, 1, 1, B_SEND, B_SEND, B_RECV,        \
+        B_RECV, 1)
 
 /* Only cases where the MPI library alone lets no rank hang (Open MPI
  * 4.1.4: scatterv with an uncommitted type, allgatherv with mismatched
@@ -870,10 +952,13 @@ static const err_case errors[] = {
     MOVE("alltoallv", "a send block smaller than the receive block", D_INT, 1, 2),
     MOVE("alltoallw", "a send block smaller than the receive block", D_INT, 1, 2),
     MOVE("alltoall", "a receive block of 0", D_INT, 2, 0),
-    BAD_ROOT("bcast", O_MOVE), BAD_ROOT("gather", O_MOVE), BAD_ROOT("gatherv", O_MOVE),
-    BAD_ROOT("scatter", O_MOVE), BAD_ROOT("scatterv", O_MOVE),
-    BUFFERS("gather", "MPI_IN_PLACE as the root's receive buffer", RANK_SPECIFIC, O_MOVE, 1,
-            B_SEND, B_SEND, B_RECV, B_IN_PLACE),
+    BAD_ROOT("bcast", O_MOVE),
+    BAD_ROOT("gather", O_MOVE),
+    BAD_ROOT("gatherv", O_MOVE),
+    BAD_ROOT("scatter", O_MOVE),
+    BAD_ROOT("scatterv", O_MOVE),
+    BUFFERS("gather", "MPI_IN_PLACE as the root's receive buffer", RANK_SPECIFIC, O_MOVE, 1, B_SEND,
+            B_SEND, B_RECV, B_IN_PLACE),
     BUFFERS("gatherv", "MPI_IN_PLACE as the root's receive buffer", RANK_SPECIFIC, O_MOVE, 1,
             B_SEND, B_SEND, B_RECV, B_IN_PLACE),
     BUFFERS("scatter", "MPI_IN_PLACE as the others' receive buffer", RANK_SPECIFIC, O_MOVE, 1,
@@ -928,8 +1013,9 @@ static void run_error(const err_case *e, MPI_Comm base, const char *where)
         MPI_Error_class(rcs[nat], &cls[nat]);
         calls[nat] = seen.calls;
         world[nat] = seen.world;
-        CHECK(seen.calls == 0 || seen.cls == cls[nat], "%s %s %s: handler saw class %d, returned %d",
-              where, e->coll, e->what, seen.cls, cls[nat]);
+        CHECK(seen.calls == 0 || seen.cls == cls[nat],
+              "%s %s %s: handler saw class %d, returned %d", where, e->coll, e->what, seen.cls,
+              cls[nat]);
     }
     CHECK(cls[0] == cls[1] && calls[0] == calls[1] && world[0] == world[1],
           "%s %s %s (rank %d): error class %d through %d handler call(s)%s, the MPI library alone "
@@ -955,33 +1041,50 @@ static void run_error(const err_case *e, MPI_Comm base, const char *where)
 /* ---- driver ------------------------------------------------------------------ */
 
 static const char *const colls[] = {
-    "bcast",     "reduce",     "allreduce", "barrier",   "gather",         "gatherv",
-    "scatter",   "scatterv",   "allgather", "allgatherv", "alltoall",      "alltoallv",
-    "alltoallw", "reduce_scatter", "reduce_scatter_block", "scan",         "exscan"};
+    "bcast",    "reduce",    "allreduce", "barrier",        "gather",
+    "gatherv",  "scatter",   "scatterv",  "allgather",      "allgatherv",
+    "alltoall", "alltoallv", "alltoallw", "reduce_scatter", "reduce_scatter_block",
+    "scan",     "exscan"};
 typedef void (*corner_fn)(MPI_Comm, const char *);
-static const corner_fn corners[] = {
-    corner_bcast,  corner_reduce,  corner_allreduce, corner_barrier,  corner_gather, NULL,
-    corner_scatter, NULL,          corner_allgather, NULL,            corner_alltoall, NULL,
-    NULL,          corner_reduce_scatter, corner_reduce_scatter_block, corner_scan, corner_exscan};
+static const corner_fn corners[] = {corner_bcast,
+                                    corner_reduce,
+                                    corner_allreduce,
+                                    corner_barrier,
+                                    corner_gather,
+                                    NULL,
+                                    corner_scatter,
+                                    NULL,
+                                    corner_allgather,
+                                    NULL,
+                                    corner_alltoall,
+                                    NULL,
+                                    NULL,
+                                    corner_reduce_scatter,
+                                    corner_reduce_scatter_block,
+                                    corner_scan,
+                                    corner_exscan};
 /* gatherv, scatterv, allgatherv, alltoallv, alltoallw: their corners run
  * with gather, scatter, allgather and alltoall's. */
-static const char *const corner_owner[] = {NULL, NULL, NULL, NULL, NULL, "gather",
-                                           NULL, "scatter", NULL, "allgather", NULL, "alltoall",
-                                           "alltoall", NULL, NULL, NULL, NULL};
+static const char *const corner_owner[] = {
+    NULL,        NULL, NULL,       NULL,       NULL, "gather", NULL, "scatter", NULL,
+    "allgather", NULL, "alltoall", "alltoall", NULL, NULL,     NULL, NULL};
 #define NCOLLS (int)(sizeof colls / sizeof *colls)
 
 static bool corner_wanted(int k)
 {
-    if (want(colls[k])) return true;
+    if (want(colls[k]))
+        return true;
     for (int j = 0; j < NCOLLS; j++) /* a v-variant asked for: its owner's corners */
-        if (corner_owner[j] && !strcmp(corner_owner[j], colls[k]) && want(colls[j])) return true;
+        if (corner_owner[j] && !strcmp(corner_owner[j], colls[k]) && want(colls[j]))
+            return true;
     return false;
 }
 
 static void check_all(MPI_Comm comm, const char *where)
 {
     for (int k = 0; k < NCOLLS; k++)
-        if (corners[k] && corner_wanted(k)) corners[k](comm, where);
+        if (corners[k] && corner_wanted(k))
+            corners[k](comm, where);
     for (int i = 0; i < NERRORS; i++)
         if (want(errors[i].coll) && errors[i].scope < error_scopes)
             run_error(&errors[i], comm, where);

@@ -34,7 +34,7 @@ typedef struct {
 } layout;
 
 static layout L_INT = {"int", 0, 1, 1, {0}};
-static layout L_PAIR = {"pair", 0, 2, 2, {0, 1}};              /* contiguous 2 ints */
+static layout L_PAIR = {"pair", 0, 2, 2, {0, 1}};                   /* contiguous 2 ints */
 static layout L_STRIDED = {"strided", 0, 9, 6, {0, 1, 3, 4, 6, 7}}; /* 3 x (2 ints, gap) */
 
 static void make_layouts(void)
@@ -68,8 +68,8 @@ static void lay_fill(const layout *L, int *base, size_t count, int src, int dst)
 {
     for (size_t e = 0; e < count; e++)
         for (int k = 0; k < L->nsig; k++)
-            base[e * (size_t)L->ext + (size_t)L->off[k]] =
-                val(src, dst, e * (size_t)L->nsig + (size_t)k);
+            base[e * (size_t)L->ext + (size_t)L->off[k]] = val(src, dst,
+                                                               e * (size_t)L->nsig + (size_t)k);
 }
 
 /* A buffer under test and what it must hold afterwards, both starting as
@@ -97,7 +97,8 @@ static void tb_both(tbuf *t, const layout *L, size_t at, size_t count, int src, 
 static void tb_check(tbuf *t, const char *desc, const char *which)
 {
     size_t bad = 0;
-    while (bad < t->n && t->b[bad] == t->e[bad]) bad++;
+    while (bad < t->n && t->b[bad] == t->e[bad])
+        bad++;
     CHECK(bad == t->n, "%s: %s int %zu of %zu is %d, expected %d", desc, which, bad, t->n,
           bad < t->n ? t->b[bad] : 0, bad < t->n ? t->e[bad] : 0);
 }
@@ -138,7 +139,11 @@ static int unit_of(const combo *c)
     for (int k = 0; k < 4; k++) {
         int s = k < 2 ? c->send[k]->nsig : c->recv[k - 2]->nsig;
         int a = u, b = s;
-        while (b) { int t = a % b; a = b; b = t; }
+        while (b) {
+            int t = a % b;
+            a = b;
+            b = t;
+        }
         u = u / a * s;
     }
     return u;
@@ -177,15 +182,18 @@ static void gather_case(MPI_Comm comm, const char *where, const combo *c, int n,
             tbuf s = tb_new(sc * (size_t)ls->ext + 1), r = tb_new(me ? (size_t)p * bl + 1 : 0);
             tb_both(&s, ls, 0, sc, rank, root);
             if (me) {
-                for (int i = 0; i < p; i++) lay_fill(lr, r.e + (size_t)i * bl, rc, i, root);
-                if (inpl) lay_fill(lr, r.b + (size_t)root * bl, rc, root, root);
+                for (int i = 0; i < p; i++)
+                    lay_fill(lr, r.e + (size_t)i * bl, rc, i, root);
+                if (inpl)
+                    lay_fill(lr, r.b + (size_t)root * bl, rc, root, root);
             }
             /* The receive side is insignificant at the other ranks. */
             MPI_Gather(me && inpl ? MPI_IN_PLACE : s.b, (int)sc, ls->type, me ? r.b : NULL,
                        me ? (int)rc : 0, me ? lr->type : MPI_DATATYPE_NULL, root, comm);
             snprintf(desc, sizeof desc, "%s gather %s n=%d root=%d%s", where, c->name, n, root,
                      me && inpl ? " in-place" : "");
-            if (me) tb_check(&r, desc, "recvbuf");
+            if (me)
+                tb_check(&r, desc, "recvbuf");
             tb_check(&s, desc, "sendbuf (must stay untouched)");
             tb_free(&s);
             tb_free(&r);
@@ -205,15 +213,18 @@ static void scatter_case(MPI_Comm comm, const char *where, const combo *c, int n
             size_t sc = elems(ls, n, u), rc = elems(lr, n, u), bl = sc * (size_t)ls->ext;
             tbuf s = tb_new(me ? (size_t)p * bl + 1 : 0), r = tb_new(rc * (size_t)lr->ext + 1);
             if (me)
-                for (int i = 0; i < p; i++) tb_both(&s, ls, (size_t)i * bl, sc, root, i);
+                for (int i = 0; i < p; i++)
+                    tb_both(&s, ls, (size_t)i * bl, sc, root, i);
             lay_fill(lr, r.e, rc, root, rank);
             /* The send side is insignificant at the other ranks. */
             MPI_Scatter(me ? s.b : NULL, me ? (int)sc : 0, me ? ls->type : MPI_DATATYPE_NULL,
                         me && inpl ? MPI_IN_PLACE : r.b, (int)rc, lr->type, root, comm);
             snprintf(desc, sizeof desc, "%s scatter %s n=%d root=%d%s", where, c->name, n, root,
                      me && inpl ? " in-place" : "");
-            if (!(me && inpl)) tb_check(&r, desc, "recvbuf");
-            if (me) tb_check(&s, desc, "sendbuf (must stay untouched)");
+            if (!(me && inpl))
+                tb_check(&r, desc, "recvbuf");
+            if (me)
+                tb_check(&s, desc, "sendbuf (must stay untouched)");
             tb_free(&s);
             tb_free(&r);
         }
@@ -237,11 +248,15 @@ static vspec vs_new(int p)
 static size_t vs_place(vspec *v, int p, int salt)
 {
     size_t total = place_blocks(p, v->len, salt, v->off);
-    for (int i = 0; i < p; i++) v->counts[i] = (int)v->len[i], v->displs[i] = (int)v->off[i];
+    for (int i = 0; i < p; i++)
+        v->counts[i] = (int)v->len[i], v->displs[i] = (int)v->off[i];
     return total;
 }
 
-static void vs_free(vspec *v) { free(v->counts), free(v->displs), free(v->len), free(v->off); }
+static void vs_free(vspec *v)
+{
+    free(v->counts), free(v->displs), free(v->len), free(v->off);
+}
 
 static void gatherv_case(MPI_Comm comm, const char *where, const combo *c, int n, int u)
 {
@@ -256,7 +271,8 @@ static void gatherv_case(MPI_Comm comm, const char *where, const combo *c, int n
             const layout *ls = c->send[rank % 2], *lr = c->recv[root % 2];
             size_t sc = elems(ls, vcount(rank, p, n, root), u), total = 0;
             if (me) {
-                for (int i = 0; i < p; i++) v.len[i] = elems(lr, vcount(i, p, n, root), u);
+                for (int i = 0; i < p; i++)
+                    v.len[i] = elems(lr, vcount(i, p, n, root), u);
                 total = vs_place(&v, p, root);
             }
             tbuf s = tb_new(sc * (size_t)ls->ext + 1), r = tb_new(total * (size_t)lr->ext);
@@ -264,14 +280,16 @@ static void gatherv_case(MPI_Comm comm, const char *where, const combo *c, int n
             if (me) {
                 for (int i = 0; i < p; i++)
                     lay_fill(lr, r.e + v.off[i] * (size_t)lr->ext, v.len[i], i, root);
-                if (inpl) lay_fill(lr, r.b + v.off[root] * (size_t)lr->ext, v.len[root], root, root);
+                if (inpl)
+                    lay_fill(lr, r.b + v.off[root] * (size_t)lr->ext, v.len[root], root, root);
             }
             MPI_Gatherv(me && inpl ? MPI_IN_PLACE : s.b, (int)sc, ls->type, me ? r.b : NULL,
                         me ? v.counts : NULL, me ? v.displs : NULL,
                         me ? lr->type : MPI_DATATYPE_NULL, root, comm);
             snprintf(desc, sizeof desc, "%s gatherv %s n=%d root=%d%s", where, c->name, n, root,
                      me && inpl ? " in-place" : "");
-            if (me) tb_check(&r, desc, "recvbuf");
+            if (me)
+                tb_check(&r, desc, "recvbuf");
             tb_check(&s, desc, "sendbuf (must stay untouched)");
             tb_free(&s);
             tb_free(&r);
@@ -292,7 +310,8 @@ static void scatterv_case(MPI_Comm comm, const char *where, const combo *c, int 
             const layout *ls = c->send[root % 2], *lr = c->recv[rank % 2];
             size_t rc = elems(lr, vcount(rank, p, n, root + 1), u), total = 0;
             if (me) {
-                for (int i = 0; i < p; i++) v.len[i] = elems(ls, vcount(i, p, n, root + 1), u);
+                for (int i = 0; i < p; i++)
+                    v.len[i] = elems(ls, vcount(i, p, n, root + 1), u);
                 total = vs_place(&v, p, root + 1);
             }
             tbuf s = tb_new(total * (size_t)ls->ext), r = tb_new(rc * (size_t)lr->ext + 1);
@@ -305,8 +324,10 @@ static void scatterv_case(MPI_Comm comm, const char *where, const combo *c, int 
                          (int)rc, lr->type, root, comm);
             snprintf(desc, sizeof desc, "%s scatterv %s n=%d root=%d%s", where, c->name, n, root,
                      me && inpl ? " in-place" : "");
-            if (!(me && inpl)) tb_check(&r, desc, "recvbuf");
-            if (me) tb_check(&s, desc, "sendbuf (must stay untouched)");
+            if (!(me && inpl))
+                tb_check(&r, desc, "recvbuf");
+            if (me)
+                tb_check(&s, desc, "sendbuf (must stay untouched)");
             tb_free(&s);
             tb_free(&r);
         }
@@ -328,8 +349,10 @@ static void allgather_case(MPI_Comm comm, const char *where, const combo *c, int
         size_t sc = elems(ls, n, u), rc = elems(lr, n, u), bl = rc * (size_t)lr->ext;
         tbuf s = tb_new(sc * (size_t)ls->ext + 1), r = tb_new((size_t)p * bl + 1);
         tb_both(&s, ls, 0, sc, rank, ALL);
-        for (int i = 0; i < p; i++) lay_fill(lr, r.e + (size_t)i * bl, rc, i, ALL);
-        if (inpl) lay_fill(lr, r.b + (size_t)rank * bl, rc, rank, ALL);
+        for (int i = 0; i < p; i++)
+            lay_fill(lr, r.e + (size_t)i * bl, rc, i, ALL);
+        if (inpl)
+            lay_fill(lr, r.b + (size_t)rank * bl, rc, rank, ALL);
         MPI_Allgather(inpl ? MPI_IN_PLACE : s.b, inpl ? 0 : (int)sc,
                       inpl ? MPI_DATATYPE_NULL : ls->type, r.b, (int)rc, lr->type, comm);
         snprintf(desc, sizeof desc, "%s allgather %s n=%d%s", where, c->name, n,
@@ -352,13 +375,15 @@ static void allgatherv_case(MPI_Comm comm, const char *where, const combo *c, in
         for (int inpl = 0; inpl < 2; inpl++) {
             const layout *ls = c->send[rank % 2], *lr = c->recv[rank % 2];
             size_t sc = elems(ls, vcount(rank, p, n, salt), u);
-            for (int i = 0; i < p; i++) v.len[i] = elems(lr, vcount(i, p, n, salt), u);
+            for (int i = 0; i < p; i++)
+                v.len[i] = elems(lr, vcount(i, p, n, salt), u);
             size_t total = vs_place(&v, p, rank + salt); /* displacements differ by rank */
             tbuf s = tb_new(sc * (size_t)ls->ext + 1), r = tb_new(total * (size_t)lr->ext);
             tb_both(&s, ls, 0, sc, rank, ALL);
             for (int i = 0; i < p; i++)
                 lay_fill(lr, r.e + v.off[i] * (size_t)lr->ext, v.len[i], i, ALL);
-            if (inpl) lay_fill(lr, r.b + v.off[rank] * (size_t)lr->ext, v.len[rank], rank, ALL);
+            if (inpl)
+                lay_fill(lr, r.b + v.off[rank] * (size_t)lr->ext, v.len[rank], rank, ALL);
             MPI_Allgatherv(inpl ? MPI_IN_PLACE : s.b, inpl ? 0 : (int)sc,
                            inpl ? MPI_DATATYPE_NULL : ls->type, r.b, v.counts, v.displs, lr->type,
                            comm);
@@ -388,7 +413,8 @@ static void alltoall_case(MPI_Comm comm, const char *where, const combo *c, int 
         for (int i = 0; i < p; i++) {
             tb_both(&s, ls, (size_t)i * sbl, sc, rank, i);
             lay_fill(lr, r.e + (size_t)i * rbl, rc, i, rank);
-            if (inpl) lay_fill(lr, r.b + (size_t)i * rbl, rc, rank, i);
+            if (inpl)
+                lay_fill(lr, r.b + (size_t)i * rbl, rc, rank, i);
         }
         MPI_Alltoall(inpl ? MPI_IN_PLACE : s.b, inpl ? 0 : (int)sc,
                      inpl ? MPI_DATATYPE_NULL : ls->type, r.b, (int)rc, lr->type, comm);
@@ -406,8 +432,13 @@ static void alltoall_case(MPI_Comm comm, const char *where, const combo *c, int 
  * MPI_IN_PLACE needs). */
 static int pair_units(int s, int d, int p, int n, int salt, int sym)
 {
-    if (sym && s > d) { int t = s; s = d; d = t; }
-    if ((p >= 3 && (s == 1 || d == 1)) || n == 0) return 0;
+    if (sym && s > d) {
+        int t = s;
+        s = d;
+        d = t;
+    }
+    if ((p >= 3 && (s == 1 || d == 1)) || n == 0)
+        return 0;
     switch ((s * 3 + d * 5 + salt) % 5) {
     case 0: return n;
     case 1: return n / 2 + 1;
@@ -435,10 +466,12 @@ static void alltoallv_case(MPI_Comm comm, const char *where, const combo *c, int
         for (int i = 0; i < p; i++) {
             tb_both(&s, ls, sv.off[i] * (size_t)ls->ext, sv.len[i], rank, i);
             lay_fill(lr, r.e + rv.off[i] * (size_t)lr->ext, rv.len[i], i, rank);
-            if (inpl) lay_fill(lr, r.b + rv.off[i] * (size_t)lr->ext, rv.len[i], rank, i);
+            if (inpl)
+                lay_fill(lr, r.b + rv.off[i] * (size_t)lr->ext, rv.len[i], rank, i);
         }
         MPI_Alltoallv(inpl ? MPI_IN_PLACE : s.b, inpl ? NULL : sv.counts, inpl ? NULL : sv.displs,
-                      inpl ? MPI_DATATYPE_NULL : ls->type, r.b, rv.counts, rv.displs, lr->type, comm);
+                      inpl ? MPI_DATATYPE_NULL : ls->type, r.b, rv.counts, rv.displs, lr->type,
+                      comm);
         snprintf(desc, sizeof desc, "%s alltoallv %s n=%d%s", where, c->name, n,
                  inpl ? " in-place" : "");
         tb_check(&r, desc, "recvbuf");
@@ -487,13 +520,15 @@ static void alltoallw_case(MPI_Comm comm, const char *where, int n)
         tbuf s = tb_new(vs_place(&sv, p, rank)), r = tb_new(vs_place(&rv, p, rank + 1));
         /* Open MPI 4.1's coll/self (one rank) multiplies alltoallw's byte
          * displacements by the extent: there, displacements 0. */
-        if (p == 1) sv.off[0] = rv.off[0] = 0;
+        if (p == 1)
+            sv.off[0] = rv.off[0] = 0;
         for (int i = 0; i < p; i++) {
             sv.displs[i] = (int)(sv.off[i] * sizeof(int));
             rv.displs[i] = (int)(rv.off[i] * sizeof(int));
             tb_both(&s, w_send(rank, i), sv.off[i], (size_t)sc[i], rank, i);
             lay_fill(w_recv(i, rank), r.e + rv.off[i], (size_t)rc[i], i, rank);
-            if (inpl) lay_fill(w_recv(i, rank), r.b + rv.off[i], (size_t)rc[i], rank, i);
+            if (inpl)
+                lay_fill(w_recv(i, rank), r.b + rv.off[i], (size_t)rc[i], rank, i);
         }
         MPI_Alltoallw(inpl ? MPI_IN_PLACE : s.b, inpl ? NULL : sc, inpl ? NULL : sv.displs,
                       inpl ? NULL : st, r.b, rc, rv.displs, rt, comm);
@@ -511,24 +546,25 @@ static void alltoallw_case(MPI_Comm comm, const char *where, int n)
 
 /* ---- driver ------------------------------------------------------------------ */
 
-static const char *const colls[] = {"gather",    "gatherv",    "scatter",  "scatterv",
-                                    "allgather", "allgatherv", "alltoall", "alltoallv",
-                                    "alltoallw"};
+static const char *const colls[] = {"gather",     "gatherv",  "scatter",   "scatterv", "allgather",
+                                    "allgatherv", "alltoall", "alltoallv", "alltoallw"};
 /* The case of each, in the same order; alltoallw has its own loop. */
-static const combo_case cases[] = {gather_case,    gatherv_case,    scatter_case,
-                                   scatterv_case,  allgather_case,  allgatherv_case,
-                                   alltoall_case,  alltoallv_case,  NULL};
+static const combo_case cases[] = {gather_case,   gatherv_case,   scatter_case,
+                                   scatterv_case, allgather_case, allgatherv_case,
+                                   alltoall_case, alltoallv_case, NULL};
 #define NCOLLS (int)(sizeof colls / sizeof *colls)
 
 static void check_all(MPI_Comm comm, const char *where)
 {
     for (int c = 0; c < NCOLLS; c++) {
-        if (!want(colls[c])) continue;
+        if (!want(colls[c]))
+            continue;
         if (cases[c]) {
             run_combos(comm, where, cases[c]);
         } else { /* alltoallw: its own per-peer datatypes */
             for (int k = 0; k < NCOUNTS; k++)
-                if (count_on(all_counts[k], 1000)) alltoallw_case(comm, where, all_counts[k]);
+                if (count_on(all_counts[k], 1000))
+                    alltoallw_case(comm, where, all_counts[k]);
         }
     }
 }

@@ -135,8 +135,10 @@ static void check_allgather(const graph *g, int n, bool v)
 static void check_alltoall(const graph *g, int n, int mode, MPI_Datatype strided)
 {
     int out = g->outdeg[rank], in = g->indeg;
-    int *scount = malloc(((size_t)out + 1) * sizeof(int)), *sdispl = malloc(((size_t)out + 1) * sizeof(int));
-    int *rcount = malloc(((size_t)in + 1) * sizeof(int)), *rdispl = malloc(((size_t)in + 1) * sizeof(int));
+    int *scount = malloc(((size_t)out + 1) * sizeof(int)),
+        *sdispl = malloc(((size_t)out + 1) * sizeof(int));
+    int *rcount = malloc(((size_t)in + 1) * sizeof(int)),
+        *rdispl = malloc(((size_t)in + 1) * sizeof(int));
     MPI_Aint *sbyte = malloc(((size_t)out + 1) * sizeof(MPI_Aint));
     MPI_Aint *rbyte = malloc(((size_t)in + 1) * sizeof(MPI_Aint));
     MPI_Datatype *stypes = malloc(((size_t)out + 1) * sizeof(MPI_Datatype));
@@ -154,7 +156,9 @@ static void check_alltoall(const graph *g, int n, int mode, MPI_Datatype strided
         stotal = (size_t)n * (size_t)out;
     for (int i = 0; i < in; i++) {
         int s = g->sources[i];
-        rcount[i] = s == MPI_PROC_NULL ? (mode ? 1 : n) : mode ? vcount(s, sender_block(g, i), n) : n;
+        rcount[i] = s == MPI_PROC_NULL ? (mode ? 1 : n)
+                    : mode             ? vcount(s, sender_block(g, i), n)
+                                       : n;
         int stride = mode == 2 && i % 2 == 0 ? 2 : 1;
         rtypes[i] = stride == 2 ? strided : MPI_INT;
         rdispl[i] = (int)rtotal + (mode ? 1 : 0);
@@ -343,7 +347,8 @@ static void make_dist(graph *g, const char *name, unsigned seed, int maxdeg, boo
     g->indeg = indeg;
     g->sources = malloc(((size_t)indeg + 1) * sizeof(int));
     int *d = malloc(((size_t)outdeg + 1) * sizeof(int));
-    int *wi = malloc(((size_t)indeg + 1) * sizeof(int)), *wo = malloc(((size_t)outdeg + 1) * sizeof(int));
+    int *wi = malloc(((size_t)indeg + 1) * sizeof(int)),
+        *wo = malloc(((size_t)outdeg + 1) * sizeof(int));
     MPI_Dist_graph_neighbors(g->comm, indeg, g->sources, isw ? wi : MPI_UNWEIGHTED, outdeg, d,
                              isw ? wo : MPI_UNWEIGHTED);
     /* The library's order of destinations is this rank's (the program's, for
@@ -366,7 +371,8 @@ static void make_graph(graph *g)
 {
     memset(g, 0, sizeof *g);
     g->name = "graph_ring";
-    int *index = malloc((size_t)nranks * sizeof(int)), *edges = malloc(4 * (size_t)nranks * sizeof(int));
+    int *index = malloc((size_t)nranks * sizeof(int)),
+        *edges = malloc(4 * (size_t)nranks * sizeof(int));
     g->outdeg = malloc((size_t)nranks * sizeof(int));
     g->dests = malloc((size_t)nranks * sizeof(int *));
     int at = 0;
@@ -415,8 +421,10 @@ static void check_in_place(const graph *g)
 static void check_outstanding(const graph *g)
 {
     int n = 5, in = g->indeg, out = g->outdeg[rank];
-    int *send = malloc(((size_t)out * n + 1) * sizeof(int)), *recv = malloc(((size_t)in * n + 1) * sizeof(int));
-    int *gsend = malloc((size_t)n * sizeof(int)), *grecv = malloc(((size_t)in * n + 1) * sizeof(int));
+    int *send = malloc(((size_t)out * n + 1) * sizeof(int)),
+        *recv = malloc(((size_t)in * n + 1) * sizeof(int));
+    int *gsend = malloc((size_t)n * sizeof(int)),
+        *grecv = malloc(((size_t)in * n + 1) * sizeof(int));
     for (int round = 0; round < 2; round++) {
         for (int j = 0; j < out; j++)
             for (int e = 0; e < n; e++)
@@ -481,7 +489,8 @@ int main(int argc, char **argv)
     MPI_Dims_create(nranks, 2, d3b);
     d3[1] = d3b[0];
     d3[2] = d3b[1];
-    int p1[1] = {1}, n1[1] = {0}, p2[2] = {1, 1}, n2[2] = {0, 1}, p3[3] = {1, 1, 0}, n3[3] = {0, 0, 0};
+    int p1[1] = {1}, n1[1] = {0}, p2[2] = {1, 1}, n2[2] = {0, 1}, p3[3] = {1, 1, 0},
+        n3[3] = {0, 0, 0};
     struct {
         const char *name;
         int ndims, *dims, *periods;

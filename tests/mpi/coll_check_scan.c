@@ -31,9 +31,9 @@ typedef struct {
     size_t ext; /* bytes per element */
     MPI_Datatype type;
     MPI_Op op;
-    int in_sub;    /* also on the sub-communicators */
-    int max_n;     /* largest count run */
-    int gaps[3];   /* ints of an element that are not data (strided) */
+    int in_sub;  /* also on the sub-communicators */
+    int max_n;   /* largest count run */
+    int gaps[3]; /* ints of an element that are not data (strided) */
     int ngaps;
     void (*fill)(int rank, size_t i, void *e);      /* rank's input element i */
     void (*fold)(void *acc, const void *x);         /* acc = acc op x, acc the lower ranks */
@@ -41,35 +41,58 @@ typedef struct {
 } redop;
 
 /* Small values, so sums stay exact in any order. */
-static int ival(int rank, size_t i) { return (int)(((size_t)rank * 7 + i * 13) % 19) - 9; }
+static int ival(int rank, size_t i)
+{
+    return (int)(((size_t)rank * 7 + i * 13) % 19) - 9;
+}
 
-static void fill_int(int r, size_t i, void *e) { *(int *)e = ival(r, i); }
-static void fold_sum_int(void *a, const void *x) { *(int *)a += *(const int *)x; }
+static void fill_int(int r, size_t i, void *e)
+{
+    *(int *)e = ival(r, i);
+}
+static void fold_sum_int(void *a, const void *x)
+{
+    *(int *)a += *(const int *)x;
+}
 static void fold_max_int(void *a, const void *x)
 {
-    if (*(const int *)x > *(int *)a) *(int *)a = *(const int *)x;
+    if (*(const int *)x > *(int *)a)
+        *(int *)a = *(const int *)x;
 }
-static int same_int(const void *g, const void *w) { return *(const int *)g == *(const int *)w; }
+static int same_int(const void *g, const void *w)
+{
+    return *(const int *)g == *(const int *)w;
+}
 
-static void fill_double(int r, size_t i, void *e) { *(double *)e = ival(r, i) * 0.5; /* exact */ }
-static void fold_sum_double(void *a, const void *x) { *(double *)a += *(const double *)x; }
+static void fill_double(int r, size_t i, void *e)
+{
+    *(double *)e = ival(r, i) * 0.5; /* exact */
+}
+static void fold_sum_double(void *a, const void *x)
+{
+    *(double *)a += *(const double *)x;
+}
 static int same_double(const void *g, const void *w)
 {
     return *(const double *)g == *(const double *)w;
 }
 
-typedef struct { double v; int loc; } double_int;
+typedef struct {
+    double v;
+    int loc;
+} double_int;
 static void fill_di(int r, size_t i, void *e)
 {
     double_int *d = e;
-    d->v = (double)(ival(r, i) / 4); /* many ties across ranks */
+    d->v = (double)(ival(r, i) / 4);         /* many ties across ranks */
     d->loc = (int)(((size_t)r * 5 + i) % 7); /* indices not in rank order */
 }
 static void fold_minloc(void *a, const void *x)
 {
     double_int *acc = a;
     const double_int *y = x;
-    if (y->v < acc->v || (y->v == acc->v && y->loc < acc->loc)) *acc = *y;
+    if (y->v < acc->v || (y->v == acc->v && y->loc < acc->loc))
+        *acc = *y;
 }
 static int same_di(const void *g, const void *w)
 {
@@ -82,7 +105,10 @@ static void fill_u32(int r, size_t i, void *e)
 {
     *(uint32_t *)e = (uint32_t)r * 2654435761u + (uint32_t)i * 40503u;
 }
-static void fold_wrap(void *a, const void *x) { *(uint32_t *)a += *(const uint32_t *)x; }
+static void fold_wrap(void *a, const void *x)
+{
+    *(uint32_t *)a += *(const uint32_t *)x;
+}
 static int same_u32(const void *g, const void *w)
 {
     return *(const uint32_t *)g == *(const uint32_t *)w;
@@ -91,11 +117,14 @@ static void wrapping_sum(void *in, void *inout, int *len, MPI_Datatype *t)
 {
     (void)t;
     uint32_t *a = in, *b = inout;
-    for (int i = 0; i < *len; i++) b[i] += a[i];
+    for (int i = 0; i < *len; i++)
+        b[i] += a[i];
 }
 
 /* A non-commutative one: 2x2 matrices (row-major) multiplied mod 2^32. */
-typedef struct { uint32_t m[4]; } mat;
+typedef struct {
+    uint32_t m[4];
+} mat;
 static mat mat_mul(mat x, mat y)
 {
     mat r = {{x.m[0] * y.m[0] + x.m[1] * y.m[2], x.m[0] * y.m[1] + x.m[1] * y.m[3],
@@ -108,36 +137,49 @@ static void fill_mat(int r, size_t i, void *e)
               (uint32_t)(7 * r) + (uint32_t)i, (uint32_t)(r * r) + (uint32_t)i * 5u + 2u}};
     *(mat *)e = m;
 }
-static void fold_mat(void *a, const void *x) { *(mat *)a = mat_mul(*(mat *)a, *(const mat *)x); }
-static int same_mat(const void *g, const void *w) { return memcmp(g, w, sizeof(mat)) == 0; }
+static void fold_mat(void *a, const void *x)
+{
+    *(mat *)a = mat_mul(*(mat *)a, *(const mat *)x);
+}
+static int same_mat(const void *g, const void *w)
+{
+    return memcmp(g, w, sizeof(mat)) == 0;
+}
 /* MPI's order: inout = in * inout, in from the lower ranks. */
 static void mat_op(void *in, void *inout, int *len, MPI_Datatype *t)
 {
     (void)t;
     mat *a = in, *b = inout;
-    for (int i = 0; i < *len; i++) b[i] = mat_mul(a[i], b[i]);
+    for (int i = 0; i < *len; i++)
+        b[i] = mat_mul(a[i], b[i]);
 }
 
 /* A commutative user operation on a strided type: per element of extent 9
  * ints, 3 blocks of 2 data ints each followed by a gap; the data ints are
  * added mod 2^32, the gaps left alone. */
 #define STRIDE_INTS 9
-static int is_gap(int k) { return k % 3 == 2; }
+static int is_gap(int k)
+{
+    return k % 3 == 2;
+}
 static void fill_strided(int r, size_t i, void *e)
 {
     uint32_t *u = e;
     for (int k = 0; k < STRIDE_INTS; k++)
-        if (!is_gap(k)) u[k] = (uint32_t)r * 2246822519u + (uint32_t)(i * STRIDE_INTS + (size_t)k);
+        if (!is_gap(k))
+            u[k] = (uint32_t)r * 2246822519u + (uint32_t)(i * STRIDE_INTS + (size_t)k);
 }
 static void fold_strided(void *a, const void *x)
 {
     for (int k = 0; k < STRIDE_INTS; k++)
-        if (!is_gap(k)) ((uint32_t *)a)[k] += ((const uint32_t *)x)[k];
+        if (!is_gap(k))
+            ((uint32_t *)a)[k] += ((const uint32_t *)x)[k];
 }
 static int same_strided(const void *g, const void *w)
 {
     for (int k = 0; k < STRIDE_INTS; k++)
-        if (!is_gap(k) && ((const uint32_t *)g)[k] != ((const uint32_t *)w)[k]) return 0;
+        if (!is_gap(k) && ((const uint32_t *)g)[k] != ((const uint32_t *)w)[k])
+            return 0;
     return 1;
 }
 static void strided_sum(void *in, void *inout, int *len, MPI_Datatype *t)
@@ -155,8 +197,17 @@ static redop ops[] = {
     {"double_int minloc", sizeof(double_int), 0, 0, 1, BIG, {0}, 0, fill_di, fold_minloc, same_di},
     {"user commutative", sizeof(uint32_t), 0, 0, 0, BIG, {0}, 0, fill_u32, fold_wrap, same_u32},
     {"user non-commutative mat", sizeof(mat), 0, 0, 1, BIG, {0}, 0, fill_mat, fold_mat, same_mat},
-    {"user commutative strided", STRIDE_INTS * sizeof(int), 0, 0, 1, 1000, {2, 5, 8}, 3, fill_strided,
-     fold_strided, same_strided},
+    {"user commutative strided",
+     STRIDE_INTS * sizeof(int),
+     0,
+     0,
+     1,
+     1000,
+     {2, 5, 8},
+     3,
+     fill_strided,
+     fold_strided,
+     same_strided},
 };
 #define NOPS (int)(sizeof ops / sizeof *ops)
 
@@ -190,10 +241,13 @@ static void free_ops(void)
 
 /* ---- buffers ------------------------------------------------------------------ */
 
-#define GAP_IN ((int)0x5a5a5a5a) /* the gaps of input buffers (never copied out) */
-#define UNTOUCHED 0xff           /* every byte of a receive buffer before the call */
+#define GAP_IN    ((int)0x5a5a5a5a) /* the gaps of input buffers (never copied out) */
+#define UNTOUCHED 0xff              /* every byte of a receive buffer before the call */
 
-static char *elem(const redop *o, void *buf, size_t k) { return (char *)buf + k * o->ext; }
+static char *elem(const redop *o, void *buf, size_t k)
+{
+    return (char *)buf + k * o->ext;
+}
 
 /* Elements [0, count) of buf: rank's input from global index first on,
  * the gaps set to gap. */
@@ -202,7 +256,8 @@ static void fill_input(const redop *o, void *buf, size_t count, int rank, size_t
     for (size_t k = 0; k < count; k++) {
         char *e = elem(o, buf, k);
         o->fill(rank, first + k, e);
-        for (int g = 0; g < o->ngaps; g++) ((int *)e)[o->gaps[g]] = gap;
+        for (int g = 0; g < o->ngaps; g++)
+            ((int *)e)[o->gaps[g]] = gap;
     }
 }
 
@@ -229,13 +284,16 @@ static void check_result(const redop *o, void *buf, size_t count, size_t first, 
         }
         char *e = elem(o, buf, k);
         int gaps_ok = 1;
-        for (int g = 0; g < o->ngaps; g++) gaps_ok &= ((int *)e)[o->gaps[g]] == -1;
-        if (!o->same(e, want) || !gaps_ok) bad = (long)k;
+        for (int g = 0; g < o->ngaps; g++)
+            gaps_ok &= ((int *)e)[o->gaps[g]] == -1;
+        if (!o->same(e, want) || !gaps_ok)
+            bad = (long)k;
     }
     CHECK(bad < 0, "%s: element %ld of %zu wrong (data or gap)", desc, bad, count);
     const unsigned char *g = (const unsigned char *)elem(o, buf, count);
     size_t gb = 0;
-    while (gb < guard * o->ext && g[gb] == UNTOUCHED) gb++;
+    while (gb < guard * o->ext && g[gb] == UNTOUCHED)
+        gb++;
     CHECK(gb == guard * o->ext, "%s: written past the result (byte %zu after it)", desc, gb);
 }
 
@@ -264,7 +322,8 @@ static void reduce_scatter_case(MPI_Comm comm, const char *where, const redop *o
             size_t total = 0, mine = 0;
             for (int i = 0; i < p; i++) {
                 counts[i] = block ? n : vcount(i, p, n, salt);
-                if (i < rank) mine += (size_t)counts[i];
+                if (i < rank)
+                    mine += (size_t)counts[i];
                 total += (size_t)counts[i];
             }
             size_t rc = (size_t)counts[rank];
@@ -281,7 +340,8 @@ static void reduce_scatter_case(MPI_Comm comm, const char *where, const redop *o
                      block ? "" : (salt ? " counts=B" : " counts=A"), inpl ? " in-place" : "");
             /* In place only the first rc elements are defined afterwards. */
             check_result(o, rb, rc, mine, 0, p - 1, inpl ? 0 : 1, desc);
-            if (!inpl) check_send_untouched(o, sb, total, rank, 0, desc);
+            if (!inpl)
+                check_send_untouched(o, sb, total, rank, 0, desc);
             free(sb);
             free(rb);
         }
@@ -303,12 +363,13 @@ static void scan_case(MPI_Comm comm, const char *where, const redop *o, int n, i
             MPI_Exscan(inpl ? MPI_IN_PLACE : sb, rb, n, o->type, o->op, comm);
         else
             MPI_Scan(inpl ? MPI_IN_PLACE : sb, rb, n, o->type, o->op, comm);
-        snprintf(desc, sizeof desc, "%s %s %s n=%d%s", where, exclusive ? "exscan" : "scan", o->name, n,
-                 inpl ? " in-place" : "");
+        snprintf(desc, sizeof desc, "%s %s %s n=%d%s", where, exclusive ? "exscan" : "scan",
+                 o->name, n, inpl ? " in-place" : "");
         /* Exscan leaves rank 0's receive buffer undefined. */
         if (!(exclusive && rank == 0))
             check_result(o, rb, (size_t)n, 0, 0, exclusive ? rank - 1 : rank, 1, desc);
-        if (!inpl) check_send_untouched(o, sb, (size_t)n, rank, 0, desc);
+        if (!inpl)
+            check_send_untouched(o, sb, (size_t)n, rank, 0, desc);
         free(sb);
         free(rb);
     }
@@ -322,14 +383,19 @@ static const char *const colls[] = {"reduce_scatter", "reduce_scatter_block", "s
 static void check_all(MPI_Comm comm, const char *where)
 {
     for (int c = 0; c < NCOLLS; c++) {
-        if (!want(colls[c])) continue;
+        if (!want(colls[c]))
+            continue;
         for (int o = 0; o < NOPS; o++) {
-            if (sub && !ops[o].in_sub) continue;
+            if (sub && !ops[o].in_sub)
+                continue;
             for (int k = 0; k < NCOUNTS; k++) {
                 int n = all_counts[k];
-                if (!count_on(n, ops[o].max_n)) continue;
-                if (c < 2) reduce_scatter_case(comm, where, &ops[o], n, c == 1);
-                else scan_case(comm, where, &ops[o], n, c == 3);
+                if (!count_on(n, ops[o].max_n))
+                    continue;
+                if (c < 2)
+                    reduce_scatter_case(comm, where, &ops[o], n, c == 1);
+                else
+                    scan_case(comm, where, &ops[o], n, c == 3);
             }
         }
     }

@@ -75,15 +75,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXP 64              /* most ranks of a communicator a call describes */
-#define GUARD 64             /* sentinel bytes on either side of every buffer */
-#define BUDGET (2u << 20)    /* most bytes a buffer may take */
-#define MOD 1009             /* the user operations' modulus */
+#define MAXP   64         /* most ranks of a communicator a call describes */
+#define GUARD  64         /* sentinel bytes on either side of every buffer */
+#define BUDGET (2u << 20) /* most bytes a buffer may take */
+#define MOD    1009       /* the user operations' modulus */
 
 static uint64_t seed;
 static int world_rank, world_size, verbose;
 static unsigned char *failed; /* per call: failed here */
-static long bad_userop_type; /* user operations called with another datatype */
+static long bad_userop_type;  /* user operations called with another datatype */
 enum { F_BLOCKING, F_NONBLOCKING, F_PERSISTENT };
 static const char *const form_names[] = {"blocking", "nonblocking", "persistent"};
 static int form = F_BLOCKING; /* how copy 0's calls are made (--form) */
@@ -108,8 +108,14 @@ static uint64_t rnext(rng *g)
     return z ^ (z >> 31);
 }
 
-static int rbelow(rng *g, int n) { return n <= 1 ? 0 : (int)(rnext(g) % (uint64_t)n); }
-static int rrange(rng *g, int lo, int hi) { return lo + rbelow(g, hi - lo + 1); }
+static int rbelow(rng *g, int n)
+{
+    return n <= 1 ? 0 : (int)(rnext(g) % (uint64_t)n);
+}
+static int rrange(rng *g, int lo, int hi)
+{
+    return lo + rbelow(g, hi - lo + 1);
+}
 
 /* A stream of its own for (a, b, c). */
 static rng rng_for(uint64_t a, uint64_t b, uint64_t c)
@@ -149,7 +155,10 @@ static int gcd(int a, int b)
     }
     return a;
 }
-static int lcm(int a, int b) { return a / gcd(a, b) * b; }
+static int lcm(int a, int b)
+{
+    return a / gcd(a, b) * b;
+}
 
 /* ---- datatypes ----------------------------------------------------------------- */
 
@@ -199,12 +208,14 @@ static void make_types(void)
     MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &v);
     MPI_Type_create_resized(v, 0, (MPI_Aint)types[T_VECD].ext, &types[T_VECD].t);
     MPI_Type_free(&v);
-    for (int k = T_C3; k < NT; k++) MPI_Type_commit(&types[k].t);
+    for (int k = T_C3; k < NT; k++)
+        MPI_Type_commit(&types[k].t);
 }
 
 static void free_types(void)
 {
-    for (int k = T_C3; k < NT; k++) MPI_Type_free(&types[k].t);
+    for (int k = T_C3; k < NT; k++)
+        MPI_Type_free(&types[k].t);
 }
 
 /* The types that describe the same basic type as t (t among them). */
@@ -212,7 +223,8 @@ static int same_base(int t, int *out)
 {
     int n = 0;
     for (int k = 0; k < NT; k++)
-        if (types[k].base == types[t].base) out[n++] = k;
+        if (types[k].base == types[t].base)
+            out[n++] = k;
     return n;
 }
 
@@ -220,25 +232,56 @@ static int same_base(int t, int *out)
 static int base_unit(int t)
 {
     int fam[NT], n = same_base(t, fam), u = 1;
-    for (int k = 0; k < n; k++) u = lcm(u, types[fam[k]].nsig);
+    for (int k = 0; k < n; k++)
+        u = lcm(u, types[fam[k]].nsig);
     return u;
 }
 
 /* ---- operations ---------------------------------------------------------------- */
 
-enum { O_SUM, O_PROD, O_MAX, O_MIN, O_BAND, O_BOR, O_BXOR, O_LAND, O_LOR, O_LXOR,
-       O_MINLOC, O_MAXLOC, O_MATMUL, O_AFFINE, O_SUM3, O_VECSUM, NO };
-static const char *const op_names[NO] = {
-    "MPI_SUM", "MPI_PROD", "MPI_MAX", "MPI_MIN", "MPI_BAND", "MPI_BOR", "MPI_BXOR", "MPI_LAND",
-    "MPI_LOR", "MPI_LXOR", "MPI_MINLOC", "MPI_MAXLOC", "user:matmul2x2mod1009(noncommutative)",
-    "user:affinemod1009(noncommutative)", "user:sum3mod1009", "user:wrapsum(vector)"};
+enum {
+    O_SUM,
+    O_PROD,
+    O_MAX,
+    O_MIN,
+    O_BAND,
+    O_BOR,
+    O_BXOR,
+    O_LAND,
+    O_LOR,
+    O_LXOR,
+    O_MINLOC,
+    O_MAXLOC,
+    O_MATMUL,
+    O_AFFINE,
+    O_SUM3,
+    O_VECSUM,
+    NO
+};
+static const char *const op_names[NO] = {"MPI_SUM",
+                                         "MPI_PROD",
+                                         "MPI_MAX",
+                                         "MPI_MIN",
+                                         "MPI_BAND",
+                                         "MPI_BOR",
+                                         "MPI_BXOR",
+                                         "MPI_LAND",
+                                         "MPI_LOR",
+                                         "MPI_LXOR",
+                                         "MPI_MINLOC",
+                                         "MPI_MAXLOC",
+                                         "user:matmul2x2mod1009(noncommutative)",
+                                         "user:affinemod1009(noncommutative)",
+                                         "user:sum3mod1009",
+                                         "user:wrapsum(vector)"};
 static MPI_Op ops[NO];
 
 static int is_alias(MPI_Datatype t, int k);
 
 static void check_type(MPI_Datatype *t, int want)
 {
-    if (*t != types[want].t && !is_alias(*t, want)) bad_userop_type++;
+    if (*t != types[want].t && !is_alias(*t, want))
+        bad_userop_type++;
 }
 
 /* inout = in x inout, in from the lower ranks; 2x2 row-major mod 1009. */
@@ -273,7 +316,8 @@ static void uop_sum3(void *in, void *inout, int *len, MPI_Datatype *t)
     check_type(t, T_C3);
     const int *a = in;
     int *b = inout;
-    for (int i = 0; i < *len * 3; i++) b[i] = (int)(((long long)a[i] + b[i]) % MOD);
+    for (int i = 0; i < *len * 3; i++)
+        b[i] = (int)(((long long)a[i] + b[i]) % MOD);
 }
 
 /* The data ints of the vector added mod 2^32; its gaps left alone. */
@@ -284,37 +328,44 @@ static void uop_vecsum(void *in, void *inout, int *len, MPI_Datatype *t)
     unsigned *b = inout;
     for (int e = 0; e < *len; e++, a += 9, b += 9)
         for (int k = 0; k < 9; k++)
-            if (k % 3 != 2) b[k] += a[k];
+            if (k % 3 != 2)
+                b[k] += a[k];
 }
 
 static void (*const user_fns[NO])(void *, void *, int *, MPI_Datatype *) = {
-    [O_MATMUL] = uop_matmul, [O_AFFINE] = uop_affine, [O_SUM3] = uop_sum3,
-    [O_VECSUM] = uop_vecsum};
+    [O_MATMUL] = uop_matmul, [O_AFFINE] = uop_affine, [O_SUM3] = uop_sum3, [O_VECSUM] = uop_vecsum};
 static const int user_commutes[NO] = {[O_SUM3] = 1, [O_VECSUM] = 1};
 
 static void make_ops(void)
 {
-    MPI_Op pre[] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_BAND, MPI_BOR,
+    MPI_Op pre[] = {MPI_SUM,  MPI_PROD, MPI_MAX, MPI_MIN,  MPI_BAND,   MPI_BOR,
                     MPI_BXOR, MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MINLOC, MPI_MAXLOC};
-    for (int k = 0; k <= O_MAXLOC; k++) ops[k] = pre[k];
-    for (int k = O_MATMUL; k < NO; k++) MPI_Op_create(user_fns[k], user_commutes[k], &ops[k]);
+    for (int k = 0; k <= O_MAXLOC; k++)
+        ops[k] = pre[k];
+    for (int k = O_MATMUL; k < NO; k++)
+        MPI_Op_create(user_fns[k], user_commutes[k], &ops[k]);
 }
 
 static void free_ops(void)
 {
-    for (int k = O_MATMUL; k < NO; k++) MPI_Op_free(&ops[k]);
+    for (int k = O_MATMUL; k < NO; k++)
+        MPI_Op_free(&ops[k]);
 }
 
 /* The reduction types, and the operations each takes. */
-static const int red_types[] = {T_INT, T_LONG, T_SHORT, T_UCHAR, T_DOUBLE, T_FLOAT,
-                                T_2INT, T_C3, T_C4, T_VEC6};
+static const int red_types[] = {T_INT,   T_LONG, T_SHORT, T_UCHAR, T_DOUBLE,
+                                T_FLOAT, T_2INT, T_C3,    T_C4,    T_VEC6};
 #define NRED (int)(sizeof red_types / sizeof *red_types)
 
 static int pick_op(rng *g, int t)
 {
     switch (t) {
-    case T_INT: case T_LONG: case T_SHORT: case T_UCHAR: return rrange(g, O_SUM, O_LXOR);
-    case T_DOUBLE: case T_FLOAT: return rrange(g, O_SUM, O_MIN);
+    case T_INT:
+    case T_LONG:
+    case T_SHORT:
+    case T_UCHAR: return rrange(g, O_SUM, O_LXOR);
+    case T_DOUBLE:
+    case T_FLOAT: return rrange(g, O_SUM, O_MIN);
     case T_2INT: {
         static const int o[] = {O_MINLOC, O_MAXLOC, O_AFFINE};
         return o[rbelow(g, 3)];
@@ -337,18 +388,22 @@ static int64_t gen(rng *l, int op, int base, int k, int crank)
     switch (op) {
     case O_SUM: return uns ? rrange(l, 0, 6) : rrange(l, -6, 6);
     case O_PROD:
-        if (crank < 3 && rbelow(l, 3) == 0) return 2;
+        if (crank < 3 && rbelow(l, 3) == 0)
+            return 2;
         return uns || rbelow(l, 2) ? 1 : -1;
-    case O_MAX: case O_MIN: return uns ? rrange(l, 0, is_mpich ? 127 : 255) : rrange(l, -60, 60);
+    case O_MAX:
+    case O_MIN: return uns ? rrange(l, 0, is_mpich ? 127 : 255) : rrange(l, -60, 60);
     case O_BAND: return (int64_t)(rnext(l) | rnext(l));
     case O_BOR: return (int64_t)(rnext(l) & rnext(l) & rnext(l));
     case O_BXOR: return (int64_t)rnext(l);
     case O_LAND: return rbelow(l, 6) ? nz : 0;
     case O_LOR: return rbelow(l, 6) ? 0 : nz;
     case O_LXOR: return rbelow(l, 2) ? 0 : nz;
-    case O_MINLOC: case O_MAXLOC: return k == 0 ? rrange(l, -3, 3) : rrange(l, 0, 9);
+    case O_MINLOC:
+    case O_MAXLOC: return k == 0 ? rrange(l, -3, 3) : rrange(l, 0, 9);
     case O_AFFINE: return k == 0 ? rrange(l, 1, MOD - 1) : rrange(l, 0, MOD - 1);
-    case O_MATMUL: case O_SUM3: return rrange(l, 0, MOD - 1);
+    case O_MATMUL:
+    case O_SUM3: return rrange(l, 0, MOD - 1);
     default: return (int64_t)(uint32_t)rnext(l);
     }
 }
@@ -356,12 +411,32 @@ static int64_t gen(rng *l, int op, int base, int k, int crank)
 static void put(unsigned char *p, int base, int64_t v)
 {
     switch (base) {
-    case B_INT: { int x = (int)v; memcpy(p, &x, sizeof x); break; }
-    case B_LONG: { long x = (long)v; memcpy(p, &x, sizeof x); break; }
-    case B_SHORT: { short x = (short)v; memcpy(p, &x, sizeof x); break; }
+    case B_INT: {
+        int x = (int)v;
+        memcpy(p, &x, sizeof x);
+        break;
+    }
+    case B_LONG: {
+        long x = (long)v;
+        memcpy(p, &x, sizeof x);
+        break;
+    }
+    case B_SHORT: {
+        short x = (short)v;
+        memcpy(p, &x, sizeof x);
+        break;
+    }
     case B_UCHAR: *p = (unsigned char)v; break;
-    case B_DOUBLE: { double x = (double)v; memcpy(p, &x, sizeof x); break; }
-    default: { float x = (float)v; memcpy(p, &x, sizeof x); break; }
+    case B_DOUBLE: {
+        double x = (double)v;
+        memcpy(p, &x, sizeof x);
+        break;
+    }
+    default: {
+        float x = (float)v;
+        memcpy(p, &x, sizeof x);
+        break;
+    }
     }
 }
 
@@ -385,9 +460,9 @@ static void fill(unsigned char *at, const tdesc *T, size_t count, int op, int cr
 
 typedef struct {
     const char *what;
-    unsigned char *m[2]; /* [0]: for MPI_X, [1]: for PMPI_X; GUARD bytes each side */
-    size_t n;            /* data bytes */
-    int check;           /* compared afterwards */
+    unsigned char *m[2];     /* [0]: for MPI_X, [1]: for PMPI_X; GUARD bytes each side */
+    size_t n;                /* data bytes */
+    int check;               /* compared afterwards */
     size_t skip_lo, skip_hi; /* data bytes left undefined: not compared */
 } fbuf;
 
@@ -397,15 +472,26 @@ static void fb_init(fbuf *f, const char *what, size_t n)
     f->n = n;
     f->check = 1;
     f->skip_lo = f->skip_hi = 0;
-    for (int s = 0; s < 2; s++) f->m[s] = xmalloc(n + 2 * GUARD);
-    for (size_t i = 0; i < n + 2 * GUARD; i++) f->m[0][i] = (unsigned char)(0xa5 ^ (i * 29));
+    for (int s = 0; s < 2; s++)
+        f->m[s] = xmalloc(n + 2 * GUARD);
+    for (size_t i = 0; i < n + 2 * GUARD; i++)
+        f->m[0][i] = (unsigned char)(0xa5 ^ (i * 29));
     memcpy(f->m[1], f->m[0], n + 2 * GUARD);
 }
 
 /* Where the data go (copy 0: fill it, then fb_sync). */
-static unsigned char *fb_data(fbuf *f) { return f->m[0] + GUARD; }
-static void fb_sync(fbuf *f) { memcpy(f->m[1], f->m[0], f->n + 2 * GUARD); }
-static void *fb_ptr(fbuf *f, int side) { return f->m[side] + GUARD; }
+static unsigned char *fb_data(fbuf *f)
+{
+    return f->m[0] + GUARD;
+}
+static void fb_sync(fbuf *f)
+{
+    memcpy(f->m[1], f->m[0], f->n + 2 * GUARD);
+}
+static void *fb_ptr(fbuf *f, int side)
+{
+    return f->m[side] + GUARD;
+}
 
 static void fb_free(fbuf *f)
 {
@@ -415,13 +501,31 @@ static void fb_free(fbuf *f)
 
 /* ---- a call ---------------------------------------------------------------------- */
 
-enum { C_BARRIER, C_BCAST, C_REDUCE, C_ALLREDUCE, C_GATHER, C_GATHERV, C_SCATTER, C_SCATTERV,
-       C_ALLGATHER, C_ALLGATHERV, C_ALLTOALL, C_ALLTOALLV, C_ALLTOALLW, C_REDUCE_SCATTER,
-       C_REDUCE_SCATTER_BLOCK, C_SCAN, C_EXSCAN, NCOLL };
+enum {
+    C_BARRIER,
+    C_BCAST,
+    C_REDUCE,
+    C_ALLREDUCE,
+    C_GATHER,
+    C_GATHERV,
+    C_SCATTER,
+    C_SCATTERV,
+    C_ALLGATHER,
+    C_ALLGATHERV,
+    C_ALLTOALL,
+    C_ALLTOALLV,
+    C_ALLTOALLW,
+    C_REDUCE_SCATTER,
+    C_REDUCE_SCATTER_BLOCK,
+    C_SCAN,
+    C_EXSCAN,
+    NCOLL
+};
 static const char *const coll_names[NCOLL] = {
-    "barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",
-    "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce_scatter",
-    "reduce_scatter_block", "scan", "exscan"};
+    "barrier",  "bcast",     "reduce",    "allreduce",      "gather",
+    "gatherv",  "scatter",   "scatterv",  "allgather",      "allgatherv",
+    "alltoall", "alltoallv", "alltoallw", "reduce_scatter", "reduce_scatter_block",
+    "scan",     "exscan"};
 
 typedef struct {
     const char *name;
@@ -439,24 +543,26 @@ typedef struct {
     const char *comm_name;
     MPI_Comm comm;
     int p, r;
-    int count;             /* the count drawn: per block, or units of the v variants */
-    int S, R, a, b;        /* send and receive types; counts per unit of count */
-    int op;                /* reductions: the operation, else -1 */
+    int count;      /* the count drawn: per block, or units of the v variants */
+    int S, R, a, b; /* send and receive types; counts per unit of count */
+    int op;         /* reductions: the operation, else -1 */
     int root, inpl;
-    int nullins;           /* insignificant arguments passed as NULL / 0 / DATATYPE_NULL */
-    int k[MAXP];           /* gatherv, scatterv, allgatherv, reduce_scatter: units per rank */
-    int *K;                /* alltoallv/w: units from rank i to rank j, K[i * p + j] */
-    int *ST, *RT;          /* alltoallw: the sender's and receiver's type of each pair */
-    int peer_types_unit;   /* alltoallw: basic elements per unit */
+    int nullins;         /* insignificant arguments passed as NULL / 0 / DATATYPE_NULL */
+    int k[MAXP];         /* gatherv, scatterv, allgatherv, reduce_scatter: units per rank */
+    int *K;              /* alltoallv/w: units from rank i to rank j, K[i * p + j] */
+    int *ST, *RT;        /* alltoallw: the sender's and receiver's type of each pair */
+    int peer_types_unit; /* alltoallw: basic elements per unit */
 } call;
 
 static int pick_count(rng *g, int maxi)
 {
     int total = 0;
-    for (int i = 0; i <= maxi; i++) total += count_weights[i];
+    for (int i = 0; i <= maxi; i++)
+        total += count_weights[i];
     int x = rbelow(g, total);
     for (int i = 0; i <= maxi; i++) {
-        if (x < count_weights[i]) return counts[i];
+        if (x < count_weights[i])
+            return counts[i];
         x -= count_weights[i];
     }
     return counts[0];
@@ -465,7 +571,8 @@ static int pick_count(rng *g, int maxi)
 /* A v variant's count for one rank: zeros among them. */
 static int vcount(rng *g, int n)
 {
-    if (n == 0) return 0;
+    if (n == 0)
+        return 0;
     switch (rbelow(g, 5)) {
     case 0: return 0;
     case 1: return n;
@@ -480,7 +587,8 @@ static int vcount(rng *g, int n)
 static size_t place(rng *l, int n, const size_t *len, size_t *off)
 {
     int order[MAXP];
-    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = 0; i < n; i++)
+        order[i] = i;
     shuffle(l, order, n);
     size_t at = 0;
     for (int k = 0; k < n; k++) {
@@ -505,25 +613,27 @@ static size_t lay_out_blocks(const call *c, int v, int unit, int placed, rng *l,
         off[i] = (size_t)i * (size_t)(n * unit);
     }
     size_t span = (size_t)p * (size_t)(n * unit);
-    if (v && placed) span = place(l, p, len, off);
-    for (int i = 0; i < p; i++) dsp[i] = (int)off[i];
+    if (v && placed)
+        span = place(l, p, len, off);
+    for (int i = 0; i < p; i++)
+        dsp[i] = (int)off[i];
     return span;
 }
 
 static int describe(const call *c, char *out, size_t size)
 {
-    int at = snprintf(out, size,
-                      "seed=%llu form=%s call=%d coll=%s comm=%s size=%d rank=%d (world %d) count=%d",
-                      (unsigned long long)seed, form_names[form], c->idx, coll_names[c->coll], c->comm_name, c->p,
-                      c->r, world_rank, c->count);
+    int at = snprintf(
+        out, size, "seed=%llu form=%s call=%d coll=%s comm=%s size=%d rank=%d (world %d) count=%d",
+        (unsigned long long)seed, form_names[form], c->idx, coll_names[c->coll], c->comm_name, c->p,
+        c->r, world_rank, c->count);
     if (c->op >= 0)
         at += snprintf(out + at, size - (size_t)at, " type=%s op=%s", types[c->S].name,
                        op_names[c->op]);
     else if (c->coll != C_BARRIER && c->coll != C_ALLTOALLW)
         at += snprintf(out + at, size - (size_t)at, " sendtype=%s x%d recvtype=%s x%d",
                        types[c->S].name, c->a, types[c->R].name, c->b);
-    if (c->coll == C_BCAST || c->coll == C_REDUCE || c->coll == C_GATHER ||
-        c->coll == C_GATHERV || c->coll == C_SCATTER || c->coll == C_SCATTERV)
+    if (c->coll == C_BCAST || c->coll == C_REDUCE || c->coll == C_GATHER || c->coll == C_GATHERV ||
+        c->coll == C_SCATTER || c->coll == C_SCATTERV)
         at += snprintf(out + at, size - (size_t)at, " root=%d", c->root);
     if (c->coll != C_BARRIER && c->coll != C_BCAST)
         at += snprintf(out + at, size - (size_t)at, " in_place=%s%s", c->inpl ? "yes" : "no",
@@ -531,7 +641,8 @@ static int describe(const call *c, char *out, size_t size)
                                (c->coll == C_REDUCE || c->coll == C_GATHER ||
                                 c->coll == C_GATHERV || c->coll == C_SCATTER ||
                                 c->coll == C_SCATTERV)
-                           ? " insignificant_args=NULL" : "");
+                           ? " insignificant_args=NULL"
+                           : "");
     if (c->coll == C_GATHERV || c->coll == C_SCATTERV || c->coll == C_ALLGATHERV ||
         c->coll == C_REDUCE_SCATTER) {
         at += snprintf(out + at, size - (size_t)at, " counts=");
@@ -546,8 +657,8 @@ static int describe(const call *c, char *out, size_t size)
                                c->K[i * c->p + j]);
     }
     if (c->coll == C_ALLTOALLW) {
-        at += snprintf(out + at, size - (size_t)at, " x%d-basic-elements sendtypes=",
-                       c->peer_types_unit);
+        at += snprintf(out + at, size - (size_t)at,
+                       " x%d-basic-elements sendtypes=", c->peer_types_unit);
         for (int j = 0; j < c->p && at < (int)size - 24; j++)
             at += snprintf(out + at, size - (size_t)at, "%s%s", j ? "," : "",
                            types[c->ST[c->r * c->p + j]].name);
@@ -564,10 +675,12 @@ static int reports;
 
 static void report(const call *c, const char *what)
 {
-    if (++reports > MAX_REPORTS) return;
+    if (++reports > MAX_REPORTS)
+        return;
     char d[2048];
     describe(c, d, sizeof d);
-    fprintf(stderr, "coll_fuzz: MISMATCH %s: %s (rerun: --seed %llu --form %s --first %d --calls %d)\n", d,
+    fprintf(stderr,
+            "coll_fuzz: MISMATCH %s: %s (rerun: --seed %llu --form %s --first %d --calls %d)\n", d,
             what, (unsigned long long)seed, form_names[form], c->idx, c->idx + 1);
 }
 
@@ -575,20 +688,26 @@ static int call_failed;
 
 static void compare(const call *c, fbuf *f)
 {
-    if (!f->check) return;
+    if (!f->check)
+        return;
     size_t all = f->n + 2 * GUARD;
     for (size_t i = 0; i < all; i++) {
         long at = (long)i - GUARD;
-        if (at >= 0 && (size_t)at >= f->skip_lo && (size_t)at < f->skip_hi) continue;
-        if (f->m[0][i] == f->m[1][i]) continue;
+        if (at >= 0 && (size_t)at >= f->skip_lo && (size_t)at < f->skip_hi)
+            continue;
+        if (f->m[0][i] == f->m[1][i])
+            continue;
         size_t n_diff = 0;
-        for (size_t j = i; j < all; j++) n_diff += f->m[0][j] != f->m[1][j];
+        for (size_t j = i; j < all; j++)
+            n_diff += f->m[0][j] != f->m[1][j];
         char what[512];
         snprintf(what, sizeof what,
                  "%s of %zu bytes: first differing byte %ld%s (MPI_X 0x%02x, PMPI_X 0x%02x, "
                  "sentinel 0x%02x), %zu bytes differ",
                  f->what, f->n, at,
-                 at < 0 ? " (guard before)" : (size_t)at >= f->n ? " (guard after)" : "",
+                 at < 0               ? " (guard before)"
+                 : (size_t)at >= f->n ? " (guard after)"
+                                      : "",
                  f->m[0][i], f->m[1][i], (unsigned char)(0xa5 ^ (i * 29)), n_diff);
         report(c, what);
         call_failed = 1;
@@ -598,11 +717,14 @@ static void compare(const call *c, fbuf *f)
 
 static void check_rc(const call *c, const int rc[2])
 {
-    if (rc[0] == MPI_SUCCESS && rc[1] == MPI_SUCCESS) return;
+    if (rc[0] == MPI_SUCCESS && rc[1] == MPI_SUCCESS)
+        return;
     char what[512], e0[MPI_MAX_ERROR_STRING] = "", e1[MPI_MAX_ERROR_STRING] = "";
     int len;
-    if (rc[0] != MPI_SUCCESS) MPI_Error_string(rc[0], e0, &len);
-    if (rc[1] != MPI_SUCCESS) MPI_Error_string(rc[1], e1, &len);
+    if (rc[0] != MPI_SUCCESS)
+        MPI_Error_string(rc[0], e0, &len);
+    if (rc[1] != MPI_SUCCESS)
+        MPI_Error_string(rc[1], e1, &len);
     snprintf(what, sizeof what, "return codes MPI_X %d (%s), PMPI_X %d (%s)", rc[0], e0, rc[1], e1);
     report(c, what);
     call_failed = 1;
@@ -649,7 +771,10 @@ static int next_alias;
 static void add_alias(MPI_Datatype t, int k)
 {
     for (int i = 0; i < ALIASES; i++)
-        if (aliases[i].t == t) { aliases[i].k = k; return; } /* a handle freed and reused */
+        if (aliases[i].t == t) {
+            aliases[i].k = k;
+            return;
+        } /* a handle freed and reused */
     aliases[next_alias] = (alias){t, k};
     next_alias = (next_alias + 1) % ALIASES;
 }
@@ -657,7 +782,8 @@ static void add_alias(MPI_Datatype t, int k)
 static int is_alias(MPI_Datatype t, int k)
 {
     for (int i = 0; i < ALIASES; i++)
-        if (aliases[i].t == t && aliases[i].k == k) return 1;
+        if (aliases[i].t == t && aliases[i].k == k)
+            return 1;
     return 0;
 }
 
@@ -667,7 +793,8 @@ static int is_alias(MPI_Datatype t, int k)
  * there only where Trellis serves the call (loaded, more than one rank). */
 static int frees_early(const call *c)
 {
-    if (form == F_BLOCKING) return 0;
+    if (form == F_BLOCKING)
+        return 0;
 #if defined(OPEN_MPI) && OPEN_MPI
     if (form == F_PERSISTENT && (!dlsym(RTLD_DEFAULT, "trellis_version") || c->p == 1))
         return 0;
@@ -682,10 +809,13 @@ static MPI_Datatype own_type(pending *pc, MPI_Datatype t)
 {
     int k = -1;
     for (int i = T_C3; i < NT; i++)
-        if (types[i].t == t) k = i;
-    if (k < 0 || !frees_early(&pc->c)) return t;
+        if (types[i].t == t)
+            k = i;
+    if (k < 0 || !frees_early(&pc->c))
+        return t;
     for (int i = 0; i < pc->nown; i++)
-        if (pc->own_from[i] == t) return pc->own_to[i];
+        if (pc->own_from[i] == t)
+            return pc->own_to[i];
     MPI_Datatype d;
     MPI_Type_dup(t, &d);
     MPI_Type_commit(&d);
@@ -697,7 +827,8 @@ static MPI_Datatype own_type(pending *pc, MPI_Datatype t)
 
 static MPI_Datatype *own_types(pending *pc, const MPI_Datatype *t, MPI_Datatype *out)
 {
-    for (int j = 0; j < pc->c.p; j++) out[j] = own_type(pc, t[j]);
+    for (int j = 0; j < pc->c.p; j++)
+        out[j] = own_type(pc, t[j]);
     return out;
 }
 
@@ -705,39 +836,44 @@ static MPI_Datatype *own_types(pending *pc, const MPI_Datatype *t, MPI_Datatype 
  * early, ops[k] otherwise. */
 static MPI_Op own_op(pending *pc, int k)
 {
-    if (k < O_MATMUL || !frees_early(&pc->c)) return ops[k];
-    if (pc->own_op == MPI_OP_NULL) MPI_Op_create(user_fns[k], user_commutes[k], &pc->own_op);
+    if (k < O_MATMUL || !frees_early(&pc->c))
+        return ops[k];
+    if (pc->own_op == MPI_OP_NULL)
+        MPI_Op_create(user_fns[k], user_commutes[k], &pc->own_op);
     return pc->own_op;
 }
 
 /* Copy 0's call returned: free its own objects now. */
 static void free_own(pending *pc)
 {
-    for (int i = 0; i < pc->nown; i++) MPI_Type_free(&pc->own_to[i]);
+    for (int i = 0; i < pc->nown; i++)
+        MPI_Type_free(&pc->own_to[i]);
     pc->nown = 0;
-    if (pc->own_op != MPI_OP_NULL) MPI_Op_free(&pc->own_op);
+    if (pc->own_op != MPI_OP_NULL)
+        MPI_Op_free(&pc->own_op);
 }
 
 /* Both calls: copy 0 through MPI_X (or MPI_IX, or MPI_X_init, in the other
  * forms: completed with its batch), then copy 1 through PMPI_X, blocking. */
 #ifdef PINIT
-#define START0(Name, name, ...)                                                            \
-    (form == F_BLOCKING      ? MPI_##Name(__VA_ARGS__)                                     \
-     : form == F_NONBLOCKING ? MPI_I##name(__VA_ARGS__, &pc->req)                          \
+#define START0(Name, name, ...)                                                                    \
+    (form == F_BLOCKING      ? MPI_##Name(__VA_ARGS__)                                             \
+     : form == F_NONBLOCKING ? MPI_I##name(__VA_ARGS__, &pc->req)                                  \
                              : PINIT(Name)(__VA_ARGS__, MPI_INFO_NULL, &pc->req))
 #else
-#define START0(Name, name, ...)                                                            \
+#define START0(Name, name, ...)                                                                    \
     (form == F_BLOCKING ? MPI_##Name(__VA_ARGS__) : MPI_I##name(__VA_ARGS__, &pc->req))
 #endif
-#define BOTH(Name, name, ...)                                                              \
-    do {                                                                                   \
-        for (int side = 0; side < 2; side++) {                                             \
-            rc[side] = side ? PMPI_##Name(__VA_ARGS__) : START0(Name, name, __VA_ARGS__);  \
-            if (!side) free_own(pc);                                                       \
-        }                                                                                  \
+#define BOTH(Name, name, ...)                                                                      \
+    do {                                                                                           \
+        for (int side = 0; side < 2; side++) {                                                     \
+            rc[side] = side ? PMPI_##Name(__VA_ARGS__) : START0(Name, name, __VA_ARGS__);          \
+            if (!side)                                                                             \
+                free_own(pc);                                                                      \
+        }                                                                                          \
     } while (0)
 #define PTR(f) fb_ptr(&(f), side)
-#define TY(t) (side ? (t) : own_type(pc, (t)))
+#define TY(t)  (side ? (t) : own_type(pc, (t)))
 #define OPX(k) (side ? ops[k] : own_op(pc, (k)))
 #define TYS(a) (side ? (a) : own_types(pc, (a), (a) == pc->stype ? pc->own_stype : pc->own_rtype))
 
@@ -749,12 +885,14 @@ static pending *start_call(int idx, int only)
     c.idx = idx;
     int ci = rbelow(&g, NCOMMS);
     c.coll = rbelow(&g, NCOLL);
-    if (comms[ci].comm == MPI_COMM_NULL || (only >= 0 && c.coll != only)) return NULL;
+    if (comms[ci].comm == MPI_COMM_NULL || (only >= 0 && c.coll != only))
+        return NULL;
     c.comm = comms[ci].comm;
     c.comm_name = comms[ci].name;
     MPI_Comm_size(c.comm, &c.p);
     MPI_Comm_rank(c.comm, &c.r);
-    if (c.p > MAXP) return NULL;
+    if (c.p > MAXP)
+        return NULL;
     int p = c.p, r = c.r, coll = c.coll;
     rng l = rng_for(seed, (uint64_t)idx, 1000 + (uint64_t)world_rank); /* this rank's own */
 
@@ -777,14 +915,16 @@ static pending *start_call(int idx, int only)
     }
     /* Bytes per unit of count per block, and blocks a buffer holds at most. */
     size_t ub = types[c.S].ext * (size_t)c.a > types[c.R].ext * (size_t)c.b
-                    ? types[c.S].ext * (size_t)c.a : types[c.R].ext * (size_t)c.b;
+                    ? types[c.S].ext * (size_t)c.a
+                    : types[c.R].ext * (size_t)c.b;
     if (coll == C_ALLTOALLW) {
         c.peer_types_unit = base_unit(c.S);
         int fam[NT], nf = same_base(c.S, fam);
         ub = 0;
         for (int k = 0; k < nf; k++) {
             size_t per = types[fam[k]].ext * (size_t)(c.peer_types_unit / types[fam[k]].nsig);
-            if (per > ub) ub = per;
+            if (per > ub)
+                ub = per;
         }
         ub += 16; /* alignment and gaps */
     }
@@ -796,15 +936,19 @@ static pending *start_call(int idx, int only)
         blocks = 2 * (size_t)p + 2;
     for (int maxi = NCOUNTS - 1;; maxi--) {
         c.count = pick_count(&g, maxi);
-        if ((size_t)c.count * ub * blocks <= BUDGET || maxi == 0) break;
+        if ((size_t)c.count * ub * blocks <= BUDGET || maxi == 0)
+            break;
     }
     c.root = rbelow(&g, p);
     c.inpl = rbelow(&g, 3) == 0;
-    if (coll == C_BARRIER || coll == C_BCAST) c.inpl = 0;
-    if (is_mpich && ((coll == C_REDUCE && c.root != 0) || coll == C_REDUCE_SCATTER)) c.inpl = 0;
+    if (coll == C_BARRIER || coll == C_BCAST)
+        c.inpl = 0;
+    if (is_mpich && ((coll == C_REDUCE && c.root != 0) || coll == C_REDUCE_SCATTER))
+        c.inpl = 0;
     c.nullins = !is_mpich && rbelow(&l, 2);
     int n = c.count;
-    for (int i = 0; i < p; i++) c.k[i] = vcount(&g, n);
+    for (int i = 0; i < p; i++)
+        c.k[i] = vcount(&g, n);
     if (coll == C_ALLTOALLV || coll == C_ALLTOALLW) {
         c.K = xmalloc((size_t)p * (size_t)p * sizeof(int));
         c.ST = xmalloc((size_t)p * (size_t)p * sizeof(int));
@@ -819,9 +963,11 @@ static pending *start_call(int idx, int only)
          * same amounts both ways between each pair. */
         if (c.inpl)
             for (int i = 0; i < p; i++)
-                for (int j = 0; j < i; j++) c.K[i * p + j] = c.K[j * p + i];
+                for (int j = 0; j < i; j++)
+                    c.K[i * p + j] = c.K[j * p + i];
     }
-    if (is_mpich && coll == C_ALLGATHERV && p == 1) goto done;
+    if (is_mpich && coll == C_ALLGATHERV && p == 1)
+        goto done;
 
     if (verbose && world_rank == 0) {
         char d[2048];
@@ -844,19 +990,19 @@ static pending *start_call(int idx, int only)
     int *cnt = pc->cnt, *dsp = pc->dsp, *scnt = pc->scnt, *sdsp = pc->sdsp;
 
     switch (coll) {
-    case C_BARRIER:
-        BOTH(Barrier, barrier, c.comm);
-        break;
+    case C_BARRIER: BOTH(Barrier, barrier, c.comm); break;
 
     case C_BCAST: {
         /* The root describes the data with S, every other rank with S or R. */
         int useR[MAXP];
-        for (int i = 0; i < p; i++) useR[i] = i != c.root && rbelow(&g, 2);
+        for (int i = 0; i < p; i++)
+            useR[i] = i != c.root && rbelow(&g, 2);
         const tdesc *T = useR[r] ? R : S;
         int cn = n * (useR[r] ? c.b : c.a);
         fb_free(&rb);
         fb_init(&rb, "buffer", (size_t)cn * T->ext);
-        if (me) fill(fb_data(&rb), T, (size_t)cn, -1, r, &l);
+        if (me)
+            fill(fb_data(&rb), T, (size_t)cn, -1, r, &l);
         fb_sync(&rb);
         BOTH(Bcast, bcast, PTR(rb), cn, TY(T->t), c.root, c.comm);
         break;
@@ -875,7 +1021,8 @@ static pending *start_call(int idx, int only)
         fb_sync(&sb);
         fb_sync(&rb);
         if (coll == C_REDUCE) {
-            if (!me) rb.check = 0; /* insignificant off the root */
+            if (!me)
+                rb.check = 0; /* insignificant off the root */
             BOTH(Reduce, reduce, all_inpl ? MPI_IN_PLACE : PTR(sb),
                  !me && c.nullins ? NULL : PTR(rb), n, TY(S->t), OPX(c.op), c.root, c.comm);
         } else if (coll == C_ALLREDUCE) {
@@ -916,11 +1063,11 @@ static pending *start_call(int idx, int only)
             rb.skip_hi = rb.n;
         }
         if (block)
-            BOTH(Reduce_scatter_block, reduce_scatter_block, c.inpl ? MPI_IN_PLACE : PTR(sb), PTR(rb), n, TY(S->t),
-                 OPX(c.op), c.comm);
+            BOTH(Reduce_scatter_block, reduce_scatter_block, c.inpl ? MPI_IN_PLACE : PTR(sb),
+                 PTR(rb), n, TY(S->t), OPX(c.op), c.comm);
         else
-            BOTH(Reduce_scatter, reduce_scatter, c.inpl ? MPI_IN_PLACE : PTR(sb), PTR(rb), cnt, TY(S->t),
-                 OPX(c.op), c.comm);
+            BOTH(Reduce_scatter, reduce_scatter, c.inpl ? MPI_IN_PLACE : PTR(sb), PTR(rb), cnt,
+                 TY(S->t), OPX(c.op), c.comm);
         break;
     }
 
@@ -934,16 +1081,18 @@ static pending *start_call(int idx, int only)
         fb_free(&rb);
         fb_init(&sb, "sendbuf", inpl ? 0 : (size_t)sn * S->ext);
         fb_init(&rb, "recvbuf", me ? span * R->ext : 0);
-        if (!me) rb.check = 0;
+        if (!me)
+            rb.check = 0;
         fill(fb_data(&sb), S, inpl ? 0 : (size_t)sn, -1, r, &l);
-        if (inpl) fill(fb_data(&rb) + off[r] * R->ext, R, (size_t)cnt[r], -1, r, &l);
+        if (inpl)
+            fill(fb_data(&rb) + off[r] * R->ext, R, (size_t)cnt[r], -1, r, &l);
         fb_sync(&sb);
         fb_sync(&rb);
         int nul = !me && c.nullins;
         if (v)
-            BOTH(Gatherv, gatherv, inpl ? MPI_IN_PLACE : PTR(sb), sn, TY(S->t), nul ? NULL : PTR(rb),
-                 nul ? NULL : cnt, nul ? NULL : dsp, nul ? MPI_DATATYPE_NULL : TY(R->t), c.root,
-                 c.comm);
+            BOTH(Gatherv, gatherv, inpl ? MPI_IN_PLACE : PTR(sb), sn, TY(S->t),
+                 nul ? NULL : PTR(rb), nul ? NULL : cnt, nul ? NULL : dsp,
+                 nul ? MPI_DATATYPE_NULL : TY(R->t), c.root, c.comm);
         else
             BOTH(Gather, gather, inpl ? MPI_IN_PLACE : PTR(sb), sn, TY(S->t), nul ? NULL : PTR(rb),
                  nul ? 0 : n * c.b, nul ? MPI_DATATYPE_NULL : TY(R->t), c.root, c.comm);
@@ -960,7 +1109,8 @@ static pending *start_call(int idx, int only)
         fb_free(&rb);
         fb_init(&sb, "sendbuf", me ? span * S->ext : 0);
         fb_init(&rb, "recvbuf", inpl ? 0 : (size_t)rn * R->ext);
-        if (!me) sb.check = 0;
+        if (!me)
+            sb.check = 0;
         if (me)
             for (int i = 0; i < p; i++)
                 fill(fb_data(&sb) + off[i] * S->ext, S, (size_t)cnt[i], -1, r, &l);
@@ -969,12 +1119,12 @@ static pending *start_call(int idx, int only)
         int nul = !me && c.nullins;
         if (v)
             BOTH(Scatterv, scatterv, nul ? NULL : PTR(sb), nul ? NULL : cnt, nul ? NULL : dsp,
-                 nul ? MPI_DATATYPE_NULL : TY(S->t), inpl ? MPI_IN_PLACE : PTR(rb), rn, TY(R->t), c.root,
-                 c.comm);
+                 nul ? MPI_DATATYPE_NULL : TY(S->t), inpl ? MPI_IN_PLACE : PTR(rb), rn, TY(R->t),
+                 c.root, c.comm);
         else
             BOTH(Scatter, scatter, nul ? NULL : PTR(sb), nul ? 0 : n * c.a,
-                 nul ? MPI_DATATYPE_NULL : TY(S->t), inpl ? MPI_IN_PLACE : PTR(rb), rn, TY(R->t), c.root,
-                 c.comm);
+                 nul ? MPI_DATATYPE_NULL : TY(S->t), inpl ? MPI_IN_PLACE : PTR(rb), rn, TY(R->t),
+                 c.root, c.comm);
         break;
     }
 
@@ -995,11 +1145,11 @@ static pending *start_call(int idx, int only)
         fb_sync(&sb);
         fb_sync(&rb);
         if (v)
-            BOTH(Allgatherv, allgatherv, c.inpl ? MPI_IN_PLACE : PTR(sb), sn, TY(S->t), PTR(rb), cnt, dsp,
-                 TY(R->t), c.comm);
+            BOTH(Allgatherv, allgatherv, c.inpl ? MPI_IN_PLACE : PTR(sb), sn, TY(S->t), PTR(rb),
+                 cnt, dsp, TY(R->t), c.comm);
         else
-            BOTH(Allgather, allgather, c.inpl ? MPI_IN_PLACE : PTR(sb), sn, TY(S->t), PTR(rb), n * c.b,
-                 TY(R->t), c.comm);
+            BOTH(Allgather, allgather, c.inpl ? MPI_IN_PLACE : PTR(sb), sn, TY(S->t), PTR(rb),
+                 n * c.b, TY(R->t), c.comm);
         break;
     }
 
@@ -1015,8 +1165,8 @@ static pending *start_call(int idx, int only)
             fill(fb_data(&sb), S, (size_t)p * sblk, -1, r, &l);
         fb_sync(&sb);
         fb_sync(&rb);
-        BOTH(Alltoall, alltoall, c.inpl ? MPI_IN_PLACE : PTR(sb), n * c.a, TY(S->t), PTR(rb), n * c.b, TY(R->t),
-             c.comm);
+        BOTH(Alltoall, alltoall, c.inpl ? MPI_IN_PLACE : PTR(sb), n * c.a, TY(S->t), PTR(rb),
+             n * c.b, TY(R->t), c.comm);
         break;
     }
 
@@ -1027,7 +1177,8 @@ static pending *start_call(int idx, int only)
             len[j] = (size_t)scnt[j];
         }
         size_t sspan = place(&l, p, len, soff);
-        for (int j = 0; j < p; j++) len[j] = (size_t)cnt[j];
+        for (int j = 0; j < p; j++)
+            len[j] = (size_t)cnt[j];
         size_t rspan = place(&l, p, len, roff);
         for (int j = 0; j < p; j++) {
             sdsp[j] = (int)soff[j];
@@ -1045,8 +1196,8 @@ static pending *start_call(int idx, int only)
         }
         fb_sync(&sb);
         fb_sync(&rb);
-        BOTH(Alltoallv, alltoallv, c.inpl ? MPI_IN_PLACE : PTR(sb), scnt, sdsp, TY(S->t), PTR(rb), cnt, dsp,
-             TY(R->t), c.comm);
+        BOTH(Alltoallv, alltoallv, c.inpl ? MPI_IN_PLACE : PTR(sb), scnt, sdsp, TY(S->t), PTR(rb),
+             cnt, dsp, TY(R->t), c.comm);
         break;
     }
 
@@ -1071,7 +1222,8 @@ static pending *start_call(int idx, int only)
         for (int s = 0; s < 2; s++) {
             size_t *o = s ? roff : soff, *bytes = s ? rbytes : sbytes;
             int order[MAXP];
-            for (int j = 0; j < p; j++) order[j] = j;
+            for (int j = 0; j < p; j++)
+                order[j] = j;
             shuffle(&l, order, p);
             size_t at = 0;
             for (int k = 0; k < p; k++) {
@@ -1097,8 +1249,8 @@ static pending *start_call(int idx, int only)
         }
         fb_sync(&sb);
         fb_sync(&rb);
-        BOTH(Alltoallw, alltoallw, c.inpl ? MPI_IN_PLACE : PTR(sb), scnt, sdsp, TYS(pc->stype), PTR(rb), cnt,
-             dsp, TYS(pc->rtype), c.comm);
+        BOTH(Alltoallw, alltoallw, c.inpl ? MPI_IN_PLACE : PTR(sb), scnt, sdsp, TYS(pc->stype),
+             PTR(rb), cnt, dsp, TYS(pc->rtype), c.comm);
         break;
     }
     }
@@ -1125,18 +1277,21 @@ static void finish_call(pending *pc)
     compare(&pc->c, &pc->rb);
     fb_free(&pc->sb);
     fb_free(&pc->rb);
-    if (form == F_PERSISTENT && pc->req != MPI_REQUEST_NULL) MPI_Request_free(&pc->req);
+    if (form == F_PERSISTENT && pc->req != MPI_REQUEST_NULL)
+        MPI_Request_free(&pc->req);
     free(pc->c.K);
     free(pc->c.ST);
     free(pc->c.RT);
-    if (call_failed) failed[pc->c.idx] = 1;
+    if (call_failed)
+        failed[pc->c.idx] = 1;
     free(pc);
 }
 
 /* A failed completion's error, where the start had none. */
 static void completed(pending *pc, int rc)
 {
-    if (pc->rc[0] == MPI_SUCCESS) pc->rc[0] = rc;
+    if (pc->rc[0] == MPI_SUCCESS)
+        pc->rc[0] = rc;
 }
 
 /* Complete copy 0 of a batch's calls (non-blocking and persistent forms):
@@ -1150,7 +1305,8 @@ static void complete_batch(pending **pcs, int n, int first)
 {
     rng l = rng_for(seed, (uint64_t)first, 2000 + (uint64_t)world_rank);
     int order[MAX_BATCH];
-    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = 0; i < n; i++)
+        order[i] = i;
     shuffle(&l, order, n);
     if (form == F_PERSISTENT)
         for (int k = 0; k < n; k++) {
@@ -1176,26 +1332,34 @@ static void complete_batch(pending **pcs, int n, int first)
     case 2:
         for (;;) {
             rc = MPI_Testany(n, reqs, &idx, &flag, &st[0]);
-            if (rc != MPI_SUCCESS && idx >= 0 && idx < n) completed(pcs[idx], rc);
+            if (rc != MPI_SUCCESS && idx >= 0 && idx < n)
+                completed(pcs[idx], rc);
             if (rc != MPI_SUCCESS && (idx < 0 || idx >= n)) {
-                for (int i = 0; i < n; i++) completed(pcs[i], rc);
+                for (int i = 0; i < n; i++)
+                    completed(pcs[i], rc);
                 break;
             }
-            if (flag && idx == MPI_UNDEFINED) break;
-            if (flag && form == F_PERSISTENT) reqs[idx] = MPI_REQUEST_NULL;
+            if (flag && idx == MPI_UNDEFINED)
+                break;
+            if (flag && form == F_PERSISTENT)
+                reqs[idx] = MPI_REQUEST_NULL;
         }
         break;
     default:
         for (;;) {
             rc = MPI_Waitsome(n, reqs, &outcount, indices, st);
             if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
-                for (int i = 0; i < n; i++) completed(pcs[i], rc);
+                for (int i = 0; i < n; i++)
+                    completed(pcs[i], rc);
                 break;
             }
-            if (outcount == MPI_UNDEFINED) break;
+            if (outcount == MPI_UNDEFINED)
+                break;
             for (int k = 0; k < outcount; k++) {
-                if (rc == MPI_ERR_IN_STATUS) completed(pcs[indices[k]], st[k].MPI_ERROR);
-                if (form == F_PERSISTENT) reqs[indices[k]] = MPI_REQUEST_NULL;
+                if (rc == MPI_ERR_IN_STATUS)
+                    completed(pcs[indices[k]], st[k].MPI_ERROR);
+                if (form == F_PERSISTENT)
+                    reqs[indices[k]] = MPI_REQUEST_NULL;
             }
         }
         break;
@@ -1209,10 +1373,13 @@ static void run_batch(int first, int n, int only)
     int k = 0;
     for (int i = first; i < first + n; i++) {
         pending *pc = start_call(i, only);
-        if (pc) pcs[k++] = pc;
+        if (pc)
+            pcs[k++] = pc;
     }
-    if (form != F_BLOCKING) complete_batch(pcs, k, first);
-    for (int i = 0; i < k; i++) finish_call(pcs[i]);
+    if (form != F_BLOCKING)
+        complete_batch(pcs, k, first);
+    for (int i = 0; i < k; i++)
+        finish_call(pcs[i]);
 }
 
 /* How many calls from call i on are outstanding together: one in the
@@ -1237,12 +1404,14 @@ static void make_comms(void)
     comms[2].name = "reversed";
     MPI_Comm_split(MPI_COMM_WORLD, 0, p - 1 - r, &comms[2].comm);
     /* rank % 3 == 0 and the rest, each in a shuffled order */
-    for (int i = 0; i < p; i++) perm[i] = i;
+    for (int i = 0; i < p; i++)
+        perm[i] = i;
     shuffle(&g, perm, p);
     comms[3].name = r % 3 == 0 ? "split-mod3-zero-shuffled" : "split-mod3-rest-shuffled";
     MPI_Comm_split(MPI_COMM_WORLD, r % 3 == 0, perm[r], &comms[3].comm);
     /* a shuffled group, one rank left out from 3 ranks on */
-    for (int i = 0; i < p; i++) perm[i] = i;
+    for (int i = 0; i < p; i++)
+        perm[i] = i;
     shuffle(&g, perm, p);
     MPI_Group wg, cg;
     MPI_Comm_group(MPI_COMM_WORLD, &wg);
@@ -1260,7 +1429,8 @@ static void make_comms(void)
 static void free_comms(void)
 {
     for (int i = 1; i < NCOMMS; i++)
-        if (comms[i].comm != MPI_COMM_NULL) MPI_Comm_free(&comms[i].comm);
+        if (comms[i].comm != MPI_COMM_NULL)
+            MPI_Comm_free(&comms[i].comm);
 }
 
 int main(int argc, char **argv)
@@ -1280,7 +1450,8 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[a], "--only") == 0 && a + 1 < argc) {
             a++;
             for (int k = 0; k < NCOLL; k++)
-                if (strcmp(argv[a], coll_names[k]) == 0) only = k;
+                if (strcmp(argv[a], coll_names[k]) == 0)
+                    only = k;
             bad |= only < 0;
         } else if (strcmp(argv[a], "--verbose") == 0) {
             verbose = 1;
@@ -1288,9 +1459,11 @@ int main(int argc, char **argv)
             a++;
             form = -1;
             for (int k = 0; k < 3; k++)
-                if (strcmp(argv[a], form_names[k]) == 0) form = k;
+                if (strcmp(argv[a], form_names[k]) == 0)
+                    form = k;
 #ifndef PINIT
-            if (form == F_PERSISTENT) form = -1;
+            if (form == F_PERSISTENT)
+                form = -1;
 #endif
             bad |= form < 0;
         } else {
@@ -1299,8 +1472,10 @@ int main(int argc, char **argv)
     }
     if (bad || !have_seed || calls < 0 || first < 0 || first > calls) {
         if (world_rank == 0)
-            fprintf(stderr, "usage: %s --seed S --calls N [--first K] [--only <collective>] "
-                            "[--form blocking|nonblocking|persistent] [--verbose]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s --seed S --calls N [--first K] [--only <collective>] "
+                    "[--form blocking|nonblocking|persistent] [--verbose]\n",
+                    argv[0]);
         MPI_Finalize();
         return 2;
     }
@@ -1311,12 +1486,14 @@ int main(int argc, char **argv)
     failed = calloc((size_t)calls + 1, 1);
     for (int i = first, n; i < calls; i += n) {
         n = batch_at(i);
-        if (n > calls - i) n = calls - i;
+        if (n > calls - i)
+            n = calls - i;
         run_batch(i, n, only);
     }
     if (bad_userop_type) {
-        fprintf(stderr, "coll_fuzz: rank %d: user operations called %ld times with a datatype "
-                        "other than the call's (seed=%llu)\n",
+        fprintf(stderr,
+                "coll_fuzz: rank %d: user operations called %ld times with a datatype "
+                "other than the call's (seed=%llu)\n",
                 world_rank, bad_userop_type, (unsigned long long)seed);
         failed[calls] = 1;
     }
@@ -1327,7 +1504,8 @@ int main(int argc, char **argv)
     unsigned char *any = calloc((size_t)calls + 1, 1);
     PMPI_Allreduce(failed, any, calls + 1, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD);
     int nfailed = 0;
-    for (int i = 0; i <= calls; i++) nfailed += any[i] != 0;
+    for (int i = 0; i <= calls; i++)
+        nfailed += any[i] != 0;
     if (world_rank == 0)
         printf("coll_fuzz: %d calls (%s), %d failed\n", calls - first, form_names[form], nfailed);
     free(failed);

@@ -38,15 +38,16 @@
 
 #include "coll_check_common.h"
 
-static const char *const colls[] = {"bcast", "reduce", "allreduce", "barrier", "gather",
-                                    "gatherv", "scatter", "scatterv", "allgather", "allgatherv",
-                                    "alltoall", "alltoallv", "alltoallw", "reduce_scatter",
-                                    "reduce_scatter_block", "errors", "merge"};
+static const char *const colls[] = {
+    "bcast",    "reduce",    "allreduce", "barrier",        "gather",
+    "gatherv",  "scatter",   "scatterv",  "allgather",      "allgatherv",
+    "alltoall", "alltoallv", "alltoallw", "reduce_scatter", "reduce_scatter_block",
+    "errors",   "merge"};
 
 /* The intercommunicator under test, as this rank sees it. */
 typedef struct {
     MPI_Comm c;
-    int color;  /* this rank's group: 0 or 1 (each side calls the other 1-color) */
+    int color; /* this rank's group: 0 or 1 (each side calls the other 1-color) */
     int me, nl, nr;
     char name[48];
 } ictx;
@@ -127,8 +128,8 @@ static void lay_fill(const layout *L, int *base, size_t count, int g, int src, i
 {
     for (size_t e = 0; e < count; e++)
         for (int k = 0; k < L->nsig; k++)
-            base[e * (size_t)L->ext + (size_t)L->off[k]] =
-                val(g, src, dst, e * (size_t)L->nsig + (size_t)k);
+            base[e * (size_t)L->ext + (size_t)L->off[k]] = val(g, src, dst,
+                                                               e * (size_t)L->nsig + (size_t)k);
 }
 
 /* What Trellis (MPI_X) and the MPI library (PMPI_X) received, and what
@@ -332,8 +333,8 @@ static const combo *combos(int *n)
 }
 
 /* Per-rank counts of the v-variants (in units) and where blocks go. */
-static void v_layout(int p, int n, int salt, const layout *L, int mult, int *counts,
-                     int *displs, size_t *len_ints)
+static void v_layout(int p, int n, int salt, const layout *L, int mult, int *counts, int *displs,
+                     size_t *len_ints)
 {
     size_t *len = xmalloc((size_t)p * sizeof *len), *off = xmalloc((size_t)p * sizeof *off);
     for (int i = 0; i < p; i++) {
@@ -380,7 +381,8 @@ static void check_rooted_move(const ictx *x, bool gather, bool vec, int n, int r
     /* The root's side is `all` (gather's receive side), a leaf's `one`. */
     const layout *all_L = gather ? cb->recv : cb->send, *one_L = gather ? cb->send : cb->recv;
     int all_mult = gather ? cb->recv_mult : cb->send_mult;
-    int *counts = xmalloc((size_t)leaves * sizeof(int)), *displs = xmalloc((size_t)leaves * sizeof(int));
+    int *counts = xmalloc((size_t)leaves * sizeof(int)),
+        *displs = xmalloc((size_t)leaves * sizeof(int));
     size_t all_len;
     if (vec) {
         v_layout(leaves, n, rg, all_L, all_mult, counts, displs, &all_len);
@@ -412,8 +414,8 @@ static void check_rooted_move(const ictx *x, bool gather, bool vec, int n, int r
         if (gather) {
             trio r = trio_new(all_len);
             for (int i = 0; i < leaves; i++)
-                lay_fill(all_L, r.e + (size_t)displs[i] * (size_t)all_L->ext,
-                         (size_t)counts[i], 1 - rg, i, 0);
+                lay_fill(all_L, r.e + (size_t)displs[i] * (size_t)all_L->ext, (size_t)counts[i],
+                         1 - rg, i, 0);
             if (vec) {
                 MPI_Gatherv(NULL, 0, MPI_INT, r.t, counts, displs, all_L->type, root, x->c);
                 PMPI_Gatherv(LIB_NULL_S, 0, MPI_INT, r.m, counts, displs, all_L->type, root, x->c);
@@ -425,13 +427,14 @@ static void check_rooted_move(const ictx *x, bool gather, bool vec, int n, int r
         } else {
             sbuf s = sbuf_new(all_len);
             for (int i = 0; i < leaves; i++)
-                lay_fill(all_L, s.b + (size_t)displs[i] * (size_t)all_L->ext,
-                         (size_t)counts[i], rg, ri, i);
+                lay_fill(all_L, s.b + (size_t)displs[i] * (size_t)all_L->ext, (size_t)counts[i], rg,
+                         ri, i);
             sbuf_seal(&s);
             if (vec) {
                 MPI_Scatterv(s.b, counts, displs, all_L->type, NULL, 0, MPI_INT, root, x->c);
                 if (library_scatterv_ok(cb))
-                    PMPI_Scatterv(s.b, counts, displs, all_L->type, LIB_NULL_R, 0, MPI_INT, root, x->c);
+                    PMPI_Scatterv(s.b, counts, displs, all_L->type, LIB_NULL_R, 0, MPI_INT, root,
+                                  x->c);
             } else {
                 MPI_Scatter(s.b, n_all, all_L->type, NULL, 0, MPI_INT, root, x->c);
                 PMPI_Scatter(s.b, n_all, all_L->type, LIB_NULL_R, 0, MPI_INT, root, x->c);
@@ -460,7 +463,8 @@ static void check_rooted_move(const ictx *x, bool gather, bool vec, int n, int r
             if (vec) {
                 MPI_Scatterv(NULL, NULL, NULL, MPI_INT, r.t, mine, one_L->type, root, x->c);
                 if (library_scatterv_ok(cb))
-                    PMPI_Scatterv(LIB_NULL_S, NULL, NULL, MPI_INT, r.m, mine, one_L->type, root, x->c);
+                    PMPI_Scatterv(LIB_NULL_S, NULL, NULL, MPI_INT, r.m, mine, one_L->type, root,
+                                  x->c);
                 else
                     memcpy(r.m, r.e, len * sizeof(int));
             } else {
@@ -489,7 +493,8 @@ static void check_allgather(const ictx *x, bool vec, int n, const combo *cb)
              cb->send->name, cb->recv->name);
     int g = x->color, h = 1 - g;
     /* This rank's block in units, and the other group's. */
-    int *counts = xmalloc((size_t)x->nr * sizeof(int)), *displs = xmalloc((size_t)x->nr * sizeof(int));
+    int *counts = xmalloc((size_t)x->nr * sizeof(int)),
+        *displs = xmalloc((size_t)x->nr * sizeof(int));
     int mine_units = vec ? vcount(x->me, x->nl, n, g) : ag_units(g, n);
     size_t recv_len;
     if (vec) {
@@ -507,8 +512,8 @@ static void check_allgather(const ictx *x, bool vec, int n, const combo *cb)
     sbuf_seal(&s);
     trio r = trio_new(recv_len);
     for (int j = 0; j < x->nr; j++)
-        lay_fill(cb->recv, r.e + (size_t)displs[j] * (size_t)cb->recv->ext, (size_t)counts[j], h,
-                 j, 0);
+        lay_fill(cb->recv, r.e + (size_t)displs[j] * (size_t)cb->recv->ext, (size_t)counts[j], h, j,
+                 0);
     if (vec) {
         MPI_Allgatherv(s.b, mine, cb->send->type, r.t, counts, displs, cb->recv->type, x->c);
         PMPI_Allgatherv(s.b, mine, cb->send->type, r.m, counts, displs, cb->recv->type, x->c);
@@ -651,8 +656,7 @@ static void check_errors(const ictx *x)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int a[4] = {1, 2, 3, 4}, b[4];
     same_error(MPI_Allreduce(MPI_IN_PLACE, b, 4, MPI_INT, MPI_SUM, x->c),
-               PMPI_Allreduce(MPI_IN_PLACE, b, 4, MPI_INT, MPI_SUM, x->c), "allreduce in place",
-               x);
+               PMPI_Allreduce(MPI_IN_PLACE, b, 4, MPI_INT, MPI_SUM, x->c), "allreduce in place", x);
     same_error(MPI_Bcast(a, 4, MPI_INT, -7, x->c), PMPI_Bcast(a, 4, MPI_INT, -7, x->c),
                "bcast root -7", x);
     same_error(MPI_Reduce(a, b, 4, MPI_INT, MPI_SUM, x->nr + 3, x->c),
@@ -673,8 +677,8 @@ static void check_errors(const ictx *x)
      * and alltoall without an error (and its alltoall then crashes). */
 #ifndef MPICH_VERSION
     same_error(MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, x->c),
-               PMPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, x->c),
-               "allgather in place", x);
+               PMPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, x->c), "allgather in place",
+               x);
     same_error(MPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, x->c),
                PMPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, x->c), "alltoall in place",
                x);
@@ -789,12 +793,16 @@ static int splits_for(int p, int *first)
 {
     switch (p) {
     case 2: first[0] = 1; return 1;
-    case 5: first[0] = 1; first[1] = 3; return 2; /* 1+4, 3+2 */
-    case 6: first[0] = 3; first[1] = 5; return 2; /* 3+3, 5+1 */
-    case 9: first[0] = 4; return 1;               /* 4+5 */
-    default:
-        first[0] = p / 2;
-        return p > 1;
+    case 5:
+        first[0] = 1;
+        first[1] = 3;
+        return 2; /* 1+4, 3+2 */
+    case 6:
+        first[0] = 3;
+        first[1] = 5;
+        return 2;                   /* 3+3, 5+1 */
+    case 9: first[0] = 4; return 1; /* 4+5 */
+    default: first[0] = p / 2; return p > 1;
     }
 }
 

@@ -44,8 +44,8 @@ static void matmul(void *in, void *inout, int *len, MPI_Datatype *type)
     const int *a = in;
     int *b = inout;
     for (int i = 0; i < *len / 4; i++, a += 4, b += 4) {
-        int r[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
-                    a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]};
+        int r[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
+                    a[2] * b[1] + a[3] * b[3]};
         memcpy(b, r, sizeof r);
     }
 }

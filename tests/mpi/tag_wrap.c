@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int value(int rank, int i) { return (rank + 1) * 3 + i % 1009; }
+static int value(int rank, int i)
+{
+    return (rank + 1) * 3 + i % 1009;
+}
 
 static long wrong(const int *got, int n, int (*expect)(int, int), int p)
 {
@@ -24,7 +27,11 @@ static long wrong(const int *got, int n, int (*expect)(int, int), int p)
     return bad;
 }
 
-static int bcast_expect(int p, int i) { (void)p; return value(0, i); }
+static int bcast_expect(int p, int i)
+{
+    (void)p;
+    return value(0, i);
+}
 
 static int sum_expect(int p, int i)
 {
@@ -69,7 +76,8 @@ int main(int argc, char **argv)
     int failed = (all[0] > 0) + (all[1] > 0) + (all[2] > 0);
     if (rank == 0)
         printf("tag_wrap: %d ints on %d ranks; wrong elements: bcast %ld, reduce %ld, "
-               "allreduce %ld; 3 collectives, %d failed\n", n, p, all[0], all[1], all[2], failed);
+               "allreduce %ld; 3 collectives, %d failed\n",
+               n, p, all[0], all[1], all[2], failed);
     free(buf);
     free(out);
     MPI_Finalize();

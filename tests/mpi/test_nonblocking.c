@@ -27,11 +27,11 @@
 
 #if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
 #define ALLREDUCE_INIT MPIX_Allreduce_init
-#define BCAST_INIT MPIX_Bcast_init
+#define BCAST_INIT     MPIX_Bcast_init
 #define ALLGATHER_INIT MPIX_Allgather_init
 #elif MPI_VERSION >= 4
 #define ALLREDUCE_INIT MPI_Allreduce_init
-#define BCAST_INIT MPI_Bcast_init
+#define BCAST_INIT     MPI_Bcast_init
 #define ALLGATHER_INIT MPI_Allgather_init
 #endif
 
@@ -302,8 +302,8 @@ static void persistent(void)
         for (int k = 0; k < 5; k++)
             CHECK(r[k] != MPI_REQUEST_NULL, "start %d: persistent request %d freed", s, k);
         for (int i = 0; i < N; i++) {
-            CHECK(out[i] == s * (size * (size - 1) / 2) + size * i, "start %d element %d: %d", s,
-                  i, out[i]);
+            CHECK(out[i] == s * (size * (size - 1) / 2) + size * i, "start %d element %d: %d", s, i,
+                  out[i]);
             CHECK(bc[i] == s * N + i, "start %d bcast %d: %d", s, i, bc[i]);
         }
         for (int q = 0; q < size; q++)
@@ -402,10 +402,14 @@ static void errors(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
     if (rank == 0) {
-        CHECK(same_error(trellis[0], native[0]), "MPI_Request_free of an active Ibarrier: "
-              "class %d, the MPI library's %d", trellis[0], native[0]);
-        CHECK(same_error(trellis[1], native[1]), "MPI_Cancel of an active Ibarrier: class %d, "
-              "the MPI library's %d", trellis[1], native[1]);
+        CHECK(same_error(trellis[0], native[0]),
+              "MPI_Request_free of an active Ibarrier: "
+              "class %d, the MPI library's %d",
+              trellis[0], native[0]);
+        CHECK(same_error(trellis[1], native[1]),
+              "MPI_Cancel of an active Ibarrier: class %d, "
+              "the MPI library's %d",
+              trellis[1], native[1]);
     }
 }
 
@@ -451,14 +455,17 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     test tests[] = {
-        {"outstanding", outstanding},   {"mixed_arrays", mixed_arrays},
-        {"blocking_among", blocking_among}, {"free_after_wait", free_after_wait},
+        {"outstanding", outstanding},
+        {"mixed_arrays", mixed_arrays},
+        {"blocking_among", blocking_among},
+        {"free_after_wait", free_after_wait},
         {"free_before_wait", free_before_wait},
 #ifdef ALLREDUCE_INIT
         {"persistent", persistent},
         {"persistent_outlives_comm", persistent_outlives_comm},
 #endif
-        {"errors", errors},             {"progress_rule", progress_rule},
+        {"errors", errors},
+        {"progress_rule", progress_rule},
     };
     for (size_t t = 0; t < sizeof tests / sizeof *tests; t++)
         if (!only || !strcmp(only, tests[t].name))

@@ -55,39 +55,105 @@
 #include "reduce/reduce.h"
 
 static int checks, failures;
-#define CHECK(cond, ...)                                         \
-    do {                                                         \
-        checks++;                                                \
-        if (!(cond)) {                                           \
-            failures++;                                          \
-            if (failures <= 30) {                                \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-                fprintf(stderr, __VA_ARGS__);                    \
-                fputc('\n', stderr);                             \
-            }                                                    \
-        }                                                        \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            if (failures <= 30) {                                                                  \
+                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
+                fprintf(stderr, __VA_ARGS__);                                                      \
+                fputc('\n', stderr);                                                               \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
 /* ---- datatypes, as this test sees them ---------------------------------- */
 
-enum rep { S8, U8, S16, U16, S32, U32, S64, U64, FLT, DBL, LDBL, CFLT, CDBL, CLDBL, BOOL, BYTE,
-           P_FLT, P_DBL, P_LONG, P_INT, P_SHORT, P_LDBL };
+enum rep {
+    S8,
+    U8,
+    S16,
+    U16,
+    S32,
+    U32,
+    S64,
+    U64,
+    FLT,
+    DBL,
+    LDBL,
+    CFLT,
+    CDBL,
+    CLDBL,
+    BOOL,
+    BYTE,
+    P_FLT,
+    P_DBL,
+    P_LONG,
+    P_INT,
+    P_SHORT,
+    P_LDBL
+};
 /* MPI's groups of datatypes for the operation table. */
-enum group { C_INTEGER, FORTRAN_INTEGER, MULTI_LANGUAGE, FLOATING, COMPLEX, LOGICAL, BYTE_GROUP, PAIR };
+enum group {
+    C_INTEGER,
+    FORTRAN_INTEGER,
+    MULTI_LANGUAGE,
+    FLOATING,
+    COMPLEX,
+    LOGICAL,
+    BYTE_GROUP,
+    PAIR
+};
 
-typedef struct { float v; int k; } p_flt;
-typedef struct { double v; int k; } p_dbl;
-typedef struct { long v; int k; } p_long;
-typedef struct { int v; int k; } p_int;
-typedef struct { short v; int k; } p_short;
-typedef struct { long double v; int k; } p_ldbl;
+typedef struct {
+    float v;
+    int k;
+} p_flt;
+typedef struct {
+    double v;
+    int k;
+} p_dbl;
+typedef struct {
+    long v;
+    int k;
+} p_long;
+typedef struct {
+    int v;
+    int k;
+} p_int;
+typedef struct {
+    short v;
+    int k;
+} p_short;
+typedef struct {
+    long double v;
+    int k;
+} p_ldbl;
 
 static size_t rep_size(enum rep r)
 {
-    static const size_t s[] = {1, 1, 2, 2, 4, 4, 8, 8, sizeof(float), sizeof(double),
-                               sizeof(long double), sizeof(float complex), sizeof(double complex),
-                               sizeof(long double complex), sizeof(_Bool), 1, sizeof(p_flt),
-                               sizeof(p_dbl), sizeof(p_long), sizeof(p_int), sizeof(p_short),
+    static const size_t s[] = {1,
+                               1,
+                               2,
+                               2,
+                               4,
+                               4,
+                               8,
+                               8,
+                               sizeof(float),
+                               sizeof(double),
+                               sizeof(long double),
+                               sizeof(float complex),
+                               sizeof(double complex),
+                               sizeof(long double complex),
+                               sizeof(_Bool),
+                               1,
+                               sizeof(p_flt),
+                               sizeof(p_dbl),
+                               sizeof(p_long),
+                               sizeof(p_int),
+                               sizeof(p_short),
                                sizeof(p_ldbl)};
     return s[r];
 }
@@ -105,7 +171,7 @@ typedef struct {
     enum group group;
 } test_type;
 
-#define SIGNED(ctype) int_rep(sizeof(ctype), 1)
+#define SIGNED(ctype)   int_rep(sizeof(ctype), 1)
 #define UNSIGNED(ctype) int_rep(sizeof(ctype), 0)
 static const test_type *types(int *n)
 {
@@ -192,12 +258,12 @@ static const test_type *types(int *n)
 }
 
 enum op { MAX, MIN, SUM, PROD, LAND, LOR, LXOR, BAND, BOR, BXOR, MINLOC, MAXLOC, NOPS };
-static const char *const op_names[NOPS] = {"MAX", "MIN", "SUM", "PROD", "LAND", "LOR",
-                                          "LXOR", "BAND", "BOR", "BXOR", "MINLOC", "MAXLOC"};
+static const char *const op_names[NOPS] = {"MAX",  "MIN",  "SUM", "PROD", "LAND",   "LOR",
+                                           "LXOR", "BAND", "BOR", "BXOR", "MINLOC", "MAXLOC"};
 static MPI_Op op_handle(enum op o)
 {
-    const MPI_Op h[NOPS] = {MPI_MAX,  MPI_MIN,  MPI_SUM,  MPI_PROD, MPI_LAND,   MPI_LOR,
-                            MPI_LXOR, MPI_BAND, MPI_BOR,  MPI_BXOR, MPI_MINLOC, MPI_MAXLOC};
+    const MPI_Op h[NOPS] = {MPI_MAX,  MPI_MIN,  MPI_SUM, MPI_PROD, MPI_LAND,   MPI_LOR,
+                            MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC};
     return h[o];
 }
 
@@ -205,26 +271,29 @@ static MPI_Op op_handle(enum op o)
 static int allowed(enum op o, enum group g)
 {
     switch (o) {
-    case MAX: case MIN:
-        return g == C_INTEGER || g == FORTRAN_INTEGER || g == FLOATING || g == MULTI_LANGUAGE;
-    case SUM: case PROD:
+    case MAX:
+    case MIN: return g == C_INTEGER || g == FORTRAN_INTEGER || g == FLOATING || g == MULTI_LANGUAGE;
+    case SUM:
+    case PROD:
         return g == C_INTEGER || g == FORTRAN_INTEGER || g == FLOATING || g == COMPLEX ||
                g == MULTI_LANGUAGE;
-    case LAND: case LOR: case LXOR:
-        return g == C_INTEGER || g == LOGICAL;
-    case BAND: case BOR: case BXOR:
+    case LAND:
+    case LOR:
+    case LXOR: return g == C_INTEGER || g == LOGICAL;
+    case BAND:
+    case BOR:
+    case BXOR:
         return g == C_INTEGER || g == FORTRAN_INTEGER || g == BYTE_GROUP || g == MULTI_LANGUAGE;
-    case MINLOC: case MAXLOC:
-        return g == PAIR;
-    default:
-        return 0;
+    case MINLOC:
+    case MAXLOC: return g == PAIR;
+    default: return 0;
     }
 }
 
 /* ---- values ------------------------------------------------------------- */
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static int rotate;      /* --seed given: the largest counts at 2 offsets of 8 */
+static int rotate; /* --seed given: the largest counts at 2 offsets of 8 */
 static unsigned seed;
 static unsigned pair_no; /* the pairs swept so far: each one's turn of offsets */
 
@@ -247,10 +316,11 @@ static uint64_t int_bits(int bits)
     uint64_t r = rnd(), top = 1ull << (bits - 1);
     switch (r % 10) {
     case 0: return 0;
-    case 1: return top - 1;   /* signed maximum */
-    case 2: return top;       /* signed minimum */
-    case 3: return ~0ull;     /* -1, unsigned maximum */
-    case 4: case 5: return (uint64_t)((int64_t)(r >> 8) % 7 - 3);
+    case 1: return top - 1; /* signed maximum */
+    case 2: return top;     /* signed minimum */
+    case 3: return ~0ull;   /* -1, unsigned maximum */
+    case 4:
+    case 5: return (uint64_t)((int64_t)(r >> 8) % 7 - 3);
     default: return rnd();
     }
 }
@@ -266,8 +336,12 @@ static long double float_value(int digits_exp)
     case 1: return sign * (long double)INFINITY;
     case 2: return sign * (long double)NAN;
     case 3: return sign * ldexpl(1.0L + (long double)(r >> 44) / 1048576.0L, digits_exp - 2);
-    case 4: case 5: case 6: return (long double)((int)((r >> 8) % 7) - 3);
-    default: return sign * ldexpl((long double)(r >> 11) / 9007199254740992.0L, (int)((r >> 20) % 61) - 30);
+    case 4:
+    case 5:
+    case 6: return (long double)((int)((r >> 8) % 7) - 3);
+    default:
+        return sign *
+               ldexpl((long double)(r >> 11) / 9007199254740992.0L, (int)((r >> 20) % 61) - 30);
     }
 }
 
@@ -276,25 +350,92 @@ static void fill(unsigned char *p, enum rep r, size_t n)
     size_t sz = rep_size(r);
     for (size_t i = 0; i < n; i++, p += sz) {
         switch (r) {
-        case S8: case U8: case BYTE: { uint8_t v = (uint8_t)int_bits(8); if (r == BYTE) v = (uint8_t)rnd(); memcpy(p, &v, 1); break; }
-        case S16: case U16: { uint16_t v = (uint16_t)int_bits(16); memcpy(p, &v, 2); break; }
-        case S32: case U32: { uint32_t v = (uint32_t)int_bits(32); memcpy(p, &v, 4); break; }
-        case S64: case U64: { uint64_t v = int_bits(64); memcpy(p, &v, 8); break; }
-        case FLT: { float v = (float)float_value(FLT_MAX_EXP); memcpy(p, &v, sizeof v); break; }
-        case DBL: { double v = (double)float_value(DBL_MAX_EXP); memcpy(p, &v, sizeof v); break; }
-        case LDBL: { long double v = float_value(LDBL_MAX_EXP); memset(p, 0, sz); memcpy(p, &v, sizeof v); break; }
-        case CFLT: { float v[2] = {(float)float_value(FLT_MAX_EXP), (float)float_value(FLT_MAX_EXP)}; memcpy(p, v, sizeof v); break; }
-        case CDBL: { double v[2] = {(double)float_value(DBL_MAX_EXP), (double)float_value(DBL_MAX_EXP)}; memcpy(p, v, sizeof v); break; }
-        case CLDBL: { long double v[2] = {float_value(LDBL_MAX_EXP), float_value(LDBL_MAX_EXP)}; memset(p, 0, sz); memcpy(p, v, sizeof v); break; }
-        case BOOL: { _Bool v = rnd() & 1; memcpy(p, &v, sizeof v); break; }
+        case S8:
+        case U8:
+        case BYTE: {
+            uint8_t v = (uint8_t)int_bits(8);
+            if (r == BYTE)
+                v = (uint8_t)rnd();
+            memcpy(p, &v, 1);
+            break;
+        }
+        case S16:
+        case U16: {
+            uint16_t v = (uint16_t)int_bits(16);
+            memcpy(p, &v, 2);
+            break;
+        }
+        case S32:
+        case U32: {
+            uint32_t v = (uint32_t)int_bits(32);
+            memcpy(p, &v, 4);
+            break;
+        }
+        case S64:
+        case U64: {
+            uint64_t v = int_bits(64);
+            memcpy(p, &v, 8);
+            break;
+        }
+        case FLT: {
+            float v = (float)float_value(FLT_MAX_EXP);
+            memcpy(p, &v, sizeof v);
+            break;
+        }
+        case DBL: {
+            double v = (double)float_value(DBL_MAX_EXP);
+            memcpy(p, &v, sizeof v);
+            break;
+        }
+        case LDBL: {
+            long double v = float_value(LDBL_MAX_EXP);
+            memset(p, 0, sz);
+            memcpy(p, &v, sizeof v);
+            break;
+        }
+        case CFLT: {
+            float v[2] = {(float)float_value(FLT_MAX_EXP), (float)float_value(FLT_MAX_EXP)};
+            memcpy(p, v, sizeof v);
+            break;
+        }
+        case CDBL: {
+            double v[2] = {(double)float_value(DBL_MAX_EXP), (double)float_value(DBL_MAX_EXP)};
+            memcpy(p, v, sizeof v);
+            break;
+        }
+        case CLDBL: {
+            long double v[2] = {float_value(LDBL_MAX_EXP), float_value(LDBL_MAX_EXP)};
+            memset(p, 0, sz);
+            memcpy(p, v, sizeof v);
+            break;
+        }
+        case BOOL: {
+            _Bool v = rnd() & 1;
+            memcpy(p, &v, sizeof v);
+            break;
+        }
         default: { /* pairs: values from a small set (ties), indices tied too */
             long double v = (long double)((int)(rnd() % 5) - 2);
-            if (rnd() % 23 == 0 && r != P_LONG && r != P_INT && r != P_SHORT) v = NAN;
+            if (rnd() % 23 == 0 && r != P_LONG && r != P_INT && r != P_SHORT)
+                v = NAN;
             int k = (int)(rnd() % 4) - (rnd() % 17 == 0 ? 1000 : 0);
             memset(p, 0, sz);
-#define PUT(T) { T e; memset(&e, 0, sizeof e); e.v = (__typeof__(e.v))v; e.k = k; memcpy(p, &e, sizeof e); }
-            if (r == P_FLT) PUT(p_flt) else if (r == P_DBL) PUT(p_dbl) else if (r == P_LONG) PUT(p_long)
-            else if (r == P_INT) PUT(p_int) else if (r == P_SHORT) PUT(p_short) else PUT(p_ldbl)
+#define PUT(T)                                                                                     \
+    {                                                                                              \
+        T e;                                                                                       \
+        memset(&e, 0, sizeof e);                                                                   \
+        e.v = (__typeof__(e.v))v;                                                                  \
+        e.k = k;                                                                                   \
+        memcpy(p, &e, sizeof e);                                                                   \
+    }
+            if (r == P_FLT)
+                PUT(p_flt)
+            else if (r == P_DBL)
+                PUT(p_dbl)
+            else if (r == P_LONG)
+                PUT(p_long)
+            else if (r == P_INT)
+                PUT(p_int) else if (r == P_SHORT) PUT(p_short) else PUT(p_ldbl)
 #undef PUT
         }
         }
@@ -333,16 +474,16 @@ static uint64_t ref_int(enum op o, uint64_t x, uint64_t y, int bits, int is_sign
 
 /* MAX/MIN: inout when it is strictly larger (smaller), otherwise in: a NaN
  * in inout gives in, a NaN in in gives NaN, +0 against -0 gives in. */
-#define REF_REAL(name, T, FMAX, FMIN)                                      \
-    static T name(enum op o, T x, T y)                                     \
-    {                                                                      \
-        switch (o) {                                                       \
-        case SUM: return x + y;                                            \
-        case PROD: return x * y;                                           \
-        case MAX: return isnan(x) || isnan(y) || x == y ? x : FMAX(x, y);  \
-        case MIN: return isnan(x) || isnan(y) || x == y ? x : FMIN(x, y);  \
-        default: return 0;                                                 \
-        }                                                                  \
+#define REF_REAL(name, T, FMAX, FMIN)                                                              \
+    static T name(enum op o, T x, T y)                                                             \
+    {                                                                                              \
+        switch (o) {                                                                               \
+        case SUM: return x + y;                                                                    \
+        case PROD: return x * y;                                                                   \
+        case MAX: return isnan(x) || isnan(y) || x == y ? x : FMAX(x, y);                          \
+        case MIN: return isnan(x) || isnan(y) || x == y ? x : FMIN(x, y);                          \
+        default: return 0;                                                                         \
+        }                                                                                          \
     }
 REF_REAL(ref_float, float, fmaxf, fminf)
 REF_REAL(ref_double, double, fmax, fmin)
@@ -350,16 +491,16 @@ REF_REAL(ref_ldouble, long double, fmaxl, fminl)
 
 /* MINLOC/MAXLOC: the better value wins; equal values keep inout's value
  * with the smaller index; incomparable (NaN) keeps inout. */
-#define REF_PAIR(T)                                                         \
-    {                                                                       \
-        T a, b;                                                             \
-        memcpy(&a, x, sizeof a);                                            \
-        memcpy(&b, y, sizeof b);                                            \
-        if (a.v == b.v)                                                     \
-            b.k = a.k < b.k ? a.k : b.k;                                    \
-        else if (o == MINLOC ? a.v < b.v : a.v > b.v)                      \
-            b = a;                                                          \
-        memcpy(out, &b, sizeof b);                                          \
+#define REF_PAIR(T)                                                                                \
+    {                                                                                              \
+        T a, b;                                                                                    \
+        memcpy(&a, x, sizeof a);                                                                   \
+        memcpy(&b, y, sizeof b);                                                                   \
+        if (a.v == b.v)                                                                            \
+            b.k = a.k < b.k ? a.k : b.k;                                                           \
+        else if (o == MINLOC ? a.v < b.v : a.v > b.v)                                              \
+            b = a;                                                                                 \
+        memcpy(out, &b, sizeof b);                                                                 \
     }
 
 static void ref_element(enum op o, enum rep r, const unsigned char *x, const unsigned char *y,
@@ -368,7 +509,16 @@ static void ref_element(enum op o, enum rep r, const unsigned char *x, const uns
     size_t sz = rep_size(r);
     memcpy(out, y, sz);
     switch (r) {
-    case S8: case U8: case S16: case U16: case S32: case U32: case S64: case U64: case BYTE: case BOOL: {
+    case S8:
+    case U8:
+    case S16:
+    case U16:
+    case S32:
+    case U32:
+    case S64:
+    case U64:
+    case BYTE:
+    case BOOL: {
         int bits = (int)sz * 8;
         uint64_t a = 0, b = 0, v;
         memcpy(&a, x, sz); /* little-endian hosts: the low bytes */
@@ -377,12 +527,54 @@ static void ref_element(enum op o, enum rep r, const unsigned char *x, const uns
         memcpy(out, &v, sz);
         break;
     }
-    case FLT: { float a, b, v; memcpy(&a, x, sizeof a); memcpy(&b, y, sizeof b); v = ref_float(o, a, b); memcpy(out, &v, sizeof v); break; }
-    case DBL: { double a, b, v; memcpy(&a, x, sizeof a); memcpy(&b, y, sizeof b); v = ref_double(o, a, b); memcpy(out, &v, sizeof v); break; }
-    case LDBL: { long double a, b, v; memcpy(&a, x, sizeof a); memcpy(&b, y, sizeof b); v = ref_ldouble(o, a, b); memcpy(out, &v, sizeof v); break; }
-    case CFLT: { float complex a, b, v; memcpy(&a, x, sizeof a); memcpy(&b, y, sizeof b); v = o == SUM ? a + b : a * b; memcpy(out, &v, sizeof v); break; }
-    case CDBL: { double complex a, b, v; memcpy(&a, x, sizeof a); memcpy(&b, y, sizeof b); v = o == SUM ? a + b : a * b; memcpy(out, &v, sizeof v); break; }
-    case CLDBL: { long double complex a, b, v; memcpy(&a, x, sizeof a); memcpy(&b, y, sizeof b); v = o == SUM ? a + b : a * b; memcpy(out, &v, sizeof v); break; }
+    case FLT: {
+        float a, b, v;
+        memcpy(&a, x, sizeof a);
+        memcpy(&b, y, sizeof b);
+        v = ref_float(o, a, b);
+        memcpy(out, &v, sizeof v);
+        break;
+    }
+    case DBL: {
+        double a, b, v;
+        memcpy(&a, x, sizeof a);
+        memcpy(&b, y, sizeof b);
+        v = ref_double(o, a, b);
+        memcpy(out, &v, sizeof v);
+        break;
+    }
+    case LDBL: {
+        long double a, b, v;
+        memcpy(&a, x, sizeof a);
+        memcpy(&b, y, sizeof b);
+        v = ref_ldouble(o, a, b);
+        memcpy(out, &v, sizeof v);
+        break;
+    }
+    case CFLT: {
+        float complex a, b, v;
+        memcpy(&a, x, sizeof a);
+        memcpy(&b, y, sizeof b);
+        v = o == SUM ? a + b : a * b;
+        memcpy(out, &v, sizeof v);
+        break;
+    }
+    case CDBL: {
+        double complex a, b, v;
+        memcpy(&a, x, sizeof a);
+        memcpy(&b, y, sizeof b);
+        v = o == SUM ? a + b : a * b;
+        memcpy(out, &v, sizeof v);
+        break;
+    }
+    case CLDBL: {
+        long double complex a, b, v;
+        memcpy(&a, x, sizeof a);
+        memcpy(&b, y, sizeof b);
+        v = o == SUM ? a + b : a * b;
+        memcpy(out, &v, sizeof v);
+        break;
+    }
     case P_FLT: REF_PAIR(p_flt) break;
     case P_DBL: REF_PAIR(p_dbl) break;
     case P_LONG: REF_PAIR(p_long) break;
@@ -402,13 +594,49 @@ static int same_real(long double a, long double b)
 static int same_element(enum rep r, const unsigned char *a, const unsigned char *b)
 {
     switch (r) {
-    case FLT: { float x, y; memcpy(&x, a, sizeof x); memcpy(&y, b, sizeof y); return same_real(x, y); }
-    case DBL: { double x, y; memcpy(&x, a, sizeof x); memcpy(&y, b, sizeof y); return same_real(x, y); }
-    case LDBL: { long double x, y; memcpy(&x, a, sizeof x); memcpy(&y, b, sizeof y); return same_real(x, y); }
-    case CFLT: { float x[2], y[2]; memcpy(x, a, sizeof x); memcpy(y, b, sizeof y); return same_real(x[0], y[0]) && same_real(x[1], y[1]); }
-    case CDBL: { double x[2], y[2]; memcpy(x, a, sizeof x); memcpy(y, b, sizeof y); return same_real(x[0], y[0]) && same_real(x[1], y[1]); }
-    case CLDBL: { long double x[2], y[2]; memcpy(x, a, sizeof x); memcpy(y, b, sizeof y); return same_real(x[0], y[0]) && same_real(x[1], y[1]); }
-#define SAME_PAIR(T) { T x, y; memcpy(&x, a, sizeof x); memcpy(&y, b, sizeof y); return same_real(x.v, y.v) && x.k == y.k; }
+    case FLT: {
+        float x, y;
+        memcpy(&x, a, sizeof x);
+        memcpy(&y, b, sizeof y);
+        return same_real(x, y);
+    }
+    case DBL: {
+        double x, y;
+        memcpy(&x, a, sizeof x);
+        memcpy(&y, b, sizeof y);
+        return same_real(x, y);
+    }
+    case LDBL: {
+        long double x, y;
+        memcpy(&x, a, sizeof x);
+        memcpy(&y, b, sizeof y);
+        return same_real(x, y);
+    }
+    case CFLT: {
+        float x[2], y[2];
+        memcpy(x, a, sizeof x);
+        memcpy(y, b, sizeof y);
+        return same_real(x[0], y[0]) && same_real(x[1], y[1]);
+    }
+    case CDBL: {
+        double x[2], y[2];
+        memcpy(x, a, sizeof x);
+        memcpy(y, b, sizeof y);
+        return same_real(x[0], y[0]) && same_real(x[1], y[1]);
+    }
+    case CLDBL: {
+        long double x[2], y[2];
+        memcpy(x, a, sizeof x);
+        memcpy(y, b, sizeof y);
+        return same_real(x[0], y[0]) && same_real(x[1], y[1]);
+    }
+#define SAME_PAIR(T)                                                                               \
+    {                                                                                              \
+        T x, y;                                                                                    \
+        memcpy(&x, a, sizeof x);                                                                   \
+        memcpy(&y, b, sizeof y);                                                                   \
+        return same_real(x.v, y.v) && x.k == y.k;                                                  \
+    }
     case P_FLT: SAME_PAIR(p_flt)
     case P_DBL: SAME_PAIR(p_dbl)
     case P_LONG: SAME_PAIR(p_long)
@@ -425,8 +653,8 @@ static int same_element(enum rep r, const unsigned char *a, const unsigned char 
  * its full 16 bytes). */
 static int is_data_byte(enum rep r, size_t b)
 {
-#define FIELDS(T) return (b < sizeof(((T *)0)->v)) || \
-    (b >= offsetof(T, k) && b < offsetof(T, k) + sizeof(int));
+#define FIELDS(T)                                                                                  \
+    return (b < sizeof(((T *)0)->v)) || (b >= offsetof(T, k) && b < offsetof(T, k) + sizeof(int));
     switch (r) {
     case P_FLT: FIELDS(p_flt)
     case P_DBL: FIELDS(p_dbl)
@@ -473,7 +701,8 @@ typedef struct {
 } observation;
 
 /* Appends label and then sz bytes in hex to buf, cut short where it is full. */
-static void append_bytes(char *buf, size_t cap, const char *label, const unsigned char *p, size_t sz)
+static void append_bytes(char *buf, size_t cap, const char *label, const unsigned char *p,
+                         size_t sz)
 {
     size_t at = strlen(buf);
     snprintf(buf + at, cap - at, "%s", label);
@@ -519,9 +748,11 @@ static void sweep_pair(const test_type *t, enum op o, observation *obs)
                     bad = i;
             CHECK(bad == n, "%s %s n=%zu offsets %d/%d: element %zu differs from the reference",
                   t->name, op_names[o], n, off_in, off_io, bad);
-            CHECK(memcmp(in, in0, n * sz) == 0, "%s %s n=%zu: input changed", t->name, op_names[o], n);
-            CHECK(holes_kept(io, t->rep, n, 0x77), "%s %s n=%zu offsets %d/%d: wrote into the padding",
-                  t->name, op_names[o], n, off_in, off_io);
+            CHECK(memcmp(in, in0, n * sz) == 0, "%s %s n=%zu: input changed", t->name, op_names[o],
+                  n);
+            CHECK(holes_kept(io, t->rep, n, 0x77),
+                  "%s %s n=%zu offsets %d/%d: wrote into the padding", t->name, op_names[o], n,
+                  off_in, off_io);
             int guards_ok = 1;
             for (int g = 0; g < GUARD + off_io; g++)
                 guards_ok &= io_buf[g] == 0x5A;
@@ -543,12 +774,18 @@ static void sweep_pair(const test_type *t, enum op o, observation *obs)
                     append_bytes(obs->example, sizeof obs->example, " in", in + i * sz, sz);
                     append_bytes(obs->example, sizeof obs->example, ", inout", io0 + i * sz, sz);
                     append_bytes(obs->example, sizeof obs->example, " -> MPI", mio + i * sz, sz);
-                    append_bytes(obs->example, sizeof obs->example, ", reference", want + i * sz, sz);
+                    append_bytes(obs->example, sizeof obs->example, ", reference", want + i * sz,
+                                 sz);
                 }
             }
         }
     }
-    free(in0); free(io0); free(want); free(in_buf); free(io_buf); free(mpi_buf);
+    free(in0);
+    free(io0);
+    free(want);
+    free(in_buf);
+    free(io_buf);
+    free(mpi_buf);
 }
 
 /* A buffer of n elements of `t` that ends where the last one's data ends
@@ -559,7 +796,8 @@ static unsigned char *at_page_end(size_t bytes, void **map, size_t *map_len)
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t data_pages = (bytes + page - 1) / page;
     *map_len = (data_pages + 1) * page;
-    unsigned char *m = mmap(NULL, *map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char *m = mmap(NULL, *map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+                            0);
     if (m == MAP_FAILED)
         return NULL;
     mprotect(m + data_pages * page, page, PROT_NONE);
@@ -596,11 +834,16 @@ static void check_tight_buffers(const test_type *t, enum op o)
         for (size_t i = 0; i < n && bad == n; i++)
             if (!same_element(t->rep, got + i * sz, want + i * sz))
                 bad = i;
-        CHECK(rc == MPI_SUCCESS && bad == n, "%s %s n=%zu in a buffer of its true extent: element %zu "
-              "differs (rc %d)", t->name, op_names[o], n, bad, rc);
+        CHECK(rc == MPI_SUCCESS && bad == n,
+              "%s %s n=%zu in a buffer of its true extent: element %zu "
+              "differs (rc %d)",
+              t->name, op_names[o], n, bad, rc);
         munmap(map_in, len_in);
         munmap(map_io, len_io);
-        free(x0); free(y0); free(want); free(got);
+        free(x0);
+        free(y0);
+        free(want);
+        free(got);
     }
 }
 
@@ -622,19 +865,24 @@ static void check_reduce_into(const test_type *t, enum op o)
             ref_element(o, t->rep, x + 3 + i * sz, y + i * sz, want + i * sz);
         static const char *const modes[] = {"apart", "same", "out above", "out below"};
         for (int m = 0; m < 4; m++) {
-            unsigned char *other = area + sz + 5, *out = m == 0 ? other + bytes + 3
+            unsigned char *other = area + sz + 5, *out = m == 0   ? other + bytes + 3
                                                          : m == 1 ? other
-                                                         : m == 2 ? other + sz : other - sz;
+                                                         : m == 2 ? other + sz
+                                                                  : other - sz;
             memcpy(other, y, bytes);
             int rc = trl_reduce_into(x + 3, other, out, n, sz, t->t, op_handle(o));
             size_t bad = n;
             for (size_t i = 0; i < n && bad == n; i++)
                 if (!same_element(t->rep, out + i * sz, want + i * sz))
                     bad = i;
-            CHECK(rc == MPI_SUCCESS && bad == n, "%s %s n=%zu into, %s: element %zu differs (rc %d)",
-                  t->name, op_names[o], n, modes[m], bad, rc);
+            CHECK(rc == MPI_SUCCESS && bad == n,
+                  "%s %s n=%zu into, %s: element %zu differs (rc %d)", t->name, op_names[o], n,
+                  modes[m], bad, rc);
         }
-        free(x); free(y); free(want); free(area);
+        free(x);
+        free(y);
+        free(want);
+        free(area);
     }
 }
 
@@ -650,14 +898,16 @@ static void check_passes_through(MPI_Datatype t, const char *name, MPI_Op op, co
     }
     int rc_mpi = PMPI_Reduce_local(in, a, N, t, op);
     int rc_trl = trl_reduce_local(in, b, N, t, op);
-    CHECK(trl_reduce_covers(t, op) == 0, "%s %s: covered, though MPI does not define it", name, op_name);
+    CHECK(trl_reduce_covers(t, op) == 0, "%s %s: covered, though MPI does not define it", name,
+          op_name);
     int class_mpi = -1, class_trl = -2;
     MPI_Error_class(rc_mpi, &class_mpi);
     MPI_Error_class(rc_trl, &class_trl);
     CHECK(class_mpi == class_trl, "%s %s: error class %d, the MPI library's %d", name, op_name,
           class_trl, class_mpi);
     if (rc_mpi == MPI_SUCCESS)
-        CHECK(memcmp(a, b, sizeof a) == 0, "%s %s: result differs from the MPI library's", name, op_name);
+        CHECK(memcmp(a, b, sizeof a) == 0, "%s %s: result differs from the MPI library's", name,
+              op_name);
 }
 
 /* MPICH 4.0.2 takes LAND and LOR on floating types (its check of the pair
@@ -680,9 +930,15 @@ static int library_aborts(enum op o, enum group g)
 
 static void show_8bit_sum(void)
 {
-    static const struct { MPI_Datatype t; const char *name; int is_signed; } eight[] = {
-        {MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR", 0}, {MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", 1},
-        {MPI_UINT8_T, "MPI_UINT8_T", 0}, {MPI_INT8_T, "MPI_INT8_T", 1},
+    static const struct {
+        MPI_Datatype t;
+        const char *name;
+        int is_signed;
+    } eight[] = {
+        {MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR", 0},
+        {MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", 1},
+        {MPI_UINT8_T, "MPI_UINT8_T", 0},
+        {MPI_INT8_T, "MPI_INT8_T", 1},
     };
     enum { N = 1000 };
     for (size_t k = 0; k < sizeof eight / sizeof *eight; k++) {
@@ -697,7 +953,8 @@ static void show_8bit_sum(void)
         for (int i = 0; i < N; i++) {
             uint8_t want = (uint8_t)(100 + i % 100 + 90 + i % 50); /* mod 256, either signedness */
             trl_wrong += trl[i] != want;
-            if (mpi[i] != want && first < 0) first = i;
+            if (mpi[i] != want && first < 0)
+                first = i;
             mpi_wrong += mpi[i] != want;
         }
         CHECK(trl_wrong == 0, "%s SUM n=%d: %d elements wrong", eight[k].name, N, trl_wrong);
@@ -722,8 +979,12 @@ static void show_8bit_sum(void)
  * in the last third, at every byte offset. */
 static void check_short_circuit(void)
 {
-    static const struct { MPI_Datatype t; const char *name; enum rep rep; } ts[] = {
-        {MPI_INT8_T, "MPI_INT8_T", S8}, {MPI_UINT16_T, "MPI_UINT16_T", U16},
+    static const struct {
+        MPI_Datatype t;
+        const char *name;
+        enum rep rep;
+    } ts[] = {
+        {MPI_INT8_T, "MPI_INT8_T", S8},    {MPI_UINT16_T, "MPI_UINT16_T", U16},
         {MPI_INT32_T, "MPI_INT32_T", S32}, {MPI_UINT64_T, "MPI_UINT64_T", U64},
         {MPI_C_BOOL, "MPI_C_BOOL", BOOL},
     };
@@ -741,7 +1002,8 @@ static void check_short_circuit(void)
                 memset(io0, 0, N * sz);
                 for (size_t i = 0; i < N; i++) {
                     uint64_t v = i < N / 3 ? 1 + rnd() % 250 : i < 2 * N / 3 ? rnd() % 2 : 0;
-                    if (ts[k].rep == BOOL) v = v != 0;
+                    if (ts[k].rep == BOOL)
+                        v = v != 0;
                     memcpy(io0 + i * sz, &v, sz); /* the low bytes (little-endian) */
                 }
                 for (size_t i = 0; i < N; i++)
@@ -749,11 +1011,16 @@ static void check_short_circuit(void)
                 unsigned char *io = buf + off;
                 memcpy(io, io0, N * sz);
                 trl_reduce_local(in, io, N, ts[k].t, op_handle(ops[o]));
-                CHECK(memcmp(io, want, N * sz) == 0, "%s %s n=%d offset %d: wrong where inout "
-                      "decides whole blocks", ts[k].name, op_names[ops[o]], N, off);
+                CHECK(memcmp(io, want, N * sz) == 0,
+                      "%s %s n=%d offset %d: wrong where inout "
+                      "decides whole blocks",
+                      ts[k].name, op_names[ops[o]], N, off);
             }
         }
-        free(in); free(io0); free(want); free(buf);
+        free(in);
+        free(io0);
+        free(want);
+        free(buf);
     }
 }
 
@@ -788,8 +1055,12 @@ static void check_into_library(void)
     MPI_Datatype row;
     MPI_Type_contiguous(BIG, MPI_UINT32_T, &row);
     MPI_Type_commit(&row);
-    const struct { MPI_Datatype t; size_t per, n; const char *name; } cases[] = {
-        {MPI_UINT32_T, 1, 5001, "MPI_UINT32_T"}, {row, BIG, 3, "contiguous(4096, MPI_UINT32_T)"}};
+    const struct {
+        MPI_Datatype t;
+        size_t per, n;
+        const char *name;
+    } cases[] = {{MPI_UINT32_T, 1, 5001, "MPI_UINT32_T"},
+                 {row, BIG, 3, "contiguous(4096, MPI_UINT32_T)"}};
     for (int k = 0; k < 2; k++) {
         size_t words = cases[k].per * cases[k].n, sz = cases[k].per * 4;
         uint32_t *x = malloc(words * 4), *y = malloc(words * 4), *area = malloc(words * 4 + 2 * sz);
@@ -811,10 +1082,14 @@ static void check_into_library(void)
                 if (got != want)
                     bad = i;
             }
-            CHECK(rc == MPI_SUCCESS && bad == words, "%s user op into, mode %d: word %zu differs "
-                  "(rc %d)", cases[k].name, m, bad, rc);
+            CHECK(rc == MPI_SUCCESS && bad == words,
+                  "%s user op into, mode %d: word %zu differs "
+                  "(rc %d)",
+                  cases[k].name, m, bad, rc);
         }
-        free(x); free(y); free(area);
+        free(x);
+        free(y);
+        free(area);
     }
     MPI_Type_free(&row);
     MPI_Op_free(&user);
@@ -926,7 +1201,8 @@ int main(int argc, char **argv)
                        obs[k][o].example);
     if (rotate)
         printf("test_reduce_ops: seed %u: the largest counts at 2 of 8 offsets, which the seed "
-               "picks (rerun: --seed %u; none: every offset)\n", seed, seed);
+               "picks (rerun: --seed %u; none: every offset)\n",
+               seed, seed);
     printf("test_reduce_ops: %d (type, op) pairs swept; %d checks, %d failed\n", pairs, checks,
            failures);
     MPI_Finalize();

@@ -110,11 +110,10 @@ static void allgather_round(int n, int round, int in_place, int nb)
         memcpy(recv + (size_t)rank * n, send, (size_t)n * sizeof *send);
     MPI_Request req = MPI_REQUEST_NULL;
     if (nb)
-        MPI_Iallgather(in_place ? MPI_IN_PLACE : send, n, MPI_INT, recv, n, MPI_INT,
-                       MPI_COMM_WORLD, &req);
+        MPI_Iallgather(in_place ? MPI_IN_PLACE : send, n, MPI_INT, recv, n, MPI_INT, MPI_COMM_WORLD,
+                       &req);
     else
-        MPI_Allgather(in_place ? MPI_IN_PLACE : send, n, MPI_INT, recv, n, MPI_INT,
-                      MPI_COMM_WORLD);
+        MPI_Allgather(in_place ? MPI_IN_PLACE : send, n, MPI_INT, recv, n, MPI_INT, MPI_COMM_WORLD);
     finish(&req);
     for (int r = 0; r < size; r++)
         for (int i = 0; i < n; i++)

@@ -84,9 +84,8 @@ static int value_sum(int lo, int hi, int i, int k)
 
 #ifdef PINIT
 enum { NB, PERSISTENT, FORMS };
-#define CALL(Name, name, ...)                                                                     \
-    (form == NB ? MPI_I##name(__VA_ARGS__, &req)                                                  \
-                : PINIT(Name)(__VA_ARGS__, MPI_INFO_NULL, &req))
+#define CALL(Name, name, ...)                                                                      \
+    (form == NB ? MPI_I##name(__VA_ARGS__, &req) : PINIT(Name)(__VA_ARGS__, MPI_INFO_NULL, &req))
 #else
 enum { NB, FORMS };
 #define CALL(Name, name, ...) MPI_I##name(__VA_ARGS__, &req)
@@ -99,9 +98,9 @@ enum { STARTS = 3 }; /* of a persistent request, its objects freed */
  * reduce_scatter_block, 3 reduce_scatter, 4 scan, 5 exscan. */
 static void reduction_freed(int coll, int form)
 {
-    static const char *names[] = {"allreduce", "reduce", "reduce_scatter_block",
-                                  "reduce_scatter", "scan", "exscan"};
-    enum { PER = 5 }; /* pairs per rank's block */
+    static const char *names[] = {"allreduce",      "reduce", "reduce_scatter_block",
+                                  "reduce_scatter", "scan",   "exscan"};
+    enum { PER = 5 };   /* pairs per rank's block */
     int n = PER * size; /* pairs in a send buffer */
     int *in = malloc(sizeof(int) * 2 * (size_t)n), *out = malloc(sizeof(int) * 2 * (size_t)n);
     int *counts = malloc(sizeof(int) * (size_t)size);
@@ -126,8 +125,13 @@ static void reduction_freed(int coll, int form)
             switch (coll) {
             case 0: CALL(Allreduce, allreduce, in, out, n, pair, op, MPI_COMM_WORLD); break;
             case 1: CALL(Reduce, reduce, in, out, n, pair, op, root, MPI_COMM_WORLD); break;
-            case 2: CALL(Reduce_scatter_block, reduce_scatter_block, in, out, PER, pair, op, MPI_COMM_WORLD); break;
-            case 3: CALL(Reduce_scatter, reduce_scatter, in, out, counts, pair, op, MPI_COMM_WORLD); break;
+            case 2:
+                CALL(Reduce_scatter_block, reduce_scatter_block, in, out, PER, pair, op,
+                     MPI_COMM_WORLD);
+                break;
+            case 3:
+                CALL(Reduce_scatter, reduce_scatter, in, out, counts, pair, op, MPI_COMM_WORLD);
+                break;
             case 4: CALL(Scan, scan, in, out, n, pair, op, MPI_COMM_WORLD); break;
             default: CALL(Exscan, exscan, in, out, n, pair, op, MPI_COMM_WORLD); break;
             }
@@ -146,17 +150,15 @@ static void reduction_freed(int coll, int form)
             case 0: want = value_sum(0, size, i, k); break;
             case 1: want = rank == root ? value_sum(0, size, i, k) : -1; break;
             case 2: /* fall through */
-            case 3:
-                want = i < 2 * PER ? value_sum(0, size, rank * 2 * PER + i, k) : -1;
-                break;
+            case 3: want = i < 2 * PER ? value_sum(0, size, rank * 2 * PER + i, k) : -1; break;
             case 4: want = value_sum(0, rank + 1, i, k); break;
             default: want = rank == 0 ? out[i] : value_sum(0, rank, i, k); break;
             }
             if (out[i] != want && bad++ == 0)
                 first = i;
         }
-        CHECK(bad == 0, "%s %s start %d: %d ints wrong, first %d: %d", form_name[form],
-              names[coll], k, bad, first, first >= 0 ? out[first] : 0);
+        CHECK(bad == 0, "%s %s start %d: %d ints wrong, first %d: %d", form_name[form], names[coll],
+              k, bad, first, first >= 0 ? out[first] : 0);
     }
     if (form != NB && req != MPI_REQUEST_NULL)
         MPI_Request_free(&req);
@@ -197,9 +199,8 @@ static int moved(int from, int to, int i, int k)
  * alltoallv, 9 alltoallw. */
 static void movement_freed(int coll, int form)
 {
-    static const char *names[] = {"bcast",      "gather",    "gatherv",  "scatter",
-                                  "scatterv",   "allgather", "allgatherv", "alltoall",
-                                  "alltoallv",  "alltoallw"};
+    static const char *names[] = {"bcast",     "gather",     "gatherv",  "scatter",   "scatterv",
+                                  "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
     int p = size, root = p > 1 ? 1 : 0;
     size_t ints = (size_t)2 * B * (size_t)p;
     int *sb = malloc(ints * sizeof(int)), *rb = malloc(ints * sizeof(int));
@@ -234,14 +235,21 @@ static void movement_freed(int coll, int form)
             switch (coll) {
             case 0: CALL(Bcast, bcast, sb, 1, st, root, MPI_COMM_WORLD); break;
             case 1: CALL(Gather, gather, sb, 1, st, rb, 1, rt, root, MPI_COMM_WORLD); break;
-            case 2: CALL(Gatherv, gatherv, sb, 1, st, rb, ones, displs, rt, root, MPI_COMM_WORLD); break;
+            case 2:
+                CALL(Gatherv, gatherv, sb, 1, st, rb, ones, displs, rt, root, MPI_COMM_WORLD);
+                break;
             case 3: CALL(Scatter, scatter, sb, 1, st, rb, 1, rt, root, MPI_COMM_WORLD); break;
-            case 4: CALL(Scatterv, scatterv, sb, ones, displs, st, rb, 1, rt, root, MPI_COMM_WORLD); break;
+            case 4:
+                CALL(Scatterv, scatterv, sb, ones, displs, st, rb, 1, rt, root, MPI_COMM_WORLD);
+                break;
             case 5: CALL(Allgather, allgather, sb, 1, st, rb, 1, rt, MPI_COMM_WORLD); break;
-            case 6: CALL(Allgatherv, allgatherv, sb, 1, st, rb, ones, displs, rt, MPI_COMM_WORLD); break;
+            case 6:
+                CALL(Allgatherv, allgatherv, sb, 1, st, rb, ones, displs, rt, MPI_COMM_WORLD);
+                break;
             case 7: CALL(Alltoall, alltoall, sb, 1, st, rb, 1, rt, MPI_COMM_WORLD); break;
             case 8:
-                CALL(Alltoallv, alltoallv, sb, ones, displs, st, rb, ones, displs, rt, MPI_COMM_WORLD);
+                CALL(Alltoallv, alltoallv, sb, ones, displs, st, rb, ones, displs, rt,
+                     MPI_COMM_WORLD);
                 break;
             default:
                 CALL(Alltoallw, alltoallw, sb, ones, wdispls, wtypes, rb, ones, wdispls, wtypes,
@@ -317,8 +325,7 @@ static void comm_freed(void)
         y = -1;
         MPI_Start(&r);
         MPI_Wait(&r, MPI_STATUS_IGNORE);
-        CHECK(y == size * (size - 1) / 2 + size * k, "start %d on a freed communicator: %d", k,
-              y);
+        CHECK(y == size * (size - 1) / 2 + size * k, "start %d on a freed communicator: %d", k, y);
     }
     MPI_Request_free(&r);
 #endif
@@ -358,14 +365,14 @@ static void start_orders(void)
         int root = (nreq - 1) % size;
         PINIT(Bcast)(bc, N, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
         PINIT(Barrier)(MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]);
-        PINIT(Allreduce)(all_in, all_out, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
-                         &r[2]);
+        PINIT(Allreduce)
+        (all_in, all_out, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[2]);
         if (nreq > 3)
-            PINIT(Allgather)(&ag_in, 1, MPI_INT, ag_out, 1, MPI_INT, MPI_COMM_WORLD,
-                             MPI_INFO_NULL, &r[3]);
+            PINIT(Allgather)
+        (&ag_in, 1, MPI_INT, ag_out, 1, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &r[3]);
         if (nreq > 4)
-            PINIT(Reduce)(red_in, red_out, N, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD,
-                          MPI_INFO_NULL, &r[4]);
+            PINIT(Reduce)
+        (red_in, red_out, N, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[4]);
         unsigned s = seed * 31u + (unsigned)rank * 7919u + (unsigned)nreq;
         for (int round = 0; round < ROUNDS; round++) {
             for (int i = 0; i < N; i++) {
@@ -398,8 +405,8 @@ static void start_orders(void)
                 for (int i = nreq - 1; i >= 0; i--)
                     MPI_Wait(&r[order[i]], MPI_STATUS_IGNORE);
             for (int i = 0; i < N; i++) {
-                CHECK(bc[i] == round * 100 + i, "%d requests round %d: bcast %d: %d", nreq,
-                      round, i, bc[i]);
+                CHECK(bc[i] == round * 100 + i, "%d requests round %d: bcast %d: %d", nreq, round,
+                      i, bc[i]);
                 CHECK(all_out[i] == size * (size - 1) / 2 + size * (i + round),
                       "%d requests round %d: allreduce %d: %d", nreq, round, i, all_out[i]);
                 if (nreq > 4 && rank == 0)
@@ -407,8 +414,8 @@ static void start_orders(void)
                           "%d requests round %d: reduce %d: %d", nreq, round, i, red_out[i]);
             }
             for (int q = 0; nreq > 3 && q < size; q++)
-                CHECK(ag_out[q] == q * 3 + round, "%d requests round %d: allgather %d: %d",
-                      nreq, round, q, ag_out[q]);
+                CHECK(ag_out[q] == q * 3 + round, "%d requests round %d: allgather %d: %d", nreq,
+                      round, q, ag_out[q]);
         }
         for (int i = 0; i < nreq; i++)
             MPI_Request_free(&r[i]);
@@ -429,8 +436,8 @@ static void many_alive(void)
     int *in = malloc(sizeof(int) * N), *out = malloc(sizeof(int) * N);
     int *order = malloc(sizeof(int) * N);
     for (int i = 0; i < N; i++) {
-        PINIT(Allreduce)(&in[i], &out[i], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
-                         &r[i]);
+        PINIT(Allreduce)
+        (&in[i], &out[i], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[i]);
         in[i] = rank + i;
         out[i] = -1;
         order[i] = i;
@@ -473,7 +480,8 @@ static bool empty(const MPI_Status *st, const char *what)
     MPI_Get_count(st, MPI_BYTE, &count);
     MPI_Test_cancelled(st, &cancelled);
     bool ok = st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG &&
-              (st->MPI_ERROR == MPI_SUCCESS || (single_status && (!under_trellis() || size == 1))) &&
+              (st->MPI_ERROR == MPI_SUCCESS ||
+               (single_status && (!under_trellis() || size == 1))) &&
               count == 0 && !cancelled;
     CHECK(ok, "%s: status source %d tag %d error %d count %d cancelled %d", what, st->MPI_SOURCE,
           st->MPI_TAG, st->MPI_ERROR, count, cancelled);
@@ -549,8 +557,8 @@ static void inactive(void)
     }
     /* Inactive among active: an active allreduce and a self message. */
     for (int call = 0; call < 6; call++) {
-        static const char *names[] = {"Waitall", "Testall", "Waitany", "Testany", "Waitsome",
-                                      "Testsome"};
+        static const char *names[] = {"Waitall", "Testall",  "Waitany",
+                                      "Testany", "Waitsome", "Testsome"};
         int self_in = 40 + call, self_out = -1;
         MPI_Request a[4];
         x = rank + call;
@@ -733,9 +741,7 @@ int main(int argc, char **argv)
     test tests[] = {
         {"freed_early", freed_early},
 #ifdef PINIT
-        {"start_orders", start_orders},
-        {"many_alive", many_alive},
-        {"inactive", inactive},
+        {"start_orders", start_orders}, {"many_alive", many_alive}, {"inactive", inactive},
 #endif
         {"crossing", crossing},
     };

@@ -52,7 +52,7 @@ static set_rules_fn set_rules;
 
 /* ---- verbose lines -------------------------------------------------------- */
 
-static bool watching;   /* rank 0 with verbose mode on, more than one rank */
+static bool watching; /* rank 0 with verbose mode on, more than one rank */
 static int saved_fd = -1;
 static char log_path[] = "/tmp/test_set_rules.XXXXXX";
 
@@ -106,8 +106,8 @@ static void said(const char *head, const char *rule, const char *why)
     char got[512] = "(none)";
     if (line)
         snprintf(got, sizeof got, "%.*s", (int)strcspn(line, "\n"), line);
-    CHECK(line && strstr(got, rule), "%s: wanted a verbose line '%s...%s', got %s", why, want,
-          rule, got);
+    CHECK(line && strstr(got, rule), "%s: wanted a verbose line '%s...%s', got %s", why, want, rule,
+          got);
     free(text);
 }
 
@@ -295,8 +295,10 @@ static void switches(MPI_Comm dup)
 
 static void parse_errors(void)
 {
-    refused("allreduce ring\nbcast ringg", "trellis_set_rules:2:7: unknown algorithm 'ringg' for bcast");
-    refused("allreduce ring; bcast ringg", "trellis_set_rules:2:8: unknown algorithm 'ringg' for bcast");
+    refused("allreduce ring\nbcast ringg",
+            "trellis_set_rules:2:7: unknown algorithm 'ringg' for bcast");
+    refused("allreduce ring; bcast ringg",
+            "trellis_set_rules:2:8: unknown algorithm 'ringg' for bcast");
     refused("barrier ranks=9-3 linear", "trellis_set_rules:1:9: range '9-3' is empty");
     refused("allreduc ring", "trellis_set_rules:1:1: unknown collective 'allreduc'");
     /* A short buffer: cut, still a string; none: only the status. */
@@ -419,8 +421,8 @@ int main(int argc, char **argv)
         char err[256] = "";
         int rc = set_rules("allreduce ring", err, sizeof err);
         if (rc == 0 || !strstr(err, "after MPI_Finalize")) {
-            fprintf(stderr, "rank %d: after MPI_Finalize: wanted an error, got %d '%s'\n", rank,
-                    rc, err);
+            fprintf(stderr, "rank %d: after MPI_Finalize: wanted an error, got %d '%s'\n", rank, rc,
+                    err);
             return 1;
         }
     }

@@ -16,15 +16,15 @@
 
 static int checks, failed, rank;
 
-#define CHECK(cond, ...)                                     \
-    do {                                                     \
-        checks++;                                            \
-        if (!(cond)) {                                       \
-            failed++;                                        \
-            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                    \
-            fprintf(stderr, "\n");                           \
-        }                                                    \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failed++;                                                                              \
+            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                         \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+        }                                                                                          \
     } while (0)
 
 /* 1 sent, 0 the ring is full, -1 an error. */

@@ -40,31 +40,49 @@ def script(eof: bool) -> tuple[str, list[str]]:
 
     send("rules 0 allreduce ring; bcast binomial; alltoall pairwise", "ok 0")
     send("rules 1 allreduce mpi; bcast mpi; alltoall mpi", "ok 1")
-    send("rules 2 allreduce ringg",
-         r"error 2 trellis_set_rules:1:11: unknown algorithm 'ringg' for allreduce \(.*\)")
+    send(
+        "rules 2 allreduce ringg",
+        r"error 2 trellis_set_rules:1:11: unknown algorithm 'ringg' for allreduce \(.*\)",
+    )
     send("rules 3", "ok 3")  # empty: the built-in rules
     send("rules 4 allreduce recursive_doubling", "ok 4")
     send(f"rules {SPOILED} allreduce ring", f"ok {SPOILED}")
     for coll in ("allreduce", "bcast", "alltoall"):
         for size, nbytes, iters in (("4", 4, 20), ("64K", 65536, 5)):
-            send(f"measure {coll} {size} {iters} 0 1",
-                 *(rf"time {i} {coll} {nbytes} {nbytes} {iters} {NUM} {NUM} {NUM} {NUM}"
-                   for i in (0, 1)),
-                 "end")
+            send(
+                f"measure {coll} {size} {iters} 0 1",
+                *(
+                    rf"time {i} {coll} {nbytes} {nbytes} {iters} {NUM} {NUM} {NUM} {NUM}"
+                    for i in (0, 1)
+                ),
+                "end",
+            )
     # Per candidate: an invalid text, none stored, the built-in rules, a spoiled one.
-    send(f"measure allreduce 65536 3 2 9 3 {SPOILED} 4",
-         r"error 2 trellis_set_rules:1:11: unknown algorithm 'ringg' .*",
-         r"error 9 no rules stored for candidate 9 .*",
-         rf"time 3 allreduce 65536 65536 3 {NUM} {NUM} {NUM} {NUM}",
-         f"wrong {SPOILED} allreduce 65536",
-         rf"time 4 allreduce 65536 65536 3 {NUM} {NUM} {NUM} {NUM}",
-         "end")
+    send(
+        f"measure allreduce 65536 3 2 9 3 {SPOILED} 4",
+        r"error 2 trellis_set_rules:1:11: unknown algorithm 'ringg' .*",
+        r"error 9 no rules stored for candidate 9 .*",
+        rf"time 3 allreduce 65536 65536 3 {NUM} {NUM} {NUM} {NUM}",
+        f"wrong {SPOILED} allreduce 65536",
+        rf"time 4 allreduce 65536 65536 3 {NUM} {NUM} {NUM} {NUM}",
+        "end",
+    )
     send("measure barrier 0 4 3", rf"time 3 barrier 0 0 4 {NUM} {NUM} {NUM} {NUM}", "end")
     # Malformed: one `error -` line each, and the worker goes on.
-    for bad in ("measure iallreduce 4 5 0", "measure allreduce 4 0 0",
-                "measure allreduce 4 1000001 0", "measure allreduce four 5 0",
-                "measure allreduce 4 5", "measure allreduce 4 5 4096", "measure",
-                "rules 4096 allreduce ring", "rules x allreduce ring", "rules", "bogus", ""):
+    for bad in (
+        "measure iallreduce 4 5 0",
+        "measure allreduce 4 0 0",
+        "measure allreduce 4 1000001 0",
+        "measure allreduce four 5 0",
+        "measure allreduce 4 5",
+        "measure allreduce 4 5 4096",
+        "measure",
+        "rules 4096 allreduce ring",
+        "rules x allreduce ring",
+        "rules",
+        "bogus",
+        "",
+    ):
         send(bad, r"error - \S.*")
     send("measure scan 1K 2 0", rf"time 0 scan 1024 1024 2 {NUM} {NUM} {NUM} {NUM}", "end")
     if not eof:
@@ -113,14 +131,16 @@ def main() -> int:
             check(0 < low <= p10 <= median <= p90, f"reply {i + 1}: statistics out of order")
     # Each candidate chose the calls: verbose lines on rank 0's stderr.
     n = args.np
-    for seen in (rf"allreduce ranks={n} bytes=4: ring \(trellis_set_rules:1: allreduce ring",
-                 rf"allreduce ranks={n} bytes=4: mpi \(trellis_set_rules:1: allreduce mpi",
-                 rf"bcast ranks={n} bytes=65536: binomial \(trellis_set_rules:2: bcast",
-                 rf"alltoall ranks={n} bytes=65536: pairwise \(trellis_set_rules:3: alltoall",
-                 rf"alltoall ranks={n} bytes=65536: mpi \(trellis_set_rules:3: alltoall mpi",
-                 rf"allreduce ranks={n} bytes=65536: \S+ \(built-in:",
-                 rf"allreduce ranks={n} bytes=65536: recursive_doubling \(trellis_set_rules:1:",
-                 rf"candidate {SPOILED}: warm-up allreduce: spoiled"):
+    for seen in (
+        rf"allreduce ranks={n} bytes=4: ring \(trellis_set_rules:1: allreduce ring",
+        rf"allreduce ranks={n} bytes=4: mpi \(trellis_set_rules:1: allreduce mpi",
+        rf"bcast ranks={n} bytes=65536: binomial \(trellis_set_rules:2: bcast",
+        rf"alltoall ranks={n} bytes=65536: pairwise \(trellis_set_rules:3: alltoall",
+        rf"alltoall ranks={n} bytes=65536: mpi \(trellis_set_rules:3: alltoall mpi",
+        rf"allreduce ranks={n} bytes=65536: \S+ \(built-in:",
+        rf"allreduce ranks={n} bytes=65536: recursive_doubling \(trellis_set_rules:1:",
+        rf"candidate {SPOILED}: warm-up allreduce: spoiled",
+    ):
         check(re.search(seen, proc.stderr) is not None, f"stderr never said {seen!r}")
     if failures:
         sys.stderr.write(f"--- stdout\n{proc.stdout}--- stderr\n{proc.stderr}")

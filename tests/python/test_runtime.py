@@ -253,9 +253,7 @@ def test_rules_files_that_differ_after_a_nul_byte_stop(tmp_path):
         str(PROGRAM),
     )  # fmt: skip
     assert proc.returncode != 0
-    assert f"trellis: {one}:2:1: not a text file (it holds a NUL byte)" in proc.stderr, (
-        proc.stderr
-    )
+    assert f"trellis: {one}:2:1: not a text file (it holds a NUL byte)" in proc.stderr, proc.stderr
     assert "errors=" not in proc.stdout
 
 

@@ -155,9 +155,7 @@ def test_layout_of_the_wrong_size_stops_the_job():
 def test_bad_layout_is_reported_with_its_position():
     proc = trellis("run", "-np", "2", "--topology", "hosts=2 ranks_per_hots=1", str(PROGRAM))
     assert proc.returncode != 0
-    assert re.search(r"trellis: TRELLIS_TOPOLOGY:1:\d+: .*ranks_per_hots", proc.stderr), (
-        proc.stderr
-    )
+    assert re.search(r"trellis: TRELLIS_TOPOLOGY:1:\d+: .*ranks_per_hots", proc.stderr), proc.stderr
 
 
 def test_bad_tree_file_is_reported_with_its_line(tmp_path):

@@ -202,8 +202,9 @@ def test_a_reused_directory_is_read_one_run_at_a_time(tmp_path) -> None:
     # The earlier run on its own, with the ranks it lost said.
     got = trace_json(out, "--run", old["run"][:6])
     assert (got["run"], got["ranks"]) == (old["run"], 1)
-    assert ("had 3 ranks, 1 of them left a file (missing: rank-00000.jsonl, "
-            "rank-00001.jsonl)") in got["notes"][0]
+    assert (
+        "had 3 ranks, 1 of them left a file (missing: rank-00000.jsonl, rank-00001.jsonl)"
+    ) in got["notes"][0]
     proc = trellis_run("-np", "2", "--trace", str(out), PROGRAM, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     said = "removed what an earlier trace left there (3 rank files, trace.json, timeline.png)"

@@ -30,7 +30,8 @@ static void i64_fill(void *buf, int rank, size_t count, unsigned salt)
 {
     int64_t *v = buf;
     for (size_t i = 0; i < count; i++)
-        v[i] = (int64_t)range_of(mix(((uint64_t)salt << 40) ^ ((uint64_t)rank << 24) ^ i), 2000001) -
+        v[i] = (int64_t)range_of(mix(((uint64_t)salt << 40) ^ ((uint64_t)rank << 24) ^ i),
+                                 2000001) -
                1000000;
 }
 static void i64_reduce(const void *in, void *inout, size_t n)
@@ -188,9 +189,14 @@ void check_fail(tally *t, const check_case *c, const char *fmt, ...)
 
 trl_coll_args check_args(const check_case *c)
 {
-    trl_coll_args a = {.coll = c->algo->coll, .size = c->p, .root = c->root, .count = c->count,
-                       .elem_size = c->ty->size, .commutative = c->ty->commutative,
-                       .params = c->params, .topo = c->topo};
+    trl_coll_args a = {.coll = c->algo->coll,
+                       .size = c->p,
+                       .root = c->root,
+                       .count = c->count,
+                       .elem_size = c->ty->size,
+                       .commutative = c->ty->commutative,
+                       .params = c->params,
+                       .topo = c->topo};
     return a;
 }
 
@@ -247,8 +253,7 @@ void check_bufs_free(check_bufs *b)
     free(b->recv_n);
 }
 
-bool check_build_all(tally *t, const check_case *c, check_bufs *b, check_args_fn args_of,
-                     void *ctx)
+bool check_build_all(tally *t, const check_case *c, check_bufs *b, check_args_fn args_of, void *ctx)
 {
     for (b->built = 0; b->built < c->p; b->built++) {
         int r = b->built;
@@ -266,9 +271,15 @@ bool check_build_all(tally *t, const check_case *c, check_bufs *b, check_args_fn
 
 bool check_run(tally *t, const check_case *c, const check_bufs *b, size_t elem_size)
 {
-    trl_thread_job job = {.size = c->p, .elem_size = elem_size, .reduce = c->ty->reduce,
-                          .scheds = b->s, .sendbuf = b->send, .recvbuf = b->recv,
-                          .send_elems = b->send_n, .recv_elems = b->recv_n, .seed = c->seed,
+    trl_thread_job job = {.size = c->p,
+                          .elem_size = elem_size,
+                          .reduce = c->ty->reduce,
+                          .scheds = b->s,
+                          .sendbuf = b->send,
+                          .recvbuf = b->recv,
+                          .send_elems = b->send_n,
+                          .recv_elems = b->recv_n,
+                          .seed = c->seed,
                           .timeout_s = 5};
     if (trl_thread_run(&job)) {
         check_fail(t, c, "%s", job.error);

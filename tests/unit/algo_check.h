@@ -22,7 +22,7 @@ typedef struct {
     size_t size;
     bool commutative;
     void (*fill)(void *buf, int rank, size_t count, unsigned salt);
-    void (*reduce)(const void *in, void *inout, size_t count); /* inout = in (op) inout */
+    void (*reduce)(const void *in, void *inout, size_t count);        /* inout = in (op) inout */
     void (*fold_expected)(void *acc, const void *next, size_t count); /* acc = acc (op) next */
     bool (*close)(const void *got, const void *want, size_t count, int nranks, size_t *bad);
 } elem_type;
@@ -127,10 +127,10 @@ bool check_barrier_informs(trl_sched *s, int p, const uint64_t *want, char *why,
 
 /* The case function of each family. */
 typedef void (*check_case_fn)(tally *t, const check_case *c);
-void check_classic_case(tally *t, const check_case *c); /* bcast reduce allreduce barrier */
-void check_gather_case(tally *t, const check_case *c);  /* gather(v) scatter(v) */
-void check_allgather_case(tally *t, const check_case *c); /* allgather(v) */
-void check_alltoall_case(tally *t, const check_case *c);  /* alltoall(v,w) */
+void check_classic_case(tally *t, const check_case *c);        /* bcast reduce allreduce barrier */
+void check_gather_case(tally *t, const check_case *c);         /* gather(v) scatter(v) */
+void check_allgather_case(tally *t, const check_case *c);      /* allgather(v) */
+void check_alltoall_case(tally *t, const check_case *c);       /* alltoall(v,w) */
 void check_reduce_scatter_case(tally *t, const check_case *c); /* reduce_scatter(_block) */
 void check_scan_case(tally *t, const check_case *c);           /* scan, exscan */
 void check_neighbor_case(tally *t, const check_case *c);       /* neighbor_* */

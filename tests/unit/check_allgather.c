@@ -46,8 +46,7 @@ static size_t layout(int p, const size_t *counts, int kind, size_t *displs)
 {
     size_t at;
     switch (kind) {
-    case 0:
-        return check_scattered_displs(p, counts, displs);
+    case 0: return check_scattered_displs(p, counts, displs);
     case 1:
         at = 1;
         for (int i = 0; i < p; i++) {

@@ -46,9 +46,10 @@ bool check_barrier_informs(trl_sched *s, int p, const uint64_t *want, char *why,
         for (size_t i = 0; i < s[r].nsteps; i++)
             k |= know[r][i];
         if ((k & need) != need) {
-            snprintf(why, whylen, "rank %d can finish without hearing from every rank it must "
-                     "(knows %#llx, must %#llx)", r, (unsigned long long)k,
-                     (unsigned long long)need);
+            snprintf(why, whylen,
+                     "rank %d can finish without hearing from every rank it must "
+                     "(knows %#llx, must %#llx)",
+                     r, (unsigned long long)k, (unsigned long long)need);
             ok = false;
         }
     }

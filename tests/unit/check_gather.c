@@ -48,7 +48,7 @@ static void args_of(const check_case *c, int rank, trl_coll_args *a, void *vctx)
         return;
     }
     a->counts = c->algo->needs & TRL_NEEDS_ALL_COUNTS ? x->counts
-                                                       : &x->own_only[(size_t)rank * (size_t)c->p];
+                                                      : &x->own_only[(size_t)rank * (size_t)c->p];
     a->displs = NULL;
 }
 
@@ -82,7 +82,8 @@ static bool check_shape(tally *t, const check_case *c, const trl_sched *s, size_
             moved += st->kind == at_root ? st->count : 0;
         }
         if (r == c->root && moved > total) {
-            check_fail(t, c, "the root moves %zu elements in messages, more than all the data (%zu)",
+            check_fail(t, c,
+                       "the root moves %zu elements in messages, more than all the data (%zu)",
                        moved, total);
             return false;
         }

@@ -423,8 +423,7 @@ static void run_case(tally *t, plan *pl)
         goto out;
     for (int r = 0; r < p; r++) {
         size_t bad;
-        if (pl->expect[r] &&
-            !pl->c.ty->close(b.recv[r], pl->expect[r], pl->recv_n[r], p, &bad)) {
+        if (pl->expect[r] && !pl->c.ty->close(b.recv[r], pl->expect[r], pl->recv_n[r], p, &bad)) {
             check_fail(t, &pl->c, "rank %d (group %d): element %zu of %zu is wrong", r,
                        group_of(pl, r), bad, pl->recv_n[r]);
             break;
@@ -443,8 +442,12 @@ static void one_case(tally *t, const check_case *base, const char *layout, const
                      const split *sp, int root_group, int root_index)
 {
     int p = base->p;
-    plan pl = {.c = *base, .in = in, .root_group = root_group, .root_index = root_index,
-               .root = -1, .esize = base->ty->size};
+    plan pl = {.c = *base,
+               .in = in,
+               .root_group = root_group,
+               .root_index = root_index,
+               .root = -1,
+               .esize = base->ty->size};
     bool rooted = trl_coll_is_rooted(base->algo->coll);
     if (rooted)
         pl.root = in->ranks[root_group][root_index];
@@ -517,9 +520,9 @@ static void make_layout(layout_kind k, int p, trl_topo *t)
  * that refused every case of a type would otherwise pass unseen. */
 static int type_cases[16];
 
-static void sweep_layout(tally *t, const trl_algo *algo, const char *text,
-                         const trl_params *params, unsigned *seed, const split *sp,
-                         const trl_inter *in, const trl_topo *topo, layout_kind lk)
+static void sweep_layout(tally *t, const trl_algo *algo, const char *text, const trl_params *params,
+                         unsigned *seed, const split *sp, const trl_inter *in, const trl_topo *topo,
+                         layout_kind lk)
 {
     trl_coll coll = algo->coll;
     bool rooted = trl_coll_is_rooted(coll), reduction = trl_coll_is_reduction(coll);
@@ -533,8 +536,8 @@ static void sweep_layout(tally *t, const trl_algo *algo, const char *text,
         size_t ntypes = reduction ? check_ntypes : 1;
         for (size_t ti = 0; ti < ntypes; ti++) {
             const elem_type *ty = &check_types[ti];
-            check_case c = {algo, text, params, ty, p, count, 0, false, (*seed)++, NULL,
-                            (trl_topo *)topo};
+            check_case c = {algo,      text, params,          ty, p, count, 0, false,
+                            (*seed)++, NULL, (trl_topo *)topo};
             trl_coll_args probe = check_args(&c);
             probe.inter = in;
             probe.algo = algo;

@@ -278,28 +278,17 @@ static void shape_parents(shape s, int p, unsigned *seed, int *parent)
 {
     for (int r = 0; r < p; r++) {
         switch (s) {
-        case LAM_REDUCE:
-            parent[r] = lowbit_parent(r);
-            break;
-        case LAM_BCAST:
-            parent[r] = highbit_parent(r);
-            break;
-        case STAR:
-            parent[r] = r == 0 ? -1 : 0;
-            break;
-        case CHAIN:
-            parent[r] = r - 1;
-            break;
-        case RANDOM:
-            parent[r] = r == 0 ? -1 : (int)(rand_r(seed) % (unsigned)r);
-            break;
+        case LAM_REDUCE: parent[r] = lowbit_parent(r); break;
+        case LAM_BCAST: parent[r] = highbit_parent(r); break;
+        case STAR: parent[r] = r == 0 ? -1 : 0; break;
+        case CHAIN: parent[r] = r - 1; break;
+        case RANDOM: parent[r] = r == 0 ? -1 : (int)(rand_r(seed) % (unsigned)r); break;
         case ROOTED_MID: { /* a binomial tree rotated to root p/2 */
             int v = (r - p / 2 + p) % p;
             parent[r] = v == 0 ? -1 : (lowbit_parent(v) + p / 2) % p;
             break;
         }
-        default:
-            break;
+        default: break;
         }
     }
 }
@@ -382,7 +371,7 @@ static const tree_kind tree_kinds[] = {
     {LAM_REDUCE, LAM_BCAST, true, false},  /* the same as a script */
     {STAR, STAR, false, false},            /* linear */
     {CHAIN, STAR, true, false},
-    {RANDOM, RANDOM, false, true},         /* not in rank order */
+    {RANDOM, RANDOM, false, true},        /* not in rank order */
     {ROOTED_MID, ROOTED_MID, true, true}, /* root p/2: one more hop */
 };
 

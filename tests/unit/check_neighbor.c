@@ -40,7 +40,7 @@ static unsigned rnd(unsigned *s)
 typedef struct {
     trl_nbhd g;
     size_t **sc, **sd, **rc, **rd; /* per rank, per edge (bytes) */
-    size_t *slen, *rlen;          /* buffer lengths */
+    size_t *slen, *rlen;           /* buffer lengths */
 } plan;
 
 /* Which send block of which rank lands in rank r's receive block i. */
@@ -174,7 +174,8 @@ void check_neighbor_case(tally *t, const check_case *c)
     pl.rd = calloc((size_t)p, sizeof *pl.rd);
     bool gaps = !uniform(coll);
     for (int r = 0; ok && r < p; r++) {
-        int nout = one_block(coll) ? 1 : trl_nbhd_outdegree(&pl.g, r), nin = trl_nbhd_indegree(&pl.g, r);
+        int nout = one_block(coll) ? 1 : trl_nbhd_outdegree(&pl.g, r),
+            nin = trl_nbhd_indegree(&pl.g, r);
         pl.sc[r] = malloc(((size_t)nout + 1) * sizeof(size_t));
         pl.sd[r] = malloc(((size_t)nout + 1) * sizeof(size_t));
         pl.rc[r] = malloc(((size_t)nin + 1) * sizeof(size_t));

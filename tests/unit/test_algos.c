@@ -65,13 +65,16 @@ static int variants_for(const trl_algo *algo, variant *out)
         out[n++] = (variant){"segment=1K", SIZE_MAX};
     }
     if (trl_algo_param(algo, "reduce", 6)) {
-        static const char *reds[] = {"linear", "binomial", "knomial", "kary", "chain", "rabenseifner"};
-        static const char *bcs[] = {"linear", "binomial", "knomial", "kary", "chain", "scatter_allgather"};
+        static const char *reds[] = {"linear", "binomial", "knomial",
+                                     "kary",   "chain",    "rabenseifner"};
+        static const char *bcs[] = {"linear", "binomial", "knomial",
+                                    "kary",   "chain",    "scatter_allgather"};
         static char text[12][64];
         for (int i = 0; i < 6; i++) {
             snprintf(text[i], sizeof text[i], "reduce=%s bcast=binomial", reds[i]);
             out[n++] = (variant){text[i], SIZE_MAX};
-            snprintf(text[6 + i], sizeof text[6 + i], "reduce=binomial bcast=%s segment=512", bcs[i]);
+            snprintf(text[6 + i], sizeof text[6 + i], "reduce=binomial bcast=%s segment=512",
+                     bcs[i]);
             out[n++] = (variant){text[6 + i], SIZE_MAX};
         }
     }
@@ -84,34 +87,26 @@ static check_case_fn case_fn(trl_coll c)
     case TRL_COLL_BCAST:
     case TRL_COLL_REDUCE:
     case TRL_COLL_ALLREDUCE:
-    case TRL_COLL_BARRIER:
-        return check_classic_case;
+    case TRL_COLL_BARRIER: return check_classic_case;
     case TRL_COLL_GATHER:
     case TRL_COLL_GATHERV:
     case TRL_COLL_SCATTER:
-    case TRL_COLL_SCATTERV:
-        return check_gather_case;
+    case TRL_COLL_SCATTERV: return check_gather_case;
     case TRL_COLL_ALLGATHER:
-    case TRL_COLL_ALLGATHERV:
-        return check_allgather_case;
+    case TRL_COLL_ALLGATHERV: return check_allgather_case;
     case TRL_COLL_ALLTOALL:
     case TRL_COLL_ALLTOALLV:
-    case TRL_COLL_ALLTOALLW:
-        return check_alltoall_case;
+    case TRL_COLL_ALLTOALLW: return check_alltoall_case;
     case TRL_COLL_REDUCE_SCATTER:
-    case TRL_COLL_REDUCE_SCATTER_BLOCK:
-        return check_reduce_scatter_case;
+    case TRL_COLL_REDUCE_SCATTER_BLOCK: return check_reduce_scatter_case;
     case TRL_COLL_SCAN:
-    case TRL_COLL_EXSCAN:
-        return check_scan_case;
+    case TRL_COLL_EXSCAN: return check_scan_case;
     case TRL_COLL_NEIGHBOR_ALLGATHER:
     case TRL_COLL_NEIGHBOR_ALLGATHERV:
     case TRL_COLL_NEIGHBOR_ALLTOALL:
     case TRL_COLL_NEIGHBOR_ALLTOALLV:
-    case TRL_COLL_NEIGHBOR_ALLTOALLW:
-        return check_neighbor_case;
-    case TRL_COLL_COUNT:
-        break;
+    case TRL_COLL_NEIGHBOR_ALLTOALLW: return check_neighbor_case;
+    case TRL_COLL_COUNT: break;
     }
     return NULL;
 }
@@ -136,8 +131,7 @@ static int check_list(int argc, char **argv)
         for (int i = 0; i < argc && !found; i++)
             found = strcmp(argv[i], want) == 0;
         if (!found) {
-            fprintf(stderr, "%s is in the table but has no ctest: configure again (cmake)\n",
-                    want);
+            fprintf(stderr, "%s is in the table but has no ctest: configure again (cmake)\n", want);
             missing++;
         }
     }
@@ -155,8 +149,8 @@ static int check_list(int argc, char **argv)
     return missing ? 1 : 0;
 }
 
-void sweep_size(sweep *w, const char *text, const trl_params *params, size_t max_count,
-                       int p, const char *layout, const trl_topo *topo)
+void sweep_size(sweep *w, const char *text, const trl_params *params, size_t max_count, int p,
+                const char *layout, const trl_topo *topo)
 {
     trl_coll coll = w->algo->coll;
     bool rooted = trl_coll_is_rooted(coll);
@@ -182,9 +176,13 @@ void sweep_size(sweep *w, const char *text, const trl_params *params, size_t max
             size_t ntypes = coll == TRL_COLL_BARRIER || !reduction ? 1 : check_ntypes;
             for (size_t ti = 0; ti < ntypes; ti++) {
                 const elem_type *ty = &check_types[ti];
-                trl_coll_args probe = {.coll = coll, .size = p, .root = root,
-                                       .commutative = ty->commutative, .params = params,
-                                       .algo = w->algo, .topo = topo};
+                trl_coll_args probe = {.coll = coll,
+                                       .size = p,
+                                       .root = root,
+                                       .commutative = ty->commutative,
+                                       .params = params,
+                                       .algo = w->algo,
+                                       .topo = topo};
                 if (trl_algo_unusable(w->algo, &probe))
                     continue;
                 if (big && ti == 1)
@@ -198,8 +196,8 @@ void sweep_size(sweep *w, const char *text, const trl_params *params, size_t max
                     unsigned key = w->seed++;
                     if (!check_picked(&w->t, core, key))
                         continue;
-                    check_case c = {w->algo, text, params, ty, p, count, root, ip != 0,
-                                    key, layout, topo};
+                    check_case c = {w->algo, text,    params, ty,     p,   count,
+                                    root,    ip != 0, key,    layout, topo};
                     w->t.cases++;
                     w->run_case(&w->t, &c);
                 }
@@ -263,7 +261,8 @@ int main(int argc, char **argv)
         return 2;
     }
     int coll = trl_coll_from_name(argv[1], strlen(argv[1]));
-    const trl_algo *algo = coll < 0 ? NULL : trl_algo_find((trl_coll)coll, argv[2], strlen(argv[2]));
+    const trl_algo *algo = coll < 0 ? NULL
+                                    : trl_algo_find((trl_coll)coll, argv[2], strlen(argv[2]));
     if (!algo || !algo->build) {
         fprintf(stderr, "no such algorithm: %s %s\n", argv[1], argv[2]);
         return 2;

@@ -86,14 +86,10 @@ static int expected_height(const trl_tree *t)
 {
     switch (t->kind) {
     case TRL_TREE_BINOMIAL:
-    case TRL_TREE_KNOMIAL:
-        return knomial_height(t->radix, t->size);
-    case TRL_TREE_KARY:
-        return kary_height(t->radix, t->size);
-    case TRL_TREE_CHAIN:
-        return t->size - 1;
-    case TRL_TREE_EXPLICIT: /* no formula: tested with its files */
-        break;
+    case TRL_TREE_KNOMIAL: return knomial_height(t->radix, t->size);
+    case TRL_TREE_KARY: return kary_height(t->radix, t->size);
+    case TRL_TREE_CHAIN: return t->size - 1;
+    case TRL_TREE_EXPLICIT: /* no formula: tested with its files */ break;
     }
     return -1;
 }

@@ -21,13 +21,13 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                         \
-    do {                                                         \
-        if (!(cond) && failures++ < 20) {                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fputc('\n', stderr);                                 \
-        }                                                        \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond) && failures++ < 20) {                                                          \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
     } while (0)
 
 static void check_pof2(int p)
@@ -51,8 +51,8 @@ static void check_fold(int p)
         CHECK(out == (nr < 0), "p=%d rank %d: sits out %d but new rank %d", p, r, out, nr);
         if (partner >= 0) {
             CHECK(trl_rd_fold_partner(partner, p) == r, "p=%d: fold partners of %d disagree", p, r);
-            CHECK(trl_rd_fold_sits_out(partner, p) != out,
-                  "p=%d: both %d and %d sit out or stay", p, r, partner);
+            CHECK(trl_rd_fold_sits_out(partner, p) != out, "p=%d: both %d and %d sit out or stay",
+                  p, r, partner);
         }
         if (out) {
             /* The partner stands for this rank too, so it must be next. */

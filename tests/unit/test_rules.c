@@ -66,7 +66,8 @@ static void parses_the_example_file(void)
         goto done;
     CHECK_STR(rs.source, "test.rules");
     const trl_rule *r = rs.rules;
-    CHECK(r[0].coll == TRL_COLL_ALLREDUCE && r[0].algo == algo(TRL_COLL_ALLREDUCE, "recursive_doubling"),
+    CHECK(r[0].coll == TRL_COLL_ALLREDUCE &&
+              r[0].algo == algo(TRL_COLL_ALLREDUCE, "recursive_doubling"),
           "rule 1 coll/algo");
     CHECK(r[0].bytes.lo == 0 && r[0].bytes.hi == 4096, "rule 1 bytes %llu-%llu", r[0].bytes.lo,
           r[0].bytes.hi);
@@ -206,10 +207,10 @@ static void parses_algorithm_parameters(void)
 
 /* ---- errors ---------------------------------------------------------------- */
 
-#define ALL_COLLS                                                                             \
-    "bcast, reduce, allreduce, barrier, gather, gatherv, scatter, scatterv, allgather, "     \
-    "allgatherv, alltoall, alltoallv, alltoallw, reduce_scatter, reduce_scatter_block, scan, " \
-    "exscan, neighbor_allgather, neighbor_allgatherv, neighbor_alltoall, neighbor_alltoallv, " \
+#define ALL_COLLS                                                                                  \
+    "bcast, reduce, allreduce, barrier, gather, gatherv, scatter, scatterv, allgather, "           \
+    "allgatherv, alltoall, alltoallv, alltoallw, reduce_scatter, reduce_scatter_block, scan, "     \
+    "exscan, neighbor_allgather, neighbor_allgatherv, neighbor_alltoall, neighbor_alltoallv, "     \
     "neighbor_alltoallw"
 
 typedef struct {
@@ -224,9 +225,11 @@ static const error_case error_cases[] = {
      "test.rules:1:1: unknown collective 'allreduc' (expected one of: " ALL_COLLS ")"},
     {"# c\n\n  Bcast binomial", false,
      "test.rules:3:3: unknown collective 'Bcast' (expected one of: " ALL_COLLS ")"},
-    {"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx ring",
+    {"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx "
+     "ring",
      false,
-     "test.rules:1:1: unknown collective 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' "
+     "test.rules:1:1: unknown collective "
+     "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' "
      "(expected one of: " ALL_COLLS ")"},
     /* A call's name as verbose mode prints it (issue 35). */
     {"iallreduce ring", false,
@@ -242,7 +245,8 @@ static const error_case error_cases[] = {
     {"allreduce radix=4 ring", false,
      "test.rules:1:11: unknown filter 'radix' (expected one of: ranks, bytes, commutative, "
      "hosts, ranks_per_host, placement, nonblocking, inter, remote_ranks)"},
-    {"allreduce bytes=1K- ranks=2 bytes=4K ring", false, "test.rules:1:29: duplicate filter 'bytes'"},
+    {"allreduce bytes=1K- ranks=2 bytes=4K ring", false,
+     "test.rules:1:29: duplicate filter 'bytes'"},
     {"barrier bytes=0 linear", false, "test.rules:1:9: filter 'bytes' does not apply to barrier"},
     {"gatherv bytes=0-1K linear", false,
      "test.rules:1:9: filter 'bytes' does not apply to gatherv (each rank knows only its own "
@@ -260,18 +264,24 @@ static const error_case error_cases[] = {
     {"allreduce ranks= ring", false, "test.rules:1:11: missing value after 'ranks='"},
     {"reduce commutative= binomial", false, "test.rules:1:8: missing value after 'commutative='"},
     {"allreduce bytes=4Q- ring", false,
-     "test.rules:1:11: bytes=4Q-: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G, either case)"},
+     "test.rules:1:11: bytes=4Q-: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take "
+     "K, M or G, either case)"},
     {"allreduce bytes=- ring", false,
-     "test.rules:1:11: bytes=-: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G, either case)"},
+     "test.rules:1:11: bytes=-: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, "
+     "M or G, either case)"},
     {"allreduce bytes=1-2-3 ring", false,
-     "test.rules:1:11: bytes=1-2-3: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take K, M or G, either case)"},
+     "test.rules:1:11: bytes=1-2-3: expected a range such as 0-4K, 4K-, -64K, 512 or * (sizes take "
+     "K, M or G, either case)"},
     {"allreduce bytes=99999999999999999999 ring", false,
-     "test.rules:1:11: bytes=99999999999999999999: expected a range such as 0-4K, 4K-, -64K, 512 or * "
+     "test.rules:1:11: bytes=99999999999999999999: expected a range such as 0-4K, 4K-, -64K, 512 "
+     "or * "
      "(sizes take K, M or G, either case)"},
     {"allreduce ranks=4K- ring", false,
-     "test.rules:1:11: ranks=4K-: expected a range such as 1-8, 9-, -64, 16 or * (whole numbers of ranks)"},
+     "test.rules:1:11: ranks=4K-: expected a range such as 1-8, 9-, -64, 16 or * (whole numbers of "
+     "ranks)"},
     {"allreduce ranks=** ring", false,
-     "test.rules:1:11: ranks=**: expected a range such as 1-8, 9-, -64, 16 or * (whole numbers of ranks)"},
+     "test.rules:1:11: ranks=**: expected a range such as 1-8, 9-, -64, 16 or * (whole numbers of "
+     "ranks)"},
     {"bcast ranks=9-3 binomial", false, "test.rules:1:7: range '9-3' is empty"},
     {"bcast bytes=8K-4K binomial", false, "test.rules:1:7: range '8K-4K' is empty"},
     {"bcast ranks=0 binomial", false,
@@ -331,12 +341,14 @@ static const error_case error_cases[] = {
      "recursive_doubling, ring, rabenseifner, knomial, direct, hier, hier_sharded, tree, "
      "inter_linear, inter_leader, inter_pairwise, inter_hosts, mpi)"},
     {"bcast   # no algorithm", false,
-     "test.rules:1:6: missing algorithm after bcast (expected one of: linear, binomial, knomial, kary, "
+     "test.rules:1:6: missing algorithm after bcast (expected one of: linear, binomial, knomial, "
+     "kary, "
      "chain, scatter_allgather, hier, hier_sharded, tree, inter_linear, inter_leader, inter_hosts, "
      "mpi)"},
     /* Parameters. */
     {"allreduce recursive_doubling ring", false,
-     "test.rules:1:30: unexpected 'ring' after algorithm recursive_doubling (parameters are name=value)"},
+     "test.rules:1:30: unexpected 'ring' after algorithm recursive_doubling (parameters are "
+     "name=value)"},
     {"allreduce ring =1M", false,
      "test.rules:1:16: unexpected '=1M' (write name=value, no blanks around '=')"},
     {"allreduce ring bytes=4K-", false,
@@ -347,12 +359,14 @@ static const error_case error_cases[] = {
      "test.rules:1:30: parameter 'radix' is not known to allreduce recursive_doubling (it takes no "
      "parameters)"},
     {"allreduce reduce_bcast sgment=4K", false,
-     "test.rules:1:24: parameter 'sgment' is not known to allreduce reduce_bcast (it takes: reduce, "
+     "test.rules:1:24: parameter 'sgment' is not known to allreduce reduce_bcast (it takes: "
+     "reduce, "
      "bcast, radix, segment)"},
     {"bcast knomial radix=4 radix=8", false, "test.rules:1:23: duplicate parameter 'radix'"},
     {"bcast knomial radix=", false, "test.rules:1:15: missing value after 'radix='"},
     {"bcast knomial radix=1", false, "test.rules:1:15: radix=1: value out of range (2..1024)"},
-    {"bcast knomial radix=1025", false, "test.rules:1:15: radix=1025: value out of range (2..1024)"},
+    {"bcast knomial radix=1025", false,
+     "test.rules:1:15: radix=1025: value out of range (2..1024)"},
     {"bcast chain segment=0", false, "test.rules:1:13: segment=0: value out of range (at least 1)"},
     {"bcast knomial radix=x", false, "test.rules:1:15: radix=x: expected an integer"},
     {"bcast knomial radix=4K", false, "test.rules:1:15: radix=4K: expected an integer"},
@@ -415,7 +429,8 @@ static const error_case error_cases[] = {
      "'ringg' (expected one of: linear, binomial, knomial, kary, chain, rabenseifner, hier)"},
     {"allreduce hier world=reduce_bcast(bcast=mpi)", false,
      "test.rules:1:16: world=reduce_bcast(bcast=mpi): bcast=mpi: the MPI library's own bcast "
-     "cannot be part of another algorithm (expected one of: linear, binomial, knomial, kary, chain, "
+     "cannot be part of another algorithm (expected one of: linear, binomial, knomial, kary, "
+     "chain, "
      "scatter_allgather, hier, hier_sharded)"},
     {"allreduce hier world=reduce_bcast(radix)", false,
      "test.rules:1:16: world=reduce_bcast(radix): radix: expected name=value"},
@@ -443,7 +458,8 @@ static const error_case error_cases[] = {
      "test.rules:1:24: unknown algorithm 'binomal' for reduce (expected one of: linear, binomial, "
      "knomial, kary, chain, rabenseifner, hier, tree, inter_linear, inter_leader, mpi)"},
     {"bcast ringg\nbcast alsobad", false,
-     "test.rules:1:7: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, knomial, "
+     "test.rules:1:7: unknown algorithm 'ringg' for bcast (expected one of: linear, binomial, "
+     "knomial, "
      "kary, chain, scatter_allgather, hier, hier_sharded, tree, inter_linear, inter_leader, "
      "inter_hosts, mpi)"},
     /* Inline: every ';' or newline separated part is a line. */
@@ -454,7 +470,8 @@ static const error_case error_cases[] = {
     {"bcast binomial # a; ; reduce binomial\nbarrier ranks=9-3 linear", true,
      "TRELLIS_RULES:4:9: range '9-3' is empty"},
     /* The intercommunicator filters. */
-    {"allreduce inter=maybe inter_leader", false, "test.rules:1:11: inter=maybe: expected yes or no"},
+    {"allreduce inter=maybe inter_leader", false,
+     "test.rules:1:11: inter=maybe: expected yes or no"},
     {"scan inter=yes mpi", false,
      "test.rules:1:6: filter 'inter' does not apply to scan (MPI defines it on intracommunicators "
      "only)"},
@@ -510,8 +527,13 @@ static trl_ruleset builtin;
 
 static trl_coll_args call(trl_coll coll, int size, bool commutative)
 {
-    trl_coll_args a = {.coll = coll, .rank = 0, .size = size, .root = 0, .count = 1,
-                       .elem_size = 1, .commutative = commutative};
+    trl_coll_args a = {.coll = coll,
+                       .rank = 0,
+                       .size = size,
+                       .root = 0,
+                       .count = 1,
+                       .elem_size = 1,
+                       .commutative = commutative};
     return a;
 }
 
@@ -551,7 +573,8 @@ static void falls_back_to_builtin(void)
     CHECK(ch.rule && strcmp(ch.rule->source, "built-in") == 0, "rule source");
     CHECK(!ch.rejected && !ch.why, "nothing was rejected");
     /* No user rules at all. */
-    CHECK(trl_select(NULL, &builtin, &a, 1, &ch) == TRL_OK && ch.rule && ch.rule->source == builtin.source,
+    CHECK(trl_select(NULL, &builtin, &a, 1, &ch) == TRL_OK && ch.rule &&
+              ch.rule->source == builtin.source,
           "NULL user ruleset");
     trl_rules_free(&rs);
 }
@@ -616,8 +639,8 @@ static void names_every_rule_passed_over(void)
         CHECK(seen.rule[0] == &rs.rules[0] && seen.rule[1] == &rs.rules[1] &&
                   seen.rule[2] == &rs.rules[3],
               "the user's rules 1, 2 and 4, in order");
-        CHECK(seen.rule[3]->source == builtin.source && seen.rule[3]->algo ==
-                  algo(TRL_COLL_ALLREDUCE, "rabenseifner"),
+        CHECK(seen.rule[3]->source == builtin.source &&
+                  seen.rule[3]->algo == algo(TRL_COLL_ALLREDUCE, "rabenseifner"),
               "then the built-in rabenseifner rule");
         for (int i = 0; i < 4; i++)
             CHECK_STR(seen.why[i], "it needs a commutative operation");
@@ -661,7 +684,8 @@ static void falls_back_to_builtin_past_a_rejected_rule(void)
     CHECK(trl_select(&rs, &builtin, &a, 1 << 20, &ch) == TRL_OK, "select failed");
     CHECK(ch.rejected == &rs.rules[0], "the user's rule should be the one rejected");
     CHECK(ch.rule && ch.rule->source == builtin.source, "a built-in rule should serve");
-    CHECK(ch.algo && !(ch.algo->needs & TRL_NEEDS_COMMUTATIVE), "chosen algorithm needs commutative");
+    CHECK(ch.algo && !(ch.algo->needs & TRL_NEEDS_COMMUTATIVE),
+          "chosen algorithm needs commutative");
     trl_rules_free(&rs);
 }
 
@@ -674,10 +698,12 @@ static void filters_on_commutativity(void)
           "parse failed");
     trl_coll_args a = call(TRL_COLL_ALLREDUCE, 5, false);
     trl_choice ch;
-    CHECK(trl_select(&rs, &builtin, &a, 1, &ch) == TRL_OK && ch.rule == &rs.rules[0] && !ch.rejected,
+    CHECK(trl_select(&rs, &builtin, &a, 1, &ch) == TRL_OK && ch.rule == &rs.rules[0] &&
+              !ch.rejected,
           "non-commutative should take rule 1");
     a.commutative = true;
-    CHECK(trl_select(&rs, &builtin, &a, 1, &ch) == TRL_OK && ch.rule == &rs.rules[1] && !ch.rejected,
+    CHECK(trl_select(&rs, &builtin, &a, 1, &ch) == TRL_OK && ch.rule == &rs.rules[1] &&
+              !ch.rejected,
           "commutative should take rule 2, without rejecting rule 1");
     trl_rules_free(&rs);
 }
@@ -771,11 +797,11 @@ static void selects_by_layout(void)
         {"hosts=1 ranks_per_host=6", 6, 0},
         {"hosts=6 ranks_per_host=1", 6, 1},
         {"hosts=2 ranks_per_host=3", 6, 2},
-        {"hosts=3 ranks_per_host=4,1,2", 7, 2},             /* irregular, block */
-        {"hosts=4 ranks_per_host=2", 8, 4},                 /* 4 hosts: no rule 3 */
+        {"hosts=3 ranks_per_host=4,1,2", 7, 2}, /* irregular, block */
+        {"hosts=4 ranks_per_host=2", 8, 4},     /* 4 hosts: no rule 3 */
         {"hosts=2 ranks_per_host=3 placement=round-robin", 6, 3},
         {"hosts=2 ranks_per_host=2 placement=round-robin", 4, 4}, /* 2 a host: not 3- */
-        {"host=0,1,4 host=2,3", 5, 3},                      /* one host split in two runs */
+        {"host=0,1,4 host=2,3", 5, 3},                            /* one host split in two runs */
         {"host=2,3 host=0,1,4", 5, 3},
         {"host=0-2 host=3,4", 5, 2},
     };
@@ -830,7 +856,8 @@ static void selects_by_a_communicators_own_layout(void)
         trl_coll_args a = call(TRL_COLL_BCAST, cases[i].n, true);
         a.topo = &sub;
         trl_choice ch;
-        CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rule == &rs.rules[cases[i].rule],
+        CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK &&
+                  ch.rule == &rs.rules[cases[i].rule],
               "case %zu: picked rule %d, want %d", i, ch.rule ? (int)(ch.rule - rs.rules) : -1,
               cases[i].rule);
         trl_topo_free(&sub);
@@ -878,7 +905,8 @@ static void passes_over_hierarchies_a_layout_cannot_serve(void)
         trl_coll_args a = call(cases[i].coll, 6, cases[i].commutative);
         a.topo = cases[i].is_block ? &block : &rr;
         trl_choice ch;
-        CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK && ch.rule == &rs.rules[cases[i].rule],
+        CHECK(trl_select(&rs, &builtin, &a, 8, &ch) == TRL_OK &&
+                  ch.rule == &rs.rules[cases[i].rule],
               "case %zu: picked rule %d, want %d", i, ch.rule ? (int)(ch.rule - rs.rules) : -1,
               cases[i].rule);
         if (cases[i].why)
@@ -931,12 +959,12 @@ static void tells_whether_every_size_gets_trellis(void)
         {"bcast inter=yes mpi\n", TRL_SIZELESS_LIBRARY},
         {"bcast bytes=0-64 inter_linear\nbcast mpi\n", TRL_SIZELESS_MIXED},
         {"bcast bytes=65- mpi\n", TRL_SIZELESS_MIXED},
-        {"bcast bytes=1M-1M mpi\n", TRL_SIZELESS_MIXED},   /* one size only */
+        {"bcast bytes=1M-1M mpi\n", TRL_SIZELESS_MIXED}, /* one size only */
         {"bcast bytes=0-0 mpi\n", TRL_SIZELESS_MIXED},
         {"bcast bytes=0-64 mpi\nbcast bytes=65- mpi\n", TRL_SIZELESS_LIBRARY},
         {"bcast bytes=0-64 inter_leader\nbcast inter_linear\n", TRL_SIZELESS_TRELLIS},
         {"bcast remote_ranks=9- mpi\n", TRL_SIZELESS_TRELLIS}, /* not this shape */
-        {"reduce mpi\n", TRL_SIZELESS_TRELLIS}, /* another collective */
+        {"reduce mpi\n", TRL_SIZELESS_TRELLIS},                /* another collective */
     };
     trl_inter in = two_groups(2, 5);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -1122,10 +1150,9 @@ static void builtin_rules_end_with_catch_alls(void)
         if (!last)
             continue;
         CHECK(last->ranks.lo == 0 && last->ranks.hi == TRL_RANGE_MAX && last->bytes.lo == 0 &&
-                  last->bytes.hi == TRL_RANGE_MAX && last->commutative < 0 &&
-                  last->hosts.lo == 0 && last->hosts.hi == TRL_RANGE_MAX &&
-                  last->ranks_per_host.lo == 0 && last->ranks_per_host.hi == TRL_RANGE_MAX &&
-                  last->placement < 0,
+                  last->bytes.hi == TRL_RANGE_MAX && last->commutative < 0 && last->hosts.lo == 0 &&
+                  last->hosts.hi == TRL_RANGE_MAX && last->ranks_per_host.lo == 0 &&
+                  last->ranks_per_host.hi == TRL_RANGE_MAX && last->placement < 0,
               "last %s rule is not a catch-all: %s", trl_coll_name((trl_coll)c), last->text);
         trl_coll_args a = call((trl_coll)c, 7, false);
         a.params = &last->params;
@@ -1137,8 +1164,8 @@ static void builtin_rules_end_with_catch_alls(void)
 
 static void builtin_rules_cover_every_call(void)
 {
-    static const unsigned long long extra[] = {0, 1, 3, 1000, 4095, 4097, 16383, 16385, 524287,
-                                               524289, (1ULL << 30) - 1};
+    static const unsigned long long extra[] = {
+        0, 1, 3, 1000, 4095, 4097, 16383, 16385, 524287, 524289, (1ULL << 30) - 1};
     int bad = 0;
     for (int c = 0; c < TRL_COLL_COUNT; c++)
         for (int size = 1; size <= 1024; size++)
@@ -1185,7 +1212,8 @@ static void builtin_rules_cover_every_inter_call(void)
                                   (!ch.algo->build || (ch.algo->needs & TRL_NEEDS_INTER)) &&
                                   !trl_algo_unusable(ch.algo, &a);
                         if (!ok && bad++ < 5)
-                            check_at(__LINE__, "%s %d+%d bytes %llu commutative %d: no valid choice",
+                            check_at(__LINE__,
+                                     "%s %d+%d bytes %llu commutative %d: no valid choice",
                                      trl_coll_name((trl_coll)c), n0, n1, sizes[k], comm);
                     }
                 trl_inter_free(&in);
@@ -1307,11 +1335,12 @@ static void env_inline(void)
     trl_rules_free(&rs);
     free(text);
 
-    CHECK(load("bcast binomial;reduce binomial;allreduce ring radix=2", &rs, &text, msg, sizeof msg) ==
-              TRL_ERR_PARSE,
+    CHECK(load("bcast binomial;reduce binomial;allreduce ring radix=2", &rs, &text, msg,
+               sizeof msg) == TRL_ERR_PARSE,
           "want a parse error");
-    CHECK_STR(msg,
-              "TRELLIS_RULES:3:16: parameter 'radix' is not known to allreduce ring (it takes: segment)");
+    CHECK_STR(
+        msg,
+        "TRELLIS_RULES:3:16: parameter 'radix' is not known to allreduce ring (it takes: segment)");
     free(text);
 }
 
@@ -1349,7 +1378,8 @@ static void env_unreadable_paths(void)
     free(text);
 
     /* A single word is always a file name, never inline rules. */
-    CHECK(load("barrier", &rs, &text, msg, sizeof msg) == TRL_ERR_IO, "single word: want TRL_ERR_IO");
+    CHECK(load("barrier", &rs, &text, msg, sizeof msg) == TRL_ERR_IO,
+          "single word: want TRL_ERR_IO");
     snprintf(want, sizeof want, "TRELLIS_RULES: cannot read rules file 'barrier': %s",
              strerror(ENOENT));
     CHECK_STR(msg, want);
@@ -1446,8 +1476,8 @@ static void env_text_that_cannot_be_a_path_is_not_looked_up(void)
 
 static void remove_tmpdir(void)
 {
-    const char *names[] = {"my.rules", "with space.rules", "bad.rules", "nul1.rules",
-                           "nul2.rules", "nul3.rules"};
+    const char *names[] = {"my.rules",   "with space.rules", "bad.rules",
+                           "nul1.rules", "nul2.rules",       "nul3.rules"};
     char path[700];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);

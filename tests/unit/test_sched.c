@@ -134,8 +134,8 @@ static bool same_steps(const trl_sched *x, const trl_sched *y)
         return false;
     for (size_t i = 0; i < x->nsteps; i++) {
         const trl_step *a = &x->steps[i], *b = &y->steps[i];
-        if (a->kind != b->kind || a->peer != b->peer || a->tag != b->tag ||
-            a->count != b->count || a->ndeps != b->ndeps ||
+        if (a->kind != b->kind || a->peer != b->peer || a->tag != b->tag || a->count != b->count ||
+            a->ndeps != b->ndeps ||
             strcmp(trl_sched_phase_name(x, a->phase), trl_sched_phase_name(y, b->phase)))
             return false;
     }
@@ -169,9 +169,15 @@ static void memo_gives_every_rank_the_same_schedule(void)
         CHECK(trl_params_from_string(algo, cases[c].params, &params, &why) == TRL_OK, "%s", why);
         bool same = true;
         for (int r = 0; r < topo.size; r++) {
-            trl_coll_args a = {.coll = cases[c].coll, .rank = r, .size = topo.size,
-                               .root = cases[c].root, .count = 6, .elem_size = 4,
-                               .commutative = true, .params = &params, .topo = &topo};
+            trl_coll_args a = {.coll = cases[c].coll,
+                               .rank = r,
+                               .size = topo.size,
+                               .root = cases[c].root,
+                               .count = 6,
+                               .elem_size = 4,
+                               .commutative = true,
+                               .params = &params,
+                               .topo = &topo};
             trl_sched plain, memoized;
             int rc1 = trl_algo_build(algo, &a, &plain);
             a.memo = memo;
@@ -251,8 +257,8 @@ static void chains_messages_a_tag_period_apart(void)
     for (int k = 0; k < N; k++) {
         broken += s.steps[send[k]].tag != k || s.steps[recv[k]].tag != k;
         broken += k > 0 && !waits_for(&s, send[k], recv[k - 1]); /* kept */
-        broken += k >= P && !(waits_for(&s, send[k], send[k - P]) &&
-                              waits_for(&s, recv[k], recv[k - P]));
+        broken += k >= P &&
+                  !(waits_for(&s, send[k], send[k - P]) && waits_for(&s, recv[k], recv[k - P]));
         broken += k < P && (s.steps[recv[k]].ndeps != 0 || s.steps[few[k]].ndeps != 0);
         broken += k >= P && s.steps[recv[k]].ndeps != 1;
     }

@@ -7,10 +7,10 @@
 #include "core/settings.h"
 #include "unit_harness.h"
 
-static const char *const NAMES[] = {"TRELLIS_SHM", "TRELLIS_TUNED", "TRELLIS_VERBOSE",
-                                    "TRELLIS_CACHE_SIZE", "TRELLIS_SHM_SPIN", "TRELLIS_EXEC_WINDOW",
-                                    "TRELLIS_TRACE_CALLS", "TRELLIS_TRACE_STEPS",
-                                    "TRELLIS_PROGRESS", "TRELLIS_ON_ERROR"};
+static const char *const NAMES[] = {
+    "TRELLIS_SHM",      "TRELLIS_TUNED",       "TRELLIS_VERBOSE",     "TRELLIS_CACHE_SIZE",
+    "TRELLIS_SHM_SPIN", "TRELLIS_EXEC_WINDOW", "TRELLIS_TRACE_CALLS", "TRELLIS_TRACE_STEPS",
+    "TRELLIS_PROGRESS", "TRELLIS_ON_ERROR"};
 
 static void clear(void)
 {

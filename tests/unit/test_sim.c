@@ -53,9 +53,8 @@ static int remember(void *ctx, const trl_sim_rank *r)
 
 /* Simulate `coll algo params` on p ranks of n bytes (1-byte elements) from
  * root 0; layout NULL: one host. Returns the time, NAN on failure. */
-static double simulate(const trl_model *m, trl_coll coll, const char *algo_name,
-                       const char *params, int p, size_t n, const char *layout,
-                       const double *enter, seen *out)
+static double simulate(const trl_model *m, trl_coll coll, const char *algo_name, const char *params,
+                       int p, size_t n, const char *layout, const double *enter, seen *out)
 {
     const trl_algo *algo = trl_algo_find(coll, algo_name, strlen(algo_name));
     trl_params pv = {0};
@@ -73,8 +72,14 @@ static double simulate(const trl_model *m, trl_coll coll, const char *algo_name,
     }
     trl_sim_call c = {
         .algo = algo,
-        .args = {.coll = coll, .size = p, .root = 0, .count = n, .elem_size = 1,
-                 .commutative = true, .params = &pv, .topo = layout ? &topo : NULL},
+        .args = {.coll = coll,
+                 .size = p,
+                 .root = 0,
+                 .count = n,
+                 .elem_size = 1,
+                 .commutative = true,
+                 .params = &pv,
+                 .topo = layout ? &topo : NULL},
         .model = m,
         .enter = enter,
         .sink = out ? remember : NULL,
@@ -113,8 +118,7 @@ static void linear_bcast(void)
         CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "linear", "", p, 100, NULL, NULL, &s),
                    1000.0 + 100.0 * (p - 1), p);
         for (int k = 1; k < p; k++)
-            CHECK(s.recv_done[k] == 1000.0 + 100.0 * k, "p=%d rank %d: %.1f", p, k,
-                  s.recv_done[k]);
+            CHECK(s.recv_done[k] == 1000.0 + 100.0 * k, "p=%d rank %d: %.1f", p, k, s.recv_done[k]);
     }
 }
 
@@ -133,8 +137,8 @@ static void binomial_bcast(void)
     trl_model m = simple();
     const double want[] = {0, 0, 1100, 1200, 2200, 2200, 2300, 2300, 3300};
     for (int p = 2; p <= 8; p++)
-        CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "binomial", "", p, 100, NULL, NULL, NULL),
-                   want[p], p);
+        CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "binomial", "", p, 100, NULL, NULL, NULL), want[p],
+                   p);
 }
 
 /* Ring allreduce of n = 840 bytes (blocks b = 840/p). Every rank is alike:
@@ -147,8 +151,7 @@ static void ring_allreduce(void)
     trl_model m = simple();
     for (int p = 2; p <= 8; p++) {
         double b = 840.0 / p, want = (p - 1) * (1000 + b + b / 2) + (p - 1) * (1000 + b);
-        CHECK_TIME(simulate(&m, TRL_COLL_ALLREDUCE, "ring", "", p, 840, NULL, NULL, NULL), want,
-                   p);
+        CHECK_TIME(simulate(&m, TRL_COLL_ALLREDUCE, "ring", "", p, 840, NULL, NULL, NULL), want, p);
     }
 }
 
@@ -302,8 +305,8 @@ static bool is_loggopsim_model(const trl_model *m)
     for (int c = 0; c < TRL_LINK_COUNT; c++) {
         const trl_link_model *l = &m->link[c];
         if (l->latency != LG_L || l->overhead != LG_O || l->gap != LG_G ||
-            l->per_byte != LG_PER_BYTE || l->recv_gap != LG_G ||
-            l->recv_per_byte != LG_PER_BYTE || !isinf(l->eager))
+            l->per_byte != LG_PER_BYTE || l->recv_gap != LG_G || l->recv_per_byte != LG_PER_BYTE ||
+            !isinf(l->eager))
             return false;
     }
     return m->reduce.per_step == 0 && m->reduce.per_byte == 1 && m->copy.per_step == 0 &&
@@ -361,9 +364,9 @@ static void loggopsim_closed_forms(void)
                3 * (k.A + 3 * (k.C + k.R)), p);
     CHECK_TIME(simulate(&m, TRL_COLL_BCAST, "binomial", "", p, 1024, NULL, NULL, NULL),
                6 * (k.A + k.C), p);
-    CHECK_TIME(simulate(&m, TRL_COLL_ALLREDUCE, "recursive_doubling", "", p, 1024, NULL, NULL,
-                        NULL),
-               k.R + 6 * (k.A + k.C + k.R), p);
+    CHECK_TIME(
+        simulate(&m, TRL_COLL_ALLREDUCE, "recursive_doubling", "", p, 1024, NULL, NULL, NULL),
+        k.R + 6 * (k.A + k.C + k.R), p);
     CHECK_TIME(simulate(&m, TRL_COLL_ALLREDUCE, "ring", "", p, 1024, NULL, NULL, NULL),
                (p - 1) * (b.A + b.C + b.R) + (p - 1) * (b.A + b.C), p);
     CHECK_TIME(simulate(&m, TRL_COLL_ALLREDUCE, "hier",
@@ -395,9 +398,15 @@ static void records_are_ordered_in_time(void)
     trl_params pv = {0};
     int bad = 0;
     trl_sim_call c = {.algo = algo,
-                      .args = {.coll = TRL_COLL_ALLREDUCE, .size = 13, .count = 1000,
-                               .elem_size = 8, .commutative = true, .params = &pv},
-                      .model = &m, .sink = check_records, .ctx = &bad};
+                      .args = {.coll = TRL_COLL_ALLREDUCE,
+                               .size = 13,
+                               .count = 1000,
+                               .elem_size = 8,
+                               .commutative = true,
+                               .params = &pv},
+                      .model = &m,
+                      .sink = check_records,
+                      .ctx = &bad};
     trl_sim_result res;
     CHECK(trl_sim_run(&c, &res) == TRL_OK, "%s", res.why);
     CHECK(bad == 0, "%d steps out of order", bad);
@@ -452,8 +461,8 @@ static void reads_model_files(void)
         {"engine bytes=s-2", "f:1:14: bytes: expected s or s-1, got 's-2'"},
         {"engine gap=1", "f:1:8: engine has no key 'gap' (style, bytes)"},
         {"world eager=4K\n\nengine style=loggopsim", "f:3:8: style=loggopsim sends every "
-                                                    "message eager, but world has eager=4096 "
-                                                    "(leave it out, or none)"},
+                                                     "message eager, but world has eager=4096 "
+                                                     "(leave it out, or none)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         CHECK(trl_model_parse(bad[i].text, "f", &m, &err) != TRL_OK, "%s parses", bad[i].text);

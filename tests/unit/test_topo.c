@@ -71,8 +71,8 @@ static void reads_block_layouts(void)
 {
     expect_layout("hosts=2 ranks_per_host=4", 2, "0 0 0 0 1 1 1 1", NULL, NULL,
                   "layout: 8 ranks on 2 hosts (described): host 0: 0-3 | host 1: 4-7");
-    expect_layout("hosts=4 ranks_per_host=4 placement=block", 4,
-                  "0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3", NULL, NULL,
+    expect_layout("hosts=4 ranks_per_host=4 placement=block", 4, "0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3",
+                  NULL, NULL,
                   "layout: 16 ranks on 4 hosts (described): host 0: 0-3 | host 1: 4-7 | "
                   "host 2: 8-11 | host 3: 12-15");
     expect_layout("hosts=3 ranks_per_host=4,3,2", 3, "0 0 0 0 1 1 1 2 2", NULL, NULL,
@@ -97,13 +97,16 @@ static void reads_round_robin_layouts(void)
                   "layout: 16 ranks on 4 hosts (described): host 0: 0,4,8,12 | "
                   "host 1: 1,5,9,13 | host 2: 2,6,10,14 | host 3: 3,7,11,15");
     expect_layout("hosts=2 ranks_per_host=4 placement=round-robin", 2, "0 1 0 1 0 1 0 1", NULL,
-                  NULL, "layout: 8 ranks on 2 hosts (described): host 0: 0,2,4,6 | host 1: 1,3,5,7");
+                  NULL,
+                  "layout: 8 ranks on 2 hosts (described): host 0: 0,2,4,6 | host 1: 1,3,5,7");
     /* Full hosts are skipped: host 0 holds one rank, host 2 two. */
     expect_layout("hosts=3 ranks_per_host=1,3,2 placement=round-robin", 3, "0 1 2 1 2 1", NULL,
-                  NULL, "layout: 6 ranks on 3 hosts (described): host 0: 0 | host 1: 1,3,5 | "
+                  NULL,
+                  "layout: 6 ranks on 3 hosts (described): host 0: 0 | host 1: 1,3,5 | "
                   "host 2: 2,4");
     expect_layout("hosts=3 ranks_per_host=4,3,2 placement=round-robin", 3, "0 1 2 0 1 2 0 1 0",
-                  NULL, NULL, "layout: 9 ranks on 3 hosts (described): host 0: 0,3,6,8 | "
+                  NULL, NULL,
+                  "layout: 9 ranks on 3 hosts (described): host 0: 0,3,6,8 | "
                   "host 1: 1,4,7 | host 2: 2,5");
 }
 
@@ -159,8 +162,8 @@ static void reads_explicit_lists(void)
     expect_layout("host=0-2 host=3-5 sockets_per_host=3", 2, "0 0 0 1 1 1", "0 1 2 3 4 5", NULL,
                   "layout: 6 ranks on 2 hosts (described): host 0: [0] [1] [2] | "
                   "host 1: [3] [4] [5]");
-    expect_layout("hosts=2 ranks_per_host=4 socket=0-1 socket=2-3 socket=4-7 numa_per_socket=2",
-                  2, "0 0 0 0 1 1 1 1", "0 0 1 1 2 2 2 2", "0 1 2 3 4 4 5 5",
+    expect_layout("hosts=2 ranks_per_host=4 socket=0-1 socket=2-3 socket=4-7 numa_per_socket=2", 2,
+                  "0 0 0 0 1 1 1 1", "0 0 1 1 2 2 2 2", "0 1 2 3 4 4 5 5",
                   "layout: 8 ranks on 2 hosts (described): host 0: [0-1] [2-3] | host 1: [4-7]");
     expect_layout("hosts=1 ranks_per_host=4 sockets_per_host=2 numa=0-1 numa=2 numa=3", 1,
                   "0 0 0 0", "0 0 1 1", "0 0 1 2",
@@ -173,8 +176,8 @@ typedef struct {
     const char *text, *want;
 } bad_case;
 
-#define KEYS                                                                                 \
-    "(expected hosts, ranks_per_host, placement, sockets_per_host, numa_per_socket, host, " \
+#define KEYS                                                                                       \
+    "(expected hosts, ranks_per_host, placement, sockets_per_host, numa_per_socket, host, "        \
     "socket or numa)"
 
 static const bad_case bad_inline[] = {
@@ -196,7 +199,8 @@ static const bad_case bad_inline[] = {
      "TRELLIS_TOPOLOGY:1:1: hosts: 99999999999999999999 is out of range (1..1048576)"},
     {"hosts=2 ranks_per_host=4,0",
      "TRELLIS_TOPOLOGY:1:9: ranks_per_host: 0 is out of range (1..1048576)"},
-    {"hosts=2 ranks_per_host=4,", "TRELLIS_TOPOLOGY:1:9: ranks_per_host: expected a number, got ''"},
+    {"hosts=2 ranks_per_host=4,",
+     "TRELLIS_TOPOLOGY:1:9: ranks_per_host: expected a number, got ''"},
     {"hosts=3 ranks_per_host=2-4",
      "TRELLIS_TOPOLOGY:1:9: ranks_per_host: expected a number, got '2-4'"},
     {"hosts=1 ranks_per_host=2\nsockets_per_host=9999999",
@@ -213,8 +217,7 @@ static const bad_case bad_inline[] = {
     {"host=0-3 socket=0-1 socket=a", "TRELLIS_TOPOLOGY:1:21: socket: expected a number, got 'a'"},
     /* hosts by counts */
     {"hosts=2", "TRELLIS_TOPOLOGY:1:1: hosts= needs ranks_per_host= (one count, or one per host)"},
-    {"sockets_per_host=2 ranks_per_host=4",
-     "TRELLIS_TOPOLOGY:1:20: ranks_per_host= needs hosts="},
+    {"sockets_per_host=2 ranks_per_host=4", "TRELLIS_TOPOLOGY:1:20: ranks_per_host= needs hosts="},
     {"hosts=3 ranks_per_host=4,3",
      "TRELLIS_TOPOLOGY:1:9: ranks_per_host has 2 counts but hosts=3 (give one count, or one per "
      "host)"},
@@ -310,8 +313,9 @@ static void gives_a_communicator_its_view(void)
 {
     trl_topo world, sub;
     trl_topo_error err;
-    CHECK(trl_topo_parse("hosts=2 ranks_per_host=4 sockets_per_host=2 numa_per_socket=2", "t",
-                         true, &world, &err) == TRL_OK, "%s", err.message);
+    CHECK(trl_topo_parse("hosts=2 ranks_per_host=4 sockets_per_host=2 numa_per_socket=2", "t", true,
+                         &world, &err) == TRL_OK,
+          "%s", err.message);
     /* World ranks 7, 3, 5: hosts 1, 0, 1, renumbered by first appearance;
      * sockets (3, 1, 2) and NUMA domains (7, 3, 5) kept. */
     static const int picked[] = {7, 3, 5};
@@ -460,8 +464,9 @@ static void handles_a_million_ranks(void)
     clock_t start = clock();
     trl_topo t;
     trl_topo_error err;
-    CHECK(trl_topo_parse("hosts=2 ranks_per_host=524288 sockets_per_host=2 numa_per_socket=4",
-                         "t", true, &t, &err) == TRL_OK, "%s", err.message);
+    CHECK(trl_topo_parse("hosts=2 ranks_per_host=524288 sockets_per_host=2 numa_per_socket=4", "t",
+                         true, &t, &err) == TRL_OK,
+          "%s", err.message);
     char line[4096];
     trl_topo_format(&t, line, sizeof line);
     CHECK_STR(line, "layout: 1048576 ranks on 2 hosts (described): host 0: [0-262143] "
@@ -469,9 +474,11 @@ static void handles_a_million_ranks(void)
     CHECK(t.numa[1048575] == 15, "numa of the last rank: %d", t.numa[1048575]);
     trl_topo_free(&t);
     CHECK(trl_topo_parse("host=0-524287 host=524288-1048575 socket=0-1048575", "t", true, &t,
-                         &err) != TRL_OK, "a socket across hosts");
+                         &err) != TRL_OK,
+          "a socket across hosts");
     CHECK(trl_topo_parse("hosts=1048576 ranks_per_host=1 placement=round-robin", "t", true, &t,
-                         &err) == TRL_OK, "%s", err.message);
+                         &err) == TRL_OK,
+          "%s", err.message);
     trl_topo_format(&t, line, sizeof line);
     CHECK(!strcmp(line + strlen(line) - 3, "..."), "cut: %.60s", line);
     trl_topo_free(&t);
@@ -510,7 +517,8 @@ static void reads_the_environment(void)
 
     /* Inline: columns count from the value as written. */
     CHECK(load(" hosts=2 ranks_per_host=3 ", &t, &set, msg, sizeof msg) == TRL_OK && set &&
-              t.size == 6 && t.described, "inline: %s", msg);
+              t.size == 6 && t.described,
+          "inline: %s", msg);
     trl_topo_free(&t);
     CHECK(load(" hosts=2 ranks_per_hots=1", &t, &set, msg, sizeof msg) != TRL_OK && set, "bad");
     CHECK_STR(msg, "TRELLIS_TOPOLOGY:1:10: unknown key 'ranks_per_hots' " KEYS);

@@ -168,11 +168,11 @@ static const char lam16_script[] = "trellis script\nranks 16\nroot 0\n"
                                    "rank 14: recv 6\nrank 15: recv 7\n";
 
 static const int lam16_up[] = {-1, 0, 0, 2, 0, 4, 4, 6, 0, 8, 8, 10, 8, 12, 12, 14};
-static const char *const lam16_up_kids[] = {"1 2 4 8", "", "3", "", "5 6", "", "7", "",
+static const char *const lam16_up_kids[] = {"1 2 4 8", "", "3",  "", "5 6",   "", "7",  "",
                                             "9 10 12", "", "11", "", "13 14", "", "15", ""};
 static const int lam16_down[] = {-1, 0, 0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7};
-static const char *const lam16_down_kids[] = {"1 2 4 8", "3 5 9", "6 10", "7 11", "12", "13",
-                                              "14", "15", "", "", "", "", "", "", "", ""};
+static const char *const lam16_down_kids[] = {
+    "1 2 4 8", "3 5 9", "6 10", "7 11", "12", "13", "14", "15", "", "", "", "", "", "", "", ""};
 
 static void reads_lam8_in_both_formats(void)
 {
@@ -372,8 +372,8 @@ typedef struct {
     const char *want; /* "source:line: message" */
 } bad_case;
 
-#define T "trellis tree\nranks 3\nroot 0\n"
-#define S "trellis script\nranks 3\nroot 0\n"
+#define T      "trellis tree\nranks 3\nroot 0\n"
+#define S      "trellis script\nranks 3\nroot 0\n"
 #define T_BOTH T "both\nrank 0 parent none children 1 2\nrank 1 parent 0\nrank 2 parent 0\n"
 static const bad_case bad[] = {
     /* The first line, and the file as a whole. */
@@ -421,7 +421,8 @@ static const bad_case bad[] = {
      "x:4: unknown keyword 'leaves' (expected ranks, root, reduce, bcast, both or rank)"},
     {T "Both\n", "x:4: unknown keyword 'Both' (expected ranks, root, reduce, bcast, both or rank)"},
     {T "\x01\xff\n", /* "?" "?" is no trigraph */
-     "x:4: unknown keyword '?" "?' (expected ranks, root, reduce, bcast, both or rank)"},
+     "x:4: unknown keyword '?"
+     "?' (expected ranks, root, reduce, bcast, both or rank)"},
     {T "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
      "x:4: unknown keyword 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' (expected ranks, root, "
      "reduce, bcast, both or rank)"},
@@ -559,8 +560,8 @@ static void shortens_long_cycles(void)
     CHECK(trl_tree_file_parse(text, "x", &f, &err) == TRL_ERR_PARSE, "a cycle is refused");
     const char *head = "ranks 1, 2, 3, 4, 5, 6, 7, 8, ... (99 in all) do not reach the root 0 "
                        "(cycle 1 -> 2 -> 3 -> ";
-    CHECK(err.line == 6 && !strncmp(err.message, head, strlen(head)) &&
-              strlen(err.message) > 7 && !strcmp(err.message + strlen(err.message) - 8, " -> ...)"),
+    CHECK(err.line == 6 && !strncmp(err.message, head, strlen(head)) && strlen(err.message) > 7 &&
+              !strcmp(err.message + strlen(err.message) - 8, " -> ...)"),
           "line %d: %s", err.line, err.message);
 }
 
@@ -589,11 +590,11 @@ static void expect_load_error(int line, const char *path, int want_rc, const cha
     if (rc == TRL_OK)
         trl_tree_file_free(&f);
 }
-#define EXPECT_LOAD_ERROR(path, rc, ...)                                   \
-    do {                                                                   \
-        char want_[900];                                                   \
-        snprintf(want_, sizeof want_, __VA_ARGS__);                        \
-        expect_load_error(__LINE__, path, rc, want_);                      \
+#define EXPECT_LOAD_ERROR(path, rc, ...)                                                           \
+    do {                                                                                           \
+        char want_[900];                                                                           \
+        snprintf(want_, sizeof want_, __VA_ARGS__);                                                \
+        expect_load_error(__LINE__, path, rc, want_);                                              \
     } while (0)
 
 static void loads_files_and_reports_unreadable_ones(void)

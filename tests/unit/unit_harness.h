@@ -27,28 +27,28 @@ check_file_at(const char *file, int line, const char *fmt, ...)
 
 #define check_at(line, ...) check_file_at(__FILE__, line, __VA_ARGS__)
 
-#define CHECK(cond, ...)                    \
-    do {                                    \
-        if (!(cond))                        \
-            check_at(__LINE__, __VA_ARGS__); \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            check_at(__LINE__, __VA_ARGS__);                                                       \
     } while (0)
 
-#define CHECK_STR(got, want)                                                               \
-    do {                                                                                   \
-        const char *g_ = (got), *w_ = (want);                                              \
-        if (!g_ || strcmp(g_, w_) != 0)                                                    \
-            check_at(__LINE__, "%s is \"%s\", want \"%s\"", #got, g_ ? g_ : "(null)", w_); \
+#define CHECK_STR(got, want)                                                                       \
+    do {                                                                                           \
+        const char *g_ = (got), *w_ = (want);                                                      \
+        if (!g_ || strcmp(g_, w_) != 0)                                                            \
+            check_at(__LINE__, "%s is \"%s\", want \"%s\"", #got, g_ ? g_ : "(null)", w_);         \
     } while (0)
 
-#define RUN(fn)                \
-    do {                       \
-        case_name = #fn;       \
-        case_ok = true;        \
-        fn();                  \
-        if (case_ok)           \
-            passed++;          \
-        else                   \
-            failed++;          \
+#define RUN(fn)                                                                                    \
+    do {                                                                                           \
+        case_name = #fn;                                                                           \
+        case_ok = true;                                                                            \
+        fn();                                                                                      \
+        if (case_ok)                                                                               \
+            passed++;                                                                              \
+        else                                                                                       \
+            failed++;                                                                              \
     } while (0)
 
 #endif

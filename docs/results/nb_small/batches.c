@@ -40,8 +40,17 @@ static int query(void *extra, MPI_Status *st)
     st->MPI_TAG = MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
-static int nofree(void *extra) { (void)extra; return MPI_SUCCESS; }
-static int nocancel(void *extra, int done) { (void)extra; (void)done; return MPI_SUCCESS; }
+static int nofree(void *extra)
+{
+    (void)extra;
+    return MPI_SUCCESS;
+}
+static int nocancel(void *extra, int done)
+{
+    (void)extra;
+    (void)done;
+    return MPI_SUCCESS;
+}
 
 int main(int argc, char **argv)
 {

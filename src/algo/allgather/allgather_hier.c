@@ -50,7 +50,7 @@ int trl_allgather_hier(const trl_coll_args *a, trl_sched *s)
                                 : trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, total)),
                          0};
 
-    trl_ref carried = own_src; /* where the blocks this rank carries lie */
+    trl_ref carried = own_src;                         /* where the blocks this rank carries lie */
     for (int i = 0; i <= below && rc == TRL_OK; i++) { /* up */
         trl_ref place = trl_hier_image_at(&im, trl_hier_carried_at(&b, i, me));
         bool led;
@@ -74,8 +74,8 @@ int trl_allgather_hier(const trl_coll_args *a, trl_sched *s)
     }
     for (int i = below; i >= 0 && rc == TRL_OK; i--) { /* down */
         bool led;
-        rc = trl_hier_blocks_level(a, s, &b, i, TRL_COLL_BCAST, trl_level_name(levels.kind[i]),
-                                   &im, im.img, false, total, &led);
+        rc = trl_hier_blocks_level(a, s, &b, i, TRL_COLL_BCAST, trl_level_name(levels.kind[i]), &im,
+                                   im.img, false, total, &led);
     }
     if (rc == TRL_OK && !direct)
         trl_hier_blocks_copy(&b, a, s, im.img, false, a->in_place ? me : -1, TRL_NODEPS);

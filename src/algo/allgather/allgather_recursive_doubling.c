@@ -97,11 +97,9 @@ int trl_allgather_recursive_doubling(const trl_coll_args *a, trl_sched *s)
         int sent = own > 0 ? trl_sched_send(s, partner, own_src, own, TRL_NODEPS) : -1;
         /* In place the message overwrites the block being sent (with the
          * same bytes): not before that send is done. */
-        int got = total > 0 ? trl_sched_recv(s, partner, img_at(&m, 0), total, TRL_DEPS(sent))
-                            : -1;
+        int got = total > 0 ? trl_sched_recv(s, partner, img_at(&m, 0), total, TRL_DEPS(sent)) : -1;
         if (!m.direct)
-            trl__blk_unpack(a, s, img_at(&m, 0), pre, 0, p, a->in_place ? rank : -1,
-                            TRL_DEPS(got));
+            trl__blk_unpack(a, s, img_at(&m, 0), pre, 0, p, a->in_place ? rank : -1, TRL_DEPS(got));
         goto out;
     }
 

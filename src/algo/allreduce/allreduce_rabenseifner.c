@@ -104,8 +104,8 @@ int trl_allreduce_rabenseifner(const trl_coll_args *a, trl_sched *s)
         bool first = partner < 0 && l == levels - 1; /* RECV still empty */
         rs_sent[l] = -1;
         if (give_len > 0)
-            rs_sent[l] = trl_sched_send(s, peer, trl_ref_at(first ? TRL_BUF_SEND : TRL_BUF_RECV,
-                                                            give_off),
+            rs_sent[l] = trl_sched_send(s, peer,
+                                        trl_ref_at(first ? TRL_BUF_SEND : TRL_BUF_RECV, give_off),
                                         give_len, &ready, ready >= 0);
         if (keep_len > 0) {
             trl_ref in = trl_ref_at(TRL_BUF_SCRATCH, tmp + used);

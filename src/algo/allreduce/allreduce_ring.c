@@ -48,10 +48,22 @@ static int ring_mod(int x, int p)
 }
 
 /* Blocks rank r sends and receives in step k of each phase. */
-static int rs_send_block(int r, int k, int p) { return ring_mod(r - k, p); }
-static int rs_recv_block(int r, int k, int p) { return ring_mod(r - k - 1, p); }
-static int ag_send_block(int r, int k, int p) { return ring_mod(r + 1 - k, p); }
-static int ag_recv_block(int r, int k, int p) { return ring_mod(r - k, p); }
+static int rs_send_block(int r, int k, int p)
+{
+    return ring_mod(r - k, p);
+}
+static int rs_recv_block(int r, int k, int p)
+{
+    return ring_mod(r - k - 1, p);
+}
+static int ag_send_block(int r, int k, int p)
+{
+    return ring_mod(r + 1 - k, p);
+}
+static int ag_recv_block(int r, int k, int p)
+{
+    return ring_mod(r - k, p);
+}
 
 static size_t pieces_of(size_t len, size_t seg)
 {
@@ -100,7 +112,7 @@ int trl_allreduce_ring(const trl_coll_args *a, trl_sched *s)
         rs_sent[i] = combined[i] = -1;
     for (size_t i = 0; i < 2 * np; i++)
         ag_got[i] = slot_read[i] = -1;
-#define AT(arr, k, j) (arr)[(size_t)(k) * np + (j)]
+#define AT(arr, k, j) (arr)[(size_t)(k)*np + (j)]
 
     /* Reduce-scatter. */
     trl_sched_phase(s, "reduce-scatter");
@@ -113,8 +125,8 @@ int trl_allreduce_ring(const trl_coll_args *a, trl_sched *s)
         for (size_t j = 0; j < pieces_of(slen, seg); j++) {
             trl_ref src = trl_ref_at(k == 0 ? TRL_BUF_SEND : TRL_BUF_RECV, soff + j * seg);
             int dep = k == 0 ? -1 : AT(combined, k - 1, j);
-            AT(rs_sent, k, j) =
-                trl_sched_send(s, right, src, piece_len(slen, seg, j), TRL_DEPS(dep));
+            AT(rs_sent, k, j) = trl_sched_send(s, right, src, piece_len(slen, seg, j),
+                                               TRL_DEPS(dep));
         }
 
         int copied = -1;

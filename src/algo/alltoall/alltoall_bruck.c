@@ -129,8 +129,8 @@ int trl_alltoall_bruck(const trl_coll_args *a, trl_sched *s)
             }
             j++;
         }
-        pack_sent = trl_sched_send(s, to, trl_ref_at(TRL_BUF_SCRATCH, pack), (size_t)nb * n,
-                                   packed, nb);
+        pack_sent = trl_sched_send(s, to, trl_ref_at(TRL_BUF_SCRATCH, pack), (size_t)nb * n, packed,
+                                   nb);
         int got = trl_sched_recv(s, from, trl_ref_at(TRL_BUF_SCRATCH, land), (size_t)nb * n,
                                  unpacked, maxnb);
         j = 0;
@@ -138,7 +138,8 @@ int trl_alltoall_bruck(const trl_coll_args *a, trl_sched *s)
             if (!(d & bit))
                 continue;
             trl_ref src = trl_ref_at(TRL_BUF_SCRATCH, land + (size_t)j * n);
-            written[d] = unpacked[j] = trl_sched_copy(s, src, DST_SLOT(d), n, TRL_DEPS(got, read[d]));
+            written[d] = unpacked[j] = trl_sched_copy(s, src, DST_SLOT(d), n,
+                                                      TRL_DEPS(got, read[d]));
             j++;
         }
     }

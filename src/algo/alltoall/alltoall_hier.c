@@ -251,10 +251,10 @@ static void phase1(ctx *c, const partners *pt)
             int dst = t->rank[y];
             size_t n = cnt(c, c->me, dst);
             if (n > 0)
-                trl_sched_copy(c->s, send_at(c, dst),
-                               trl_ref_at(TRL_BUF_SCRATCH,
-                                          pt->out[m] + combined_at(c, c->k, m, c->me, dst)),
-                               n, TRL_NODEPS);
+                trl_sched_copy(
+                    c->s, send_at(c, dst),
+                    trl_ref_at(TRL_BUF_SCRATCH, pt->out[m] + combined_at(c, c->k, m, c->me, dst)),
+                    n, TRL_NODEPS);
         }
     }
 }
@@ -295,10 +295,10 @@ static void phase3(ctx *c, const partners *pt)
             int src = t->rank[x];
             size_t n = cnt(c, src, c->me);
             if (n > 0)
-                trl_sched_copy(c->s,
-                               trl_ref_at(TRL_BUF_SCRATCH,
-                                          pt->in[m] + combined_at(c, m, c->k, src, c->me)),
-                               recv_at(c, src), n, TRL_NODEPS);
+                trl_sched_copy(
+                    c->s,
+                    trl_ref_at(TRL_BUF_SCRATCH, pt->in[m] + combined_at(c, m, c->k, src, c->me)),
+                    recv_at(c, src), n, TRL_NODEPS);
         }
     }
 }

@@ -28,7 +28,7 @@ static int level_tree(const trl_coll_args *a, const trl_hier *h, int i, trl_tree
     bool has_radix = trl_algo_param(algo, "radix", 5) != NULL;
     int radix = has_radix ? (int)trl_param_int(&own, "radix") : 2;
     const char *name = algo->name;
-    trl_tree_kind kind = !strcmp(name, "binomial") ? TRL_TREE_BINOMIAL
+    trl_tree_kind kind = !strcmp(name, "binomial")  ? TRL_TREE_BINOMIAL
                          : !strcmp(name, "knomial") ? TRL_TREE_KNOMIAL
                          : !strcmp(name, "chain")   ? TRL_TREE_CHAIN
                                                     : TRL_TREE_KARY;

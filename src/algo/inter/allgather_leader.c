@@ -36,11 +36,11 @@ int trl_inter_allgather_leader(const trl_coll_args *a, trl_sched *s)
         trl_ref img = trl__blk_image(&blk, s, total, &direct);
         for (int i = 0; v.me == 0 && i < v.nr; i++)
             if (a->counts[i] > 0)
-                trl_sched_recv(s, v.remote[i], trl_ref_at(img.buf, img.off + pre[i]),
-                               a->counts[i], TRL_NODEPS);
+                trl_sched_recv(s, v.remote[i], trl_ref_at(img.buf, img.off + pre[i]), a->counts[i],
+                               TRL_NODEPS);
         if (v.nl > 1) {
-            trl_inter_part part = {TRL_COLL_BCAST, "bcast", 0, total, NULL, NULL, img, img,
-                                   NULL, 0};
+            trl_inter_part part = {TRL_COLL_BCAST, "bcast", 0,   total, NULL,
+                                   NULL,           img,     img, NULL,  0};
             rc = trl_inter_run_part(a, s, &part);
         } else {
             trl_sched_fence(s);

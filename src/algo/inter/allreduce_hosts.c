@@ -32,8 +32,8 @@ int trl_inter_allreduce_hosts(const trl_coll_args *a, trl_sched *s)
     trl_ref partial = own; /* this host's reduction at its leader */
     if (hv.n_members > 1) {
         partial = trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, n));
-        trl_inter_part reduce = {TRL_COLL_REDUCE, "reduce", 0, n, NULL, NULL, own, partial,
-                                 hv.members, hv.n_members};
+        trl_inter_part reduce = {TRL_COLL_REDUCE, "reduce",   0,           n, NULL, NULL, own,
+                                 partial,         hv.members, hv.n_members};
         rc = trl_inter_run_part(a, s, &reduce);
     }
     if (rc == TRL_OK && hv.members[0] == a->rank) {
@@ -42,8 +42,8 @@ int trl_inter_allreduce_hosts(const trl_coll_args *a, trl_sched *s)
         trl__inter_fold_from(a, s, result, n, hv.leaders, hv.n_leaders);
     }
     if (rc == TRL_OK && hv.n_members > 1) {
-        trl_inter_part bcast = {TRL_COLL_BCAST, "bcast", 0, n, NULL, NULL, result, result,
-                                hv.members, hv.n_members};
+        trl_inter_part bcast = {TRL_COLL_BCAST, "bcast", 0,      n,          NULL,
+                                NULL,           result,  result, hv.members, hv.n_members};
         rc = trl_inter_run_part(a, s, &bcast);
     }
     trl__inter_host_view_free(&hv);

@@ -29,8 +29,8 @@ int trl_inter_allreduce_pairwise(const trl_coll_args *a, trl_sched *s)
     trl_ref mine = own; /* this group's reduction, on every rank */
     if (v.nl > 1) {
         mine = trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, n));
-        trl_inter_part allreduce = {TRL_COLL_ALLREDUCE, "allreduce", 0, n, NULL, NULL, own, mine,
-                                    NULL, 0};
+        trl_inter_part allreduce = {
+            TRL_COLL_ALLREDUCE, "allreduce", 0, n, NULL, NULL, own, mine, NULL, 0};
         int rc = trl_inter_run_part(a, s, &allreduce);
         if (rc)
             return rc;

@@ -30,8 +30,9 @@ int trl_inter_barrier_hosts(const trl_coll_args *a, trl_sched *s)
     size_t token = trl_sched_scratch(s, 1), tokens = trl_sched_scratch(s, (size_t)nm);
     trl_ref at = trl_ref_at(TRL_BUF_SCRATCH, token);
     if (nm > 1) {
-        trl_inter_part arrive = {TRL_COLL_GATHER, "arrive", 0, 1, NULL, NULL, at,
-                                 trl_ref_at(TRL_BUF_SCRATCH, tokens), hv.members, nm};
+        trl_inter_part arrive = {
+            TRL_COLL_GATHER, "arrive", 0, 1, NULL, NULL, at, trl_ref_at(TRL_BUF_SCRATCH, tokens),
+            hv.members,      nm};
         rc = trl_inter_run_part(a, s, &arrive);
     }
     if (rc == TRL_OK && hv.members[0] == a->rank) {
@@ -41,8 +42,8 @@ int trl_inter_barrier_hosts(const trl_coll_args *a, trl_sched *s)
             trl_sched_recv(s, hv.leaders[k], none, 0, TRL_NODEPS);
     }
     if (rc == TRL_OK && nm > 1) {
-        trl_inter_part release = {TRL_COLL_BCAST, "release", 0, 1, NULL, NULL, at, at,
-                                  hv.members, nm};
+        trl_inter_part release = {TRL_COLL_BCAST, "release", 0,  1,          NULL,
+                                  NULL,           at,        at, hv.members, nm};
         rc = trl_inter_run_part(a, s, &release);
     }
     trl__inter_host_view_free(&hv);

@@ -21,8 +21,8 @@ int trl_inter_barrier_leader(const trl_coll_args *a, trl_sched *s)
     trl_ref none = trl_ref_at(TRL_BUF_SCRATCH, 0);
     size_t token = trl_sched_scratch(s, 1);
     if (v.nl > 1) {
-        trl_inter_part barrier = {TRL_COLL_BARRIER, "barrier", 0, 0, NULL, NULL, none, none,
-                                  NULL, 0};
+        trl_inter_part barrier = {
+            TRL_COLL_BARRIER, "barrier", 0, 0, NULL, NULL, none, none, NULL, 0};
         int rc = trl_inter_run_part(a, s, &barrier);
         if (rc)
             return rc;

@@ -23,8 +23,8 @@ int trl_inter_barrier_pairwise(const trl_coll_args *a, trl_sched *s)
     trl_inter_view v = trl_inter_view_of(a);
     trl_ref none = trl_ref_at(TRL_BUF_SCRATCH, 0);
     if (v.nl > 1) {
-        trl_inter_part barrier = {TRL_COLL_BARRIER, "barrier", 0, 0, NULL, NULL, none, none,
-                                  NULL, 0};
+        trl_inter_part barrier = {
+            TRL_COLL_BARRIER, "barrier", 0, 0, NULL, NULL, none, none, NULL, 0};
         int rc = trl_inter_run_part(a, s, &barrier);
         if (rc)
             return rc;

@@ -31,8 +31,8 @@ int trl_inter_bcast_hosts(const trl_coll_args *a, trl_sched *s)
     } else {
         if (hv.members[0] == a->rank)
             trl_sched_recv(s, a->root, buf, a->count, TRL_NODEPS);
-        trl_inter_part bcast = {TRL_COLL_BCAST, "bcast", 0, a->count, NULL, NULL, buf, buf,
-                                hv.members, hv.n_members};
+        trl_inter_part bcast = {TRL_COLL_BCAST, "bcast", 0,   a->count,   NULL,
+                                NULL,           buf,     buf, hv.members, hv.n_members};
         if (hv.n_members > 1)
             rc = trl_inter_run_part(a, s, &bcast);
     }

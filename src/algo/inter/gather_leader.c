@@ -53,8 +53,16 @@ int trl_inter_gather_leader(const trl_coll_args *a, trl_sched *s)
     trl_ref all = trl_ref_at(TRL_BUF_SEND, 0); /* a group of one sends its own */
     if (v.nl > 1) {
         all = trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, total));
-        trl_inter_part part = {TRL_COLL_GATHER, "gather", 0, a->count, a->counts, packed,
-                               trl_ref_at(TRL_BUF_SEND, 0), all, NULL, 0};
+        trl_inter_part part = {TRL_COLL_GATHER,
+                               "gather",
+                               0,
+                               a->count,
+                               a->counts,
+                               packed,
+                               trl_ref_at(TRL_BUF_SEND, 0),
+                               all,
+                               NULL,
+                               0};
         rc = trl_inter_run_part(a, s, &part);
     }
     free(packed);

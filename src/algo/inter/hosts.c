@@ -16,8 +16,7 @@
  * as the hierarchical algorithms see a communicator's (hier.h): hosts in
  * the order of their lowest group rank, each host's group ranks in order.
  * me: this rank's group rank, or -1 (the other group). */
-static int group_hosts(const trl_coll_args *a, const int *ranks, int n, int me,
-                       trl_hier_hosts *hh)
+static int group_hosts(const trl_coll_args *a, const int *ranks, int n, int me, trl_hier_hosts *hh)
 {
     trl_topo t = {0};
     if (a->topo) {

@@ -59,8 +59,7 @@ trl_inter_view trl_inter_view_of(const trl_coll_args *a)
 {
     const trl_inter *in = a->inter;
     int g = in->group[a->rank];
-    trl_inter_view v = {in->index[a->rank], in->n[g], in->n[1 - g], in->ranks[g],
-                        in->ranks[1 - g]};
+    trl_inter_view v = {in->index[a->rank], in->n[g], in->n[1 - g], in->ranks[g], in->ranks[1 - g]};
     return v;
 }
 
@@ -70,8 +69,7 @@ trl_inter_role trl_inter_role_of(const trl_coll_args *a)
         return TRL_INTER_NONE;
     if (a->root == a->rank)
         return TRL_INTER_ROOT;
-    return a->inter->group[a->root] != a->inter->group[a->rank] ? TRL_INTER_REMOTE
-                                                                : TRL_INTER_NONE;
+    return a->inter->group[a->root] != a->inter->group[a->rank] ? TRL_INTER_REMOTE : TRL_INTER_NONE;
 }
 
 void trl_inter_rule_sizes(const trl_coll_args *a, unsigned long long *ranks,
@@ -98,20 +96,16 @@ size_t trl_inter_rule_bytes(const trl_coll_args *a)
     case TRL_COLL_ALLTOALLV:
     case TRL_COLL_ALLTOALLW:
     /* Each group knows only the other's blocks: nothing both share. */
-    case TRL_COLL_ALLGATHERV:
-        return 0;
+    case TRL_COLL_ALLGATHERV: return 0;
     case TRL_COLL_ALLGATHER: /* the larger of the two groups' blocks */
         return larger(a->count, a->counts[0]);
-    case TRL_COLL_ALLTOALL:
-        return larger(a->send_counts[0], a->recv_counts[0]);
+    case TRL_COLL_ALLTOALL: return larger(a->send_counts[0], a->recv_counts[0]);
     case TRL_COLL_REDUCE_SCATTER: /* the whole vector, the same in both groups */
         for (int i = 0; i < v.nl; i++)
             total += a->counts[i];
         return total * a->elem_size;
-    case TRL_COLL_REDUCE_SCATTER_BLOCK:
-        return a->count * (size_t)v.nl * a->elem_size;
-    default: /* the message, or one block */
-        return a->count * a->elem_size;
+    case TRL_COLL_REDUCE_SCATTER_BLOCK: return a->count * (size_t)v.nl * a->elem_size;
+    default: /* the message, or one block */ return a->count * a->elem_size;
     }
 }
 
@@ -148,11 +142,19 @@ int trl_inter_run_part(const trl_coll_args *a, trl_sched *s, const trl_inter_par
         trl_params_release(&view);
         return rc;
     }
-    trl_coll_args args = {.coll = part->coll, .rank = me, .size = n, .root = part->root,
-                          .count = part->count, .elem_size = a->elem_size,
-                          .counts = part->counts, .displs = part->displs,
-                          .commutative = a->commutative, .call = a->call, .params = &view,
-                          .algo = algo, .topo = topo.host ? &topo : NULL};
+    trl_coll_args args = {.coll = part->coll,
+                          .rank = me,
+                          .size = n,
+                          .root = part->root,
+                          .count = part->count,
+                          .elem_size = a->elem_size,
+                          .counts = part->counts,
+                          .displs = part->displs,
+                          .commutative = a->commutative,
+                          .call = a->call,
+                          .params = &view,
+                          .algo = algo,
+                          .topo = topo.host ? &topo : NULL};
     trl_sched sub;
     rc = trl_algo_unusable(algo, &args) ? TRL_ERR_UNSUPPORTED : trl_sched_init(&sub, me, n);
     if (rc == TRL_OK) {
@@ -176,14 +178,17 @@ int trl_inter_run_part(const trl_coll_args *a, trl_sched *s, const trl_inter_par
  * (the hierarchical forms of a non-commutative reduction need
  * placement=block there). */
 static const char *part_unusable_on(const trl_coll_args *a, const trl_algo *part,
-                                    const trl_params *given, trl_coll coll, const int *ranks,
-                                    int n)
+                                    const trl_params *given, trl_coll coll, const int *ranks, int n)
 {
     trl_topo topo = {0};
     if (a->topo && trl_topo_subset(a->topo, ranks, n, &topo) != TRL_OK)
         return "the group's layout could not be made";
-    trl_coll_args sub = {.coll = coll, .size = n, .commutative = a->commutative,
-                         .call = a->call, .params = given, .algo = part,
+    trl_coll_args sub = {.coll = coll,
+                         .size = n,
+                         .commutative = a->commutative,
+                         .call = a->call,
+                         .params = given,
+                         .algo = part,
                          .topo = topo.host ? &topo : NULL};
     const char *why = trl_algo_unusable(part, &sub);
     trl_topo_free(&topo);
@@ -230,7 +235,7 @@ int trl__inter_fold_from(const trl_coll_args *a, trl_sched *s, trl_ref dst, size
                          const int *from, int n_from)
 {
     size_t slots = trl_sched_scratch(s, (size_t)n_from * n);
-#define SLOT(i) trl_ref_at(TRL_BUF_SCRATCH, slots + (size_t)(i) * n)
+#define SLOT(i) trl_ref_at(TRL_BUF_SCRATCH, slots + (size_t)(i)*n)
     if (a->commutative) {
         int first = trl_sched_recv(s, from[0], dst, n, TRL_NODEPS);
         for (int i = 1; i < n_from; i++) {

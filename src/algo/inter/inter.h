@@ -100,14 +100,14 @@ size_t trl_inter_rule_bytes(const trl_coll_args *a);
  * restricted to the group. A fence before (the part waits for what this
  * rank did so far) and after. */
 typedef struct {
-    trl_coll coll;            /* the part's collective */
-    const char *param;        /* the LEVEL parameter naming its algorithm */
-    int root;                 /* a group rank (rooted parts) */
-    size_t count;             /* elements (per block where it has blocks) */
+    trl_coll coll;                 /* the part's collective */
+    const char *param;             /* the LEVEL parameter naming its algorithm */
+    int root;                      /* a group rank (rooted parts) */
+    size_t count;                  /* elements (per block where it has blocks) */
     const size_t *counts, *displs; /* per group rank, or NULL (uniform blocks) */
-    trl_ref send, recv;       /* where the part's SEND and RECV lie in s */
-    const int *over;          /* the part's ranks as merged ranks, or NULL: this rank's */
-    int n_over;               /* whole group; else a subset of it holding this rank */
+    trl_ref send, recv;            /* where the part's SEND and RECV lie in s */
+    const int *over;               /* the part's ranks as merged ranks, or NULL: this rank's */
+    int n_over;                    /* whole group; else a subset of it holding this rank */
 } trl_inter_part;
 
 int trl_inter_run_part(const trl_coll_args *a, trl_sched *s, const trl_inter_part *part);

@@ -28,8 +28,9 @@ int trl_inter_reduce_leader(const trl_coll_args *a, trl_sched *s)
     trl_ref result = trl_ref_at(TRL_BUF_SEND, 0); /* a group of one sends its own */
     if (v.nl > 1) {
         result = trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, n));
-        trl_inter_part part = {TRL_COLL_REDUCE, "reduce", 0, n, NULL, NULL,
-                               trl_ref_at(TRL_BUF_SEND, 0), result, NULL, 0};
+        trl_inter_part part = {
+            TRL_COLL_REDUCE, "reduce", 0, n, NULL, NULL, trl_ref_at(TRL_BUF_SEND, 0),
+            result,          NULL,     0};
         int rc = trl_inter_run_part(a, s, &part);
         if (rc)
             return rc;

@@ -32,8 +32,8 @@ int trl_inter_reduce_scatter_leader(const trl_coll_args *a, trl_sched *s)
     trl_ref own = trl_ref_at(TRL_BUF_SEND, 0), mine = own;
     if (v.nl > 1) {
         mine = trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, total));
-        trl_inter_part reduce = {TRL_COLL_REDUCE, "reduce", 0, total, NULL, NULL, own, mine,
-                                 NULL, 0};
+        trl_inter_part reduce = {
+            TRL_COLL_REDUCE, "reduce", 0, total, NULL, NULL, own, mine, NULL, 0};
         rc = trl_inter_run_part(a, s, &reduce);
     }
     /* The other group's result: straight into RECV in a group of one. */
@@ -44,8 +44,16 @@ int trl_inter_reduce_scatter_leader(const trl_coll_args *a, trl_sched *s)
         trl_sched_recv(s, v.remote[0], theirs, total, TRL_NODEPS);
     }
     if (rc == TRL_OK && v.nl > 1) {
-        trl_inter_part scatter = {TRL_COLL_SCATTER, "scatter", 0, a->count, a->counts, packed,
-                                  theirs, trl_ref_at(TRL_BUF_RECV, 0), NULL, 0};
+        trl_inter_part scatter = {TRL_COLL_SCATTER,
+                                  "scatter",
+                                  0,
+                                  a->count,
+                                  a->counts,
+                                  packed,
+                                  theirs,
+                                  trl_ref_at(TRL_BUF_RECV, 0),
+                                  NULL,
+                                  0};
         rc = trl_inter_run_part(a, s, &scatter);
     }
     free(packed);

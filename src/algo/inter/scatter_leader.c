@@ -61,8 +61,16 @@ int trl_inter_scatter_leader(const trl_coll_args *a, trl_sched *s)
         trl_ref all = trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, total));
         if (v.me == 0)
             trl_sched_recv(s, a->root, all, total, TRL_NODEPS);
-        trl_inter_part part = {TRL_COLL_SCATTER, "scatter", 0, a->count, a->counts, packed, all,
-                               trl_ref_at(TRL_BUF_RECV, 0), NULL, 0};
+        trl_inter_part part = {TRL_COLL_SCATTER,
+                               "scatter",
+                               0,
+                               a->count,
+                               a->counts,
+                               packed,
+                               all,
+                               trl_ref_at(TRL_BUF_RECV, 0),
+                               NULL,
+                               0};
         rc = trl_inter_run_part(a, s, &part);
     }
     free(packed);

@@ -16,7 +16,8 @@
  * one entry. */
 static inline int trl_nb_send_block(const trl_coll_args *a, int j)
 {
-    return a->coll == TRL_COLL_NEIGHBOR_ALLGATHER || a->coll == TRL_COLL_NEIGHBOR_ALLGATHERV ? 0 : j;
+    return a->coll == TRL_COLL_NEIGHBOR_ALLGATHER || a->coll == TRL_COLL_NEIGHBOR_ALLGATHERV ? 0
+                                                                                             : j;
 }
 static inline size_t trl_nb_send_off(const trl_coll_args *a, int j)
 {

@@ -45,7 +45,7 @@ typedef struct {
     int *leader;     /* per host: its lowest rank */
     int nhosts;
     size_t n;
-    int *deps;       /* room for the steps one message waits for */
+    int *deps; /* room for the steps one message waits for */
 } plan;
 
 /* Rank s's k-th edge in send order: its block (the same order for every
@@ -93,10 +93,9 @@ static void pack_own(plan *pl, int b, size_t at, int *nd)
     for (int k = 0; k < trl_nbhd_outdegree(pl->g, a->rank); k++) {
         int j = edge_block(pl, k);
         if (to_host(pl, a->rank, j, b))
-            pl->deps[(*nd)++] = trl_sched_copy(pl->s,
-                                               trl_ref_at(TRL_BUF_SEND, trl_nb_send_off(a, j)),
-                                               trl_ref_at(TRL_BUF_SCRATCH, at + x++ * pl->n),
-                                               pl->n, TRL_NODEPS);
+            pl->deps[(*nd)++] = trl_sched_copy(
+                pl->s, trl_ref_at(TRL_BUF_SEND, trl_nb_send_off(a, j)),
+                trl_ref_at(TRL_BUF_SCRATCH, at + x++ * pl->n), pl->n, TRL_NODEPS);
     }
 }
 

@@ -37,8 +37,9 @@ int trl_reduce_hier(const trl_coll_args *a, trl_sched *s)
         /* A leader's partial result goes to scratch; the last one to the
          * root's RECV. Other ranks only send (a reduce never touches a
          * non-root's RECV). */
-        trl_ref into = leads && !(top && root) ? trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, a->count))
-                                               : recv;
+        trl_ref into = leads && !(top && root)
+                           ? trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, a->count))
+                           : recv;
         const trl_params *params;
         const trl_algo *algo = trl_hier_level_algo(a, &h, i, &params);
         bool in_place = a->in_place && at.buf == TRL_BUF_SEND && into.buf == TRL_BUF_RECV;

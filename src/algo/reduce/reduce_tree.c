@@ -60,20 +60,20 @@ enum { WINDOW = 3 }; /* arriving, being combined, leaving: see above */
 typedef struct {
     const trl_coll_args *a;
     trl_sched *s;
-    int top;       /* the rank where the tree's result forms */
-    int parent;    /* -1 at top */
-    int n;         /* children */
-    int *kids;     /* in tree order */
-    int *joins;    /* step ids the send up waits for, n entries */
-    size_t seg;    /* elements a segment (slot size) */
-    int window;    /* slots per child: min(WINDOW, segments) */
-    int first;     /* commutative: the child that lands in the accumulator */
-    bool chained;  /* commutative: combine children one after another in
+    int top;      /* the rank where the tree's result forms */
+    int parent;   /* -1 at top */
+    int n;        /* children */
+    int *kids;    /* in tree order */
+    int *joins;   /* step ids the send up waits for, n entries */
+    size_t seg;   /* elements a segment (slot size) */
+    int window;   /* slots per child: min(WINDOW, segments) */
+    int first;    /* commutative: the child that lands in the accumulator */
+    bool chained; /* commutative: combine children one after another in
                       tree order instead of as they arrive */
-    int direct;    /* the child received straight into RECV (no slot), or -1 */
-    size_t slots;  /* scratch: slot w of child i at slots + (i'*window + w)*seg,
+    int direct;   /* the child received straight into RECV (no slot), or -1 */
+    size_t slots; /* scratch: slot w of child i at slots + (i'*window + w)*seg,
                       i' = i less one past `direct` */
-    int *free_at;  /* per child and window position, n*window: the step
+    int *free_at; /* per child and window position, n*window: the step
                       after which the slot (or the window position) is free */
 } reduce_ctx;
 
@@ -188,8 +188,8 @@ static int reduce_over(const trl_coll_args *a, trl_sched *s, const trl_tree *tre
     if (segment > a->count && a->count > 0)
         segment = a->count; /* slots no bigger than the message */
     size_t nseg = (a->count + segment - 1) / segment;
-    reduce_ctx c = {.a = a, .s = s, .top = top, .seg = segment, .first = 0, .chained = chained,
-                    .direct = -1};
+    reduce_ctx c = {
+        .a = a, .s = s, .top = top, .seg = segment, .first = 0, .chained = chained, .direct = -1};
     c.window = nseg < WINDOW ? (int)nseg : WINDOW;
     c.parent = trl_tree_parent(&t, a->rank);
     c.n = trl_tree_nchildren(&t, a->rank);

@@ -94,8 +94,10 @@ int trl_reduce_scatter_hier(const trl_coll_args *a, trl_sched *s)
     }
     trl_ref mine = at; /* the leader's host share; with one host, the whole */
     trl_hier_group top;
-    if (rc == TRL_OK && leads && hh.n > 1 && (rc = trl_hier_hosts_one_each(&hh, false, &top)) == 0) {
-        mine = host.n > 1 ? trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, share[hh.mine])) : recv;
+    if (rc == TRL_OK && leads && hh.n > 1 &&
+        (rc = trl_hier_hosts_one_each(&hh, false, &top)) == 0) {
+        mine = host.n > 1 ? trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, share[hh.mine]))
+                          : recv;
         bool in_place = at.buf == recv.buf && at.off == recv.off; /* both the call's RECV */
         trl_coll_args call = trl_hier_call(a, TRL_COLL_REDUCE_SCATTER, 0, share, NULL, in_place);
         algo = trl_param_level(a, "world", &params);
@@ -106,7 +108,7 @@ int trl_reduce_scatter_hier(const trl_coll_args *a, trl_sched *s)
         trl_coll_args call = trl_hier_call(a, TRL_COLL_SCATTERV, 0, count, displ, false);
         algo = trl_param_level(a, "scatter", &params);
         rc = trl_hier_run_call(&call, s, &host, algo, params, mine, recv);
-    } else if (rc == TRL_OK && hh.n == 1) { /* one rank in all */
+    } else if (rc == TRL_OK && hh.n == 1) {                /* one rank in all */
         trl_sched_copy(s, at, recv, count[0], TRL_NODEPS); /* skipped in place */
     }
 done:

@@ -111,10 +111,10 @@ int trl_reduce_scatter_recursive_halving(const trl_coll_args *a, trl_sched *s)
          * stands for a folded pair. */
         bool direct = d == 1 && partner < 0 && !(a->in_place && from_send);
         trl_ref into = direct ? result : trl_ref_at(TRL_BUF_SCRATCH, trl_sched_scratch(s, len));
-        int got = direct && a->in_place
-                      ? trl_sched_recv(s, peer, into, len, vec_reads, nreads)
-                      : trl_sched_recv(s, peer, into, len, TRL_NODEPS);
-        int sum = trl_sched_reduce(s, part_at(&held, keep_lo), into, len, TRL_DEPS(got, held.ready));
+        int got = direct && a->in_place ? trl_sched_recv(s, peer, into, len, vec_reads, nreads)
+                                        : trl_sched_recv(s, peer, into, len, TRL_NODEPS);
+        int sum = trl_sched_reduce(s, part_at(&held, keep_lo), into, len,
+                                   TRL_DEPS(got, held.ready));
         if (from_send)
             vec_reads[nreads++] = sum;
         held = (part){into, keep_lo, sum};

@@ -82,7 +82,7 @@ int trl_reduce_scatter_reduce_scatterv(const trl_coll_args *a, trl_sched *s)
     if (nk > 0) {
         /* One slot of n per child, except where the accumulator is RECV. */
         size_t slots = trl_sched_scratch(s, (size_t)nk * n);
-#define SLOT(i) trl_ref_at(TRL_BUF_SCRATCH, slots + (size_t)(i) * n)
+#define SLOT(i) trl_ref_at(TRL_BUF_SCRATCH, slots + (size_t)(i)*n)
         if (acc_is_recv) {
             acc = result; /* holds rank 0's own vector already */
             for (int i = 0; i < nk; i++) {

@@ -98,7 +98,8 @@ int trl_reduce_scatter_ring(const trl_coll_args *a, trl_sched *s)
         bool into_recv = direct && k == steps - 1;
         trl_ref into = into_recv ? result : trl_ref_at(TRL_BUF_SCRATCH, slot_off[k % 2]);
         int got = trl_sched_recv(s, left, into, rlen, TRL_DEPS(into_recv ? -1 : slot_free[k % 2]));
-        combined = trl_sched_reduce(s, trl_ref_at(TRL_BUF_SEND, off[rb]), into, rlen, TRL_DEPS(got));
+        combined = trl_sched_reduce(s, trl_ref_at(TRL_BUF_SEND, off[rb]), into, rlen,
+                                    TRL_DEPS(got));
         vec_reads[nreads++] = combined;
     }
     if (!direct && mine > 0)

@@ -7,8 +7,8 @@
 
 bool trl_cache_init(trl_cache *k, int cap)
 {
-    *k = (trl_cache){.entries = calloc((size_t)cap, sizeof *k->entries), .cap = cap,
-                     .last_hit = -1};
+    *k = (trl_cache){
+        .entries = calloc((size_t)cap, sizeof *k->entries), .cap = cap, .last_hit = -1};
     return k->entries != NULL;
 }
 
@@ -28,8 +28,8 @@ void trl_cache_free(trl_cache *k)
  * or alltoallw algorithm that needs all counts gets in a->counts. */
 static int vectors(const trl_coll_args *a, int size, const size_t *out[6], size_t len[6])
 {
-    const size_t *all[6] = {a->counts, a->displs, a->send_counts, a->send_displs, a->recv_counts,
-                            a->recv_displs};
+    const size_t *all[6] = {a->counts,      a->displs,      a->send_counts,
+                            a->send_displs, a->recv_counts, a->recv_displs};
     bool matrix = a->coll == TRL_COLL_ALLTOALLV || a->coll == TRL_COLL_ALLTOALLW;
     /* A neighbourhood call's send arrays have an entry per out-edge, its
      * receive arrays one per in-edge. */

@@ -25,10 +25,10 @@ typedef struct {
     /* Which counter of tag ranges its runs take (tags.h): 0, or for an
      * intercommunicator's rooted call 1 + the root's merged rank. */
     int tag_class;
-    bool transient; /* built outside the cache (every entry was pinned):
+    bool transient;       /* built outside the cache (every entry was pinned):
                        freed when its last user unpins it */
-    int pins;       /* users running it: never evicted while > 0 */
-    size_t *vec, nvec; /* the v-variants' per-rank arrays, back to back */
+    int pins;             /* users running it: never evicted while > 0 */
+    size_t *vec, nvec;    /* the v-variants' per-rank arrays, back to back */
     const trl_algo *algo; /* NULL build: the MPI library's own */
     trl_sched sched;
     /* For the tracer (engine/trace.c): what the rules saw, and the rule

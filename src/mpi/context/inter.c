@@ -210,8 +210,8 @@ static void mixed_rules(const trl_intercomm *ic, trl_coll coll)
 
 static bool trellis_at_every_size(trl_intercomm *ic, trl_coll coll, trl_call_kind call)
 {
-    trl_coll_args a = {.coll = coll, .elem_size = 1, .commutative = true, .call = call,
-                       .inter = &ic->shape};
+    trl_coll_args a = {
+        .coll = coll, .elem_size = 1, .commutative = true, .call = call, .inter = &ic->shape};
     trl_sizeless v = trl_comm_sizeless(ic->c, &a);
     if (v == TRL_SIZELESS_TRELLIS && coll == TRL_COLL_REDUCE) {
         a.commutative = false;

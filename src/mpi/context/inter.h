@@ -27,12 +27,12 @@
 #include "mpi/context/comm.h"
 
 typedef struct {
-    trl_comm *c;      /* the merged communicator's state; NULL: the MPI library
+    trl_comm *c;     /* the merged communicator's state; NULL: the MPI library
                          serves this intercommunicator (set up failed, or the
                          groups run with different rules) */
-    MPI_Comm merged;  /* private, both groups */
-    trl_inter shape;  /* the two groups in it */
-    int group;        /* this rank's group in shape */
+    MPI_Comm merged; /* private, both groups */
+    trl_inter shape; /* the two groups in it */
+    int group;       /* this rank's group in shape */
     int local_n, remote_n;
 } trl_intercomm;
 

@@ -58,8 +58,8 @@ static void read_dist_graph(MPI_Comm comm, int size, trl_nbhd *out)
     int *all = malloc(6 * (size_t)size * sizeof *all), *lists = NULL, *split = NULL;
     ok = ok && mine && weights && all &&
          PMPI_Dist_graph_neighbors(comm, indeg, mine, weighted ? weights : MPI_UNWEIGHTED, outdeg,
-                                   mine + indeg, weighted ? weights + indeg : MPI_UNWEIGHTED) ==
-             MPI_SUCCESS;
+                                   mine + indeg,
+                                   weighted ? weights + indeg : MPI_UNWEIGHTED) == MPI_SUCCESS;
     if (!all_agree(comm, ok))
         goto done;
     int degs[2] = {indeg, outdeg};

@@ -87,19 +87,29 @@ const trl_cache_entry *trl_comm_build(trl_comm *c, trl_coll_args *a)
              * sending the call there. */
             if (c->rank == 0)
                 trl_log("%s %s failed to build for ranks=%d bytes=%zu (%s); using the MPI "
-                        "library's own", trl_coll_name(a->coll), algo->name, c->size,
-                        trl_coll_rule_bytes(a), trl_status_str(rc));
+                        "library's own",
+                        trl_coll_name(a->coll), algo->name, c->size, trl_coll_rule_bytes(a),
+                        trl_status_str(rc));
             algo = trl_algo_find(a->coll, "mpi", 3);
         }
     }
-    *e = (trl_cache_entry){.coll = a->coll, .root = a->root, .count = a->count,
-                           .elem_size = a->elem_size, .commutative = a->commutative,
-                           .in_place = a->in_place, .call = a->call,
-                           .rules = trl_rules_current, .valid = true,
+    *e = (trl_cache_entry){.coll = a->coll,
+                           .root = a->root,
+                           .count = a->count,
+                           .elem_size = a->elem_size,
+                           .commutative = a->commutative,
+                           .in_place = a->in_place,
+                           .call = a->call,
+                           .rules = trl_rules_current,
+                           .valid = true,
                            .tag_class = a->inter && trl_coll_is_rooted(a->coll) ? 1 + a->root : 0,
                            .transient = transient,
-                           .vec = vec, .nvec = nvec, .algo = algo, .sched = e->sched,
-                           .rule_bytes = trl_coll_rule_bytes(a), .rule = ch.rule};
+                           .vec = vec,
+                           .nvec = nvec,
+                           .algo = algo,
+                           .sched = e->sched,
+                           .rule_bytes = trl_coll_rule_bytes(a),
+                           .rule = ch.rule};
     trl_cache_filled(&c->cache, transient);
     return e;
 }

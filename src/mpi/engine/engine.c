@@ -14,14 +14,14 @@
 
 static struct {
     pthread_mutex_t lock;
-    trl_op *head;             /* running ops, newest first */
-    atomic_int running;       /* how many */
-    atomic_int alive;         /* ops alive (in the handle table) */
-    bool threaded;            /* the lock is needed: a progress thread runs */
-    atomic_bool share_cores;  /* a running op's ranks share cores (shm.yield);
+    trl_op *head;            /* running ops, newest first */
+    atomic_int running;      /* how many */
+    atomic_int alive;        /* ops alive (in the handle table) */
+    bool threaded;           /* the lock is needed: a progress thread runs */
+    atomic_bool share_cores; /* a running op's ranks share cores (shm.yield);
                                  written in turns, read without the lock */
-    pthread_cond_t wake;      /* an op started, or stop: for the idle thread */
-    trl_handles table; /* handles -> ops, for every op alive */
+    pthread_cond_t wake;     /* an op started, or stop: for the idle thread */
+    trl_handles table;       /* handles -> ops, for every op alive */
     /* Ops that went, kept with their working memory for the next ones. */
     trl_op *pool[4];
     int pooled;
@@ -442,7 +442,8 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
     op->c = c;
     op->comm = comm;
     if (e) {
-        op->call = (trl_exec_call){sendbuf, recvbuf, dtype, mpi_op, c->dup, 0, 0, &c->shm, NULL, NULL};
+        op->call = (trl_exec_call){sendbuf, recvbuf, dtype,   mpi_op, c->dup,
+                                   0,       0,       &c->shm, NULL,   NULL};
         /* The program may free the datatype and the operation as soon as
          * this call returns (holds.h). */
         op->holds_type = trl_hold_type(dtype);

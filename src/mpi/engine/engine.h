@@ -62,11 +62,11 @@ typedef struct {
 struct trl_op {
     trl_op *prev, *next; /* in the engine's list while running */
     trl_comm *c;
-    MPI_Comm comm;             /* the program's, for its error handler */
-    trl_cache_entry *entry;    /* pinned while the op lives */
+    MPI_Comm comm;          /* the program's, for its error handler */
+    trl_cache_entry *entry; /* pinned while the op lives */
     trl_op_hooks hooks;
-    void *data;                /* the hooks' own */
-    MPI_Request request;       /* the program's handle */
+    void *data;          /* the hooks' own */
+    MPI_Request request; /* the program's handle */
     bool persistent;
     bool in_table;             /* findable by its handle (trl_op_of) */
     bool running;              /* started and not yet finished */
@@ -78,7 +78,7 @@ struct trl_op {
      * clear them: the execution is most of an op's size. */
     trl_exec_call call;
     trl_exec x;
-    trl_exec_mem mem;          /* kept from op to op (engine.c, op_new) */
+    trl_exec_mem mem; /* kept from op to op (engine.c, op_new) */
 };
 
 /* Advance every op in flight once. Safe to call from anywhere, any number

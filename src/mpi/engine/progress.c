@@ -93,7 +93,8 @@ void trl_engine_init(int provided)
     if (TRL_NO_PROGRESS_THREAD) {
         if (rank == 0)
             trl_log("TRELLIS_PROGRESS=thread is not available under %s (%s: docs/install.md); "
-                    "progress stays in MPI calls", TRL_MPI_NAME, TRL_NO_PROGRESS_THREAD);
+                    "progress stays in MPI calls",
+                    TRL_MPI_NAME, TRL_NO_PROGRESS_THREAD);
         return;
     }
     if (provided < MPI_THREAD_MULTIPLE) {

@@ -231,9 +231,13 @@ trl_trace_call *trl_trace_begin(const trl_cache_entry *e, trl_comm *c, trl_exec_
     trl_trace_call *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    *t = (trl_trace_call){.call = c->trace_id << 32 | c->traced_calls++, .rank = c->rank,
-                          .ranks = c->size, .root = trl_coll_is_rooted(e->coll) ? e->root : -1,
-                          .coll = e->coll, .bytes = e->rule_bytes, .algo = e->algo,
+    *t = (trl_trace_call){.call = c->trace_id << 32 | c->traced_calls++,
+                          .rank = c->rank,
+                          .ranks = c->size,
+                          .root = trl_coll_is_rooted(e->coll) ? e->root : -1,
+                          .coll = e->coll,
+                          .bytes = e->rule_bytes,
+                          .algo = e->algo,
                           .rule = e->rule};
     tr.calls++;
     if (e->sched.nsteps <= tr.max_steps && keep_steps(t, e, c)) {
@@ -294,8 +298,9 @@ static long long corrected(int64_t t)
 static void write_call(FILE *f, const trl_trace_call *t)
 {
     static const char *const kinds[] = {"send", "recv", "copy", "reduce", "nop"};
-    fprintf(f, "{\"type\": \"call\", \"call\": %" PRId64 ", \"rank\": %d, \"world_rank\": %d, "
-               "\"collective\": \"%s\", \"bytes\": %zu, \"ranks\": %d, \"root\": ",
+    fprintf(f,
+            "{\"type\": \"call\", \"call\": %" PRId64 ", \"rank\": %d, \"world_rank\": %d, "
+            "\"collective\": \"%s\", \"bytes\": %zu, \"ranks\": %d, \"root\": ",
             t->call, t->rank, tr.world_rank, trl_coll_name(t->coll), t->bytes, t->ranks);
     if (t->root >= 0)
         fprintf(f, "%d", t->root);
@@ -313,8 +318,9 @@ static void write_call(FILE *f, const trl_trace_call *t)
     for (uint32_t i = 0; i < t->nsteps; i++) {
         const step_info *s = &t->steps[i];
         const int64_t *when = &t->times.t[3 * (size_t)i];
-        fprintf(f, "{\"type\": \"step\", \"call\": %" PRId64 ", \"rank\": %d, \"step\": %u, "
-                   "\"kind\": \"%s\", ",
+        fprintf(f,
+                "{\"type\": \"step\", \"call\": %" PRId64 ", \"rank\": %d, \"step\": %u, "
+                "\"kind\": \"%s\", ",
                 t->call, t->rank, i, s->kind < 5 ? kinds[s->kind] : "?");
         if (s->level < TRL_LINK_COUNT)
             fprintf(f, "\"peer\": %d, \"tag\": %d, \"level\": \"%s\", ", s->peer, s->tag,
@@ -345,8 +351,9 @@ static void write_file(void)
     double error = tr.error > tr.error_end ? tr.error : tr.error_end;
     if (drift < 0 ? -drift > error : drift > error)
         error = drift < 0 ? -drift : drift;
-    fprintf(f, "{\"type\": \"trace\", \"version\": 1, \"source\": \"trace\", \"clock\": \"ns\", "
-               "\"run\": \"%s\", \"world_size\": %d}\n",
+    fprintf(f,
+            "{\"type\": \"trace\", \"version\": 1, \"source\": \"trace\", \"clock\": \"ns\", "
+            "\"run\": \"%s\", \"world_size\": %d}\n",
             tr.run, tr.world_size);
     char host[MPI_MAX_PROCESSOR_NAME] = "";
     int len = 0;
@@ -355,9 +362,10 @@ static void write_file(void)
     int r = tr.world_rank;
     fprintf(f, "{\"type\": \"rank\", \"rank\": %d, \"hostname\": ", r);
     json_text(f, host);
-    fprintf(f, ", \"host\": %d, \"socket\": %d, \"numa\": %d, \"clock_offset_ns\": %.1f, "
-               "\"clock_error_ns\": %.1f, \"clock_offset_end_ns\": %.1f, \"calls\": %llu, "
-               "\"calls_kept\": %zu, \"calls_without_steps\": %llu}\n",
+    fprintf(f,
+            ", \"host\": %d, \"socket\": %d, \"numa\": %d, \"clock_offset_ns\": %.1f, "
+            "\"clock_error_ns\": %.1f, \"clock_offset_end_ns\": %.1f, \"calls\": %llu, "
+            "\"calls_kept\": %zu, \"calls_without_steps\": %llu}\n",
             w && w->host ? w->host[r] : 0, w && w->socket ? w->socket[r] : -1,
             w && w->numa ? w->numa[r] : -1, tr.offset, error, tr.offset_end, tr.calls, tr.kept,
             tr.steps_left_out);

@@ -40,7 +40,10 @@ static int allgather(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *send
      * receive side must hold it too, since the schedule forwards it. */
     if (in_place)
         recv.pack_only = c->rank;
-    trl_coll_args a = {.coll = coll, .elem_size = 1, .commutative = true, .in_place = in_place,
+    trl_coll_args a = {.coll = coll,
+                       .elem_size = 1,
+                       .commutative = true,
+                       .in_place = in_place,
                        .call = trl_call_of(mode)};
     size_t total = 0;
     for (int i = 0; i < c->size; i++)

@@ -58,8 +58,8 @@ static int share_matrix(trl_comm *c, trl_coll_args *a, const size_t *mine, size_
  * library too instead of waiting there. */
 static void refuse_matrix(trl_comm *c, trl_coll coll, const trl_mode *mode)
 {
-    trl_coll_args a = {.coll = coll, .elem_size = 1, .commutative = true,
-                       .call = trl_call_of(mode)};
+    trl_coll_args a = {
+        .coll = coll, .elem_size = 1, .commutative = true, .call = trl_call_of(mode)};
     size_t *matrix;
     bool refused;
     if (coll != TRL_COLL_ALLTOALL)
@@ -93,8 +93,8 @@ static int alltoall(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendb
         *served = false;
         return MPI_SUCCESS;
     }
-    trl_coll_args a = {.coll = coll, .elem_size = 1, .commutative = true,
-                       .call = trl_call_of(mode)};
+    trl_coll_args a = {
+        .coll = coll, .elem_size = 1, .commutative = true, .call = trl_call_of(mode)};
     if (coll == TRL_COLL_ALLTOALL) {
         a.count = recv.counts[0];
         if (a.count == 0) { /* the same on every rank */
@@ -109,7 +109,8 @@ static int alltoall(trl_comm *c, MPI_Comm comm, trl_coll coll, const void *sendb
     }
     size_t *matrix = NULL;
     bool refused = false;
-    rc = coll == TRL_COLL_ALLTOALL ? MPI_SUCCESS : share_matrix(c, &a, send.counts, &matrix, &refused);
+    rc = coll == TRL_COLL_ALLTOALL ? MPI_SUCCESS
+                                   : share_matrix(c, &a, send.counts, &matrix, &refused);
     if (rc != MPI_SUCCESS || refused) {
         trl_move_abandon(&send, &recv);
         free(matrix);
@@ -149,11 +150,10 @@ int trl_intra_alltoallv(trl_comm *c, const void *sendbuf, const int sendcounts[]
 {
     if (c->size == 1)
         return MPI_SUCCESS;
-    if (trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_RECV, recvbuf, recvcounts, rdispls,
-                          recvtype, c->size) ||
-        (sendbuf != MPI_IN_PLACE &&
-         trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_SEND, sendbuf, sendcounts, sdispls,
-                           sendtype, c->size))) {
+    if (trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtype,
+                          c->size) ||
+        (sendbuf != MPI_IN_PLACE && trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_SEND, sendbuf,
+                                                      sendcounts, sdispls, sendtype, c->size))) {
         refuse_matrix(c, TRL_COLL_ALLTOALLV, mode);
         return MPI_SUCCESS;
     }
@@ -176,10 +176,10 @@ int trl_intra_alltoallw(trl_comm *c, const void *sendbuf, const int sendcounts[]
         refuse_matrix(c, TRL_COLL_ALLTOALLW, mode);
         return MPI_SUCCESS;
     }
-    trl_blocks send_b = {.n = c->size, .counts = sendcounts, .byte_disp_in = sdispls,
-                         .types = sendtypes};
-    trl_blocks recv_b = {.n = c->size, .counts = recvcounts, .byte_disp_in = rdispls,
-                         .types = recvtypes};
+    trl_blocks send_b = {
+        .n = c->size, .counts = sendcounts, .byte_disp_in = sdispls, .types = sendtypes};
+    trl_blocks recv_b = {
+        .n = c->size, .counts = recvcounts, .byte_disp_in = rdispls, .types = recvtypes};
     return alltoall(c, comm, TRL_COLL_ALLTOALLW, sendbuf, &send_b, recvbuf, &recv_b, mode, NULL,
                     served);
 }

@@ -21,7 +21,7 @@ typedef struct {
     int count;
     MPI_Datatype datatype;
     bool root;
-    bool held;   /* datatype held for an op (holds.h) */
+    bool held; /* datatype held for an op (holds.h) */
     size_t bytes;
     char packed[];
 } bcast_packing;
@@ -67,8 +67,12 @@ int trl_intra_bcast(trl_comm *c, void *buffer, int count, MPI_Datatype datatype,
     size_t bytes = (size_t)count * (size_t)size;
     if (bytes == 0 || c->size == 1)
         return trl_done(comm, mode, served);
-    trl_coll_args a = {.coll = TRL_COLL_BCAST, .root = root, .count = bytes, .elem_size = 1,
-                       .commutative = true, .call = trl_call_of(mode)};
+    trl_coll_args a = {.coll = TRL_COLL_BCAST,
+                       .root = root,
+                       .count = bytes,
+                       .elem_size = 1,
+                       .commutative = true,
+                       .call = trl_call_of(mode)};
     const trl_cache_entry *e = trl_comm_lookup(c, &a);
     if (!e || !e->algo->build || bytes > (size_t)INT32_MAX)
         return MPI_SUCCESS;

@@ -19,8 +19,11 @@ trl_coll_args trl_reduction_args(trl_coll coll, int root, const void *sendbuf, i
 {
     trl_type_info tmp;
     int size = trl_type_info_of(datatype, &tmp)->size;
-    trl_coll_args a = {.coll = coll, .root = root, .count = size ? (size_t)count : 0,
-                       .elem_size = (size_t)size, .commutative = trl_op_commutes(op),
+    trl_coll_args a = {.coll = coll,
+                       .root = root,
+                       .count = size ? (size_t)count : 0,
+                       .elem_size = (size_t)size,
+                       .commutative = trl_op_commutes(op),
                        .in_place = sendbuf == MPI_IN_PLACE};
     return a;
 }
@@ -56,8 +59,8 @@ static MPI_Aint user_offset(const trl_blocks *b, int i, MPI_Aint extent)
     return (MPI_Aint)i * b->count * extent;
 }
 
-int trl_side_open(trl_side *side, void *user, const trl_blocks *b, bool stage,
-                  size_t *byte_counts, size_t *byte_displs)
+int trl_side_open(trl_side *side, void *user, const trl_blocks *b, bool stage, size_t *byte_counts,
+                  size_t *byte_displs)
 {
     *side = (trl_side){user, user, NULL, 0};
     /* One datatype for every block (all but alltoallw): ask about it once. */
@@ -202,8 +205,7 @@ static int move_after(trl_op *op, int rc)
     int local = op->rc;
     if (rc == MPI_SUCCESS && local == MPI_SUCCESS && d->recv->used)
         local = trl_side_unpack(&d->recv->side, &d->recv->b, d->recv->counts, d->recv->displs,
-                                d->recv->pack_only,
-                                op->c->dup);
+                                d->recv->pack_only, op->c->dup);
     return rc != MPI_SUCCESS ? rc : local;
 }
 
@@ -287,10 +289,10 @@ int trl_move_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, trl_move_
 
 static bool same_move_key(const trl_move_key *x, const trl_move_key *y)
 {
-    return x->root == y->root && x->send_count == y->send_count &&
-           x->recv_count == y->recv_count && x->send_type == y->send_type &&
-           x->recv_type == y->recv_type && x->send_in_place == y->send_in_place &&
-           x->recv_in_place == y->recv_in_place && x->call == y->call;
+    return x->root == y->root && x->send_count == y->send_count && x->recv_count == y->recv_count &&
+           x->send_type == y->send_type && x->recv_type == y->recv_type &&
+           x->send_in_place == y->send_in_place && x->recv_in_place == y->recv_in_place &&
+           x->call == y->call;
 }
 
 /* A side the schedule addresses as the user's buffer itself, whose
@@ -304,9 +306,8 @@ static bool side_plain(const trl_move_side *m, MPI_Datatype type)
 
 /* What a repeat of this call may skip to (trl_move_repeat). A transient
  * entry is freed after its run, so it is never remembered. */
-static void remember(trl_comm *c, trl_coll coll, const trl_move_key *key,
-                     const trl_cache_entry *e, const trl_move_side *send,
-                     const trl_move_side *recv)
+static void remember(trl_comm *c, trl_coll coll, const trl_move_key *key, const trl_cache_entry *e,
+                     const trl_move_side *send, const trl_move_side *recv)
 {
     if (!key || e->transient || !side_plain(send, key->send_type) ||
         !side_plain(recv, key->recv_type))
@@ -318,8 +319,14 @@ bool trl_move_repeat(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, const 
                      int send_count, MPI_Datatype send_type, void *recvbuf, int recv_count,
                      MPI_Datatype recv_type, const trl_mode *mode, trl_move_key *key, int *rc)
 {
-    *key = (trl_move_key){root, send_count, recv_count, send_type, recv_type,
-                          sendbuf == MPI_IN_PLACE, recvbuf == MPI_IN_PLACE, trl_call_of(mode)};
+    *key = (trl_move_key){root,
+                          send_count,
+                          recv_count,
+                          send_type,
+                          recv_type,
+                          sendbuf == MPI_IN_PLACE,
+                          recvbuf == MPI_IN_PLACE,
+                          trl_call_of(mode)};
     trl_comm_sync_rules(c);
     const trl_move_memo *m = &c->move_memo[coll];
     if (!m->e || m->gen != c->cache.gen || !same_move_key(&m->key, key))
@@ -331,8 +338,7 @@ bool trl_move_repeat(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, const 
 }
 
 int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *send,
-                   trl_move_side *recv, bool *served, const trl_mode *mode,
-                   const trl_move_key *key)
+                   trl_move_side *recv, bool *served, const trl_mode *mode, const trl_move_key *key)
 {
     const trl_cache_entry *e = trl_comm_lookup(c, a);
     *served = e && e->algo->build;

@@ -61,10 +61,10 @@ bool trl_type_contiguous(MPI_Datatype type, int *size, MPI_Aint *extent);
  * buffer (packed before a send side runs, unpacked after a receive side
  * ran). */
 typedef struct {
-    char *user;       /* the user's buffer */
-    char *base;       /* what the schedule addresses: user, or staging */
-    char *staging;    /* malloc'd, or NULL */
-    size_t bytes;     /* of staging */
+    char *user;    /* the user's buffer */
+    char *base;    /* what the schedule addresses: user, or staging */
+    char *staging; /* malloc'd, or NULL */
+    size_t bytes;  /* of staging */
 } trl_side;
 
 /* Describe n blocks; fills byte_counts[] and byte_displs[] (what the
@@ -87,8 +87,8 @@ typedef struct {
     const MPI_Datatype *types;    /* alltoallw, or NULL */
 } trl_blocks;
 
-int trl_side_open(trl_side *side, void *user, const trl_blocks *b, bool stage,
-                  size_t *byte_counts, size_t *byte_displs);
+int trl_side_open(trl_side *side, void *user, const trl_blocks *b, bool stage, size_t *byte_counts,
+                  size_t *byte_displs);
 
 /* Pack the user's blocks into staging: every block, or only block `only`
  * (-1: all; an in-place receive side needs the rank's own block there).
@@ -111,10 +111,10 @@ void trl_side_close(trl_side *side);
  * builders read its byte counts and displacements). */
 typedef struct {
     trl_blocks b;
-    bool used;        /* false: this rank has no such side (or it is in place) */
+    bool used; /* false: this rank has no such side (or it is in place) */
     trl_side side;
     size_t *counts, *displs; /* bytes, b.n entries each */
-    int pack_only;    /* receive side in place: the block to pack first (-1 none) */
+    int pack_only;           /* receive side in place: the block to pack first (-1 none) */
 } trl_move_side;
 
 /* Open a side over user's blocks into the byte arrays given. */

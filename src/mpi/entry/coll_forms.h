@@ -28,12 +28,12 @@
 #include "mpi/engine/engine.h"
 #include "mpi/entry/coll_list.h"
 
-#define TRL_FORM_INTER_both(name, ...)                                                            \
+#define TRL_FORM_INTER_both(name, ...)                                                             \
     int trl_inter_##name(trl_intercomm *ic, __VA_ARGS__, const trl_mode *mode, bool *served);
 #define TRL_FORM_INTER_intra(name, ...)
-#define TRL_FORMS(ID, Name, name, forms, binding, ...)                                            \
-    int trl_intra_##name(trl_comm *c, TRL_C_PARAMS(__VA_ARGS__), const trl_mode *mode,            \
-                         bool *served);                                                           \
+#define TRL_FORMS(ID, Name, name, forms, binding, ...)                                             \
+    int trl_intra_##name(trl_comm *c, TRL_C_PARAMS(__VA_ARGS__), const trl_mode *mode,             \
+                         bool *served);                                                            \
     TRL_FORM_INTER_##forms(name, TRL_C_PARAMS(__VA_ARGS__))
 TRL_MPI_ALL_COLLECTIVES(TRL_FORMS)
 #undef TRL_FORMS

@@ -87,8 +87,8 @@ static int share_counts(rooted *r, bool *refused)
  * instead of waiting there. */
 static void refuse_rooted(trl_comm *c, trl_coll coll, int root, const trl_mode *mode)
 {
-    trl_coll_args a = {.coll = coll, .root = root, .elem_size = 1, .commutative = true,
-                       .call = trl_call_of(mode)};
+    trl_coll_args a = {
+        .coll = coll, .root = root, .elem_size = 1, .commutative = true, .call = trl_call_of(mode)};
     if (!trl_coll_is_vector(coll) || !trl_comm_vec(c) || !needs_counts(c, &a))
         return;
     bool refused;
@@ -180,10 +180,18 @@ static int open_rooted(rooted *r, trl_comm *c, MPI_Comm comm, trl_coll coll, int
                        const rooted_bufs *u, trl_move_side *one, trl_move_side *all,
                        const trl_mode *mode)
 {
-    *r = (rooted){c, comm,
-                  {.coll = coll, .root = root, .elem_size = 1, .commutative = true,
+    *r = (rooted){c,
+                  comm,
+                  {.coll = coll,
+                   .root = root,
+                   .elem_size = 1,
+                   .commutative = true,
                    .call = trl_call_of(mode)},
-                  one, all, coll == TRL_COLL_GATHER || coll == TRL_COLL_GATHERV, mode, u->key};
+                  one,
+                  all,
+                  coll == TRL_COLL_GATHER || coll == TRL_COLL_GATHERV,
+                  mode,
+                  u->key};
     bool is_root = c->rank == root;
     r->a.in_place = u->in_place;
     *one = (trl_move_side){.pack_only = -1};
@@ -224,8 +232,8 @@ static int open_rooted(rooted *r, trl_comm *c, MPI_Comm comm, trl_coll coll, int
 
 /* Open, look up and run a rooted call; *served false when the MPI library
  * must serve it (nothing was run). */
-static int rooted_move(trl_comm *c, MPI_Comm comm, trl_coll coll, int root,
-                       const rooted_bufs *u, const trl_mode *mode, bool *served)
+static int rooted_move(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, const rooted_bufs *u,
+                       const trl_mode *mode, bool *served)
 {
     rooted r;
     trl_move_side one, all;
@@ -253,8 +261,8 @@ int trl_intra_gather(trl_comm *c, const void *sendbuf, int sendcount, MPI_Dataty
                                    recvbuf, recvcount, recvtype, mode, &key, &rc)))
         return rc;
     bool is_root = c->rank == root, in_place = is_root && sendbuf == MPI_IN_PLACE;
-    if ((!in_place && trl_side_refused(TRL_COLL_GATHER, TRL_SIDE_SEND, sendbuf, sendcount,
-                                       sendtype)) ||
+    if ((!in_place &&
+         trl_side_refused(TRL_COLL_GATHER, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)) ||
         (is_root && trl_side_refused(TRL_COLL_GATHER, TRL_SIDE_RECV, recvbuf, recvcount, recvtype)))
         return MPI_SUCCESS;
     trl_blocks one_b = {.n = 1, .count = sendcount, .type = sendtype};
@@ -271,8 +279,8 @@ int trl_intra_gatherv(trl_comm *c, const void *sendbuf, int sendcount, MPI_Datat
     if (c->size == 1 || root < 0 || root >= c->size)
         return MPI_SUCCESS;
     bool is_root = c->rank == root, in_place = is_root && sendbuf == MPI_IN_PLACE;
-    if ((!in_place && trl_side_refused(TRL_COLL_GATHERV, TRL_SIDE_SEND, sendbuf, sendcount,
-                                       sendtype)) ||
+    if ((!in_place &&
+         trl_side_refused(TRL_COLL_GATHERV, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)) ||
         (is_root && trl_vside_refused(TRL_COLL_GATHERV, TRL_SIDE_RECV, recvbuf, recvcounts, displs,
                                       recvtype, c->size))) {
         refuse_rooted(c, TRL_COLL_GATHERV, root, mode);
@@ -296,9 +304,10 @@ int trl_intra_scatter(trl_comm *c, const void *sendbuf, int sendcount, MPI_Datat
                                    recvbuf, recvcount, recvtype, mode, &key, &rc)))
         return rc;
     bool is_root = c->rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;
-    if ((!in_place && trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_RECV, recvbuf, recvcount,
-                                       recvtype)) ||
-        (is_root && trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)))
+    if ((!in_place &&
+         trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_RECV, recvbuf, recvcount, recvtype)) ||
+        (is_root &&
+         trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)))
         return MPI_SUCCESS;
     trl_blocks one_b = {.n = 1, .count = recvcount, .type = recvtype};
     trl_blocks all_b = {.n = c->size, .count = sendcount, .type = sendtype};
@@ -313,8 +322,8 @@ int trl_intra_scatterv(trl_comm *c, const void *sendbuf, const int sendcounts[],
     if (c->size == 1 || root < 0 || root >= c->size)
         return MPI_SUCCESS;
     bool is_root = c->rank == root, in_place = is_root && recvbuf == MPI_IN_PLACE;
-    if ((!in_place && trl_side_refused(TRL_COLL_SCATTERV, TRL_SIDE_RECV, recvbuf, recvcount,
-                                       recvtype)) ||
+    if ((!in_place &&
+         trl_side_refused(TRL_COLL_SCATTERV, TRL_SIDE_RECV, recvbuf, recvcount, recvtype)) ||
         (is_root && trl_vside_refused(TRL_COLL_SCATTERV, TRL_SIDE_SEND, sendbuf, sendcounts, displs,
                                       sendtype, c->size))) {
         refuse_rooted(c, TRL_COLL_SCATTERV, root, mode);

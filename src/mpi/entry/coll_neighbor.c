@@ -71,10 +71,17 @@ static int neighbor(trl_comm *c, MPI_Comm comm, trl_coll coll, trl_coll plain, c
     for (int i = 0; i < recv_b->n; i++)
         if (src[i] == TRL_NBHD_NULL)
             recv.counts[i] = 0;
-    trl_coll_args a = {.coll = coll, .rank = c->rank, .size = c->size, .elem_size = 1,
-                       .commutative = true, .call = trl_call_of(mode), .nbhd = &c->nbhd,
-                       .send_counts = send.counts, .send_displs = send.displs,
-                       .recv_counts = recv.counts, .recv_displs = recv.displs};
+    trl_coll_args a = {.coll = coll,
+                       .rank = c->rank,
+                       .size = c->size,
+                       .elem_size = 1,
+                       .commutative = true,
+                       .call = trl_call_of(mode),
+                       .nbhd = &c->nbhd,
+                       .send_counts = send.counts,
+                       .send_displs = send.displs,
+                       .recv_counts = recv.counts,
+                       .recv_displs = recv.displs};
     /* allgather, alltoall: the send block's bytes (what bytes= sees, and what
      * an algorithm planning for other ranks takes every block to be), from
      * the arguments, so that a rank without out-edges says the same. */
@@ -133,8 +140,8 @@ int trl_intra_neighbor_allgatherv(trl_comm *c, const void *sendbuf, int sendcoun
     if (!has_graph(c) || (indegree(c) > 0 && (!recvcounts || !displs)))
         return MPI_SUCCESS;
     trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
-    trl_blocks recv_b = {.n = indegree(c), .counts = recvcounts, .displs = displs,
-                         .type = recvtype};
+    trl_blocks recv_b = {
+        .n = indegree(c), .counts = recvcounts, .displs = displs, .type = recvtype};
     return neighbor(c, comm, TRL_COLL_NEIGHBOR_ALLGATHERV, TRL_COLL_ALLGATHERV, sendbuf, &send_b,
                     recvbuf, &recv_b, mode, served);
 }
@@ -151,17 +158,16 @@ int trl_intra_neighbor_alltoall(trl_comm *c, const void *sendbuf, int sendcount,
 
 int trl_intra_neighbor_alltoallv(trl_comm *c, const void *sendbuf, const int sendcounts[],
                                  const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                                 const int recvcounts[], const int rdispls[],
-                                 MPI_Datatype recvtype, MPI_Comm comm, const trl_mode *mode,
-                                 bool *served)
+                                 const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                                 MPI_Comm comm, const trl_mode *mode, bool *served)
 {
     if (!has_graph(c) || (outdegree(c) > 0 && (!sendcounts || !sdispls)) ||
         (indegree(c) > 0 && (!recvcounts || !rdispls)))
         return MPI_SUCCESS;
-    trl_blocks send_b = {.n = outdegree(c), .counts = sendcounts, .displs = sdispls,
-                         .type = sendtype};
-    trl_blocks recv_b = {.n = indegree(c), .counts = recvcounts, .displs = rdispls,
-                         .type = recvtype};
+    trl_blocks send_b = {
+        .n = outdegree(c), .counts = sendcounts, .displs = sdispls, .type = sendtype};
+    trl_blocks recv_b = {
+        .n = indegree(c), .counts = recvcounts, .displs = rdispls, .type = recvtype};
     return neighbor(c, comm, TRL_COLL_NEIGHBOR_ALLTOALLV, TRL_COLL_ALLTOALLV, sendbuf, &send_b,
                     recvbuf, &recv_b, mode, served);
 }
@@ -175,10 +181,10 @@ int trl_intra_neighbor_alltoallw(trl_comm *c, const void *sendbuf, const int sen
     if (!has_graph(c) || (outdegree(c) > 0 && (!sendcounts || !sdispls || !sendtypes)) ||
         (indegree(c) > 0 && (!recvcounts || !rdispls || !recvtypes)))
         return MPI_SUCCESS;
-    trl_blocks send_b = {.n = outdegree(c), .counts = sendcounts, .aint_disp_in = sdispls,
-                         .types = sendtypes};
-    trl_blocks recv_b = {.n = indegree(c), .counts = recvcounts, .aint_disp_in = rdispls,
-                         .types = recvtypes};
+    trl_blocks send_b = {
+        .n = outdegree(c), .counts = sendcounts, .aint_disp_in = sdispls, .types = sendtypes};
+    trl_blocks recv_b = {
+        .n = indegree(c), .counts = recvcounts, .aint_disp_in = rdispls, .types = recvtypes};
     return neighbor(c, comm, TRL_COLL_NEIGHBOR_ALLTOALLW, TRL_COLL_ALLTOALLW, sendbuf, &send_b,
                     recvbuf, &recv_b, mode, served);
 }

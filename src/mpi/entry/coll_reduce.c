@@ -45,12 +45,12 @@ int trl_intra_allreduce(trl_comm *c, const void *sendbuf, void *recvbuf, int cou
                      mode, served);
 }
 
-int trl_intra_reduce_scatter_block(trl_comm *c, const void *sendbuf, void *recvbuf,
-                                   int recvcount, MPI_Datatype datatype, MPI_Op op,
-                                   MPI_Comm comm, const trl_mode *mode, bool *served)
+int trl_intra_reduce_scatter_block(trl_comm *c, const void *sendbuf, void *recvbuf, int recvcount,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                   const trl_mode *mode, bool *served)
 {
-    return reduction(c, TRL_COLL_REDUCE_SCATTER_BLOCK, 0, sendbuf, recvbuf, recvcount, datatype,
-                     op, true, comm, mode, served);
+    return reduction(c, TRL_COLL_REDUCE_SCATTER_BLOCK, 0, sendbuf, recvbuf, recvcount, datatype, op,
+                     true, comm, mode, served);
 }
 
 int trl_intra_reduce_scatter(trl_comm *c, const void *sendbuf, void *recvbuf,
@@ -92,6 +92,6 @@ int trl_intra_exscan(trl_comm *c, const void *sendbuf, void *recvbuf, int count,
                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const trl_mode *mode,
                      bool *served)
 {
-    return reduction(c, TRL_COLL_EXSCAN, 0, sendbuf, recvbuf, count, datatype, op, true, comm,
-                     mode, served);
+    return reduction(c, TRL_COLL_EXSCAN, 0, sendbuf, recvbuf, count, datatype, op, true, comm, mode,
+                     served);
 }

@@ -69,15 +69,15 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     return setup(PMPI_Cart_sub(comm, remain_dims, newcomm), newcomm);
 }
 
-int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
-                     int reorder, MPI_Comm *newcomm)
+int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder,
+                     MPI_Comm *newcomm)
 {
     return setup(PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm), newcomm);
 }
 
 int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[],
-                          const int destinations[], const int weights[], MPI_Info info,
-                          int reorder, MPI_Comm *newcomm)
+                          const int destinations[], const int weights[], MPI_Info info, int reorder,
+                          MPI_Comm *newcomm)
 {
     return setup(PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info,
                                         reorder, newcomm),
@@ -86,12 +86,11 @@ int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int d
 
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
                                    const int sourceweights[], int outdegree,
-                                   const int destinations[], const int destweights[],
-                                   MPI_Info info, int reorder, MPI_Comm *newcomm)
+                                   const int destinations[], const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm *newcomm)
 {
-    return setup(PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights,
-                                                 outdegree, destinations, destweights, info,
-                                                 reorder, newcomm),
+    return setup(PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree,
+                                                 destinations, destweights, info, reorder, newcomm),
                  newcomm);
 }
 

@@ -39,53 +39,53 @@ static inline trl_comm *comm_for(MPI_Comm comm, const trl_mode *mode)
 /* The opening: an intracommunicator's state goes to the collective's
  * intracommunicator form; otherwise an intercommunicator's, where it has
  * one, to its intercommunicator form; else the MPI library serves it. */
-#define TRL_OPEN_INTER_both(name, ...)                                                            \
-    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));                                   \
+#define TRL_OPEN_INTER_both(name, ...)                                                             \
+    trl_intercomm *ic = trl_inter_for(comm, trl_call_of(mode));                                    \
     return ic ? trl_inter_##name(ic, __VA_ARGS__, mode, served) : MPI_SUCCESS;
 #define TRL_OPEN_INTER_intra(name, ...) return MPI_SUCCESS;
-#define TRL_OPENING(ID, Name, name, forms, binding, ...)                                          \
-    static int serve_##name(TRL_C_PARAMS(__VA_ARGS__), const trl_mode *mode, bool *served)       \
-    {                                                                                             \
-        *served = false;                                                                          \
-        trl_comm *c = comm_for(comm, mode);                                                       \
-        if (c)                                                                                    \
-            return trl_intra_##name(c, TRL_C_ARGS(__VA_ARGS__), mode, served);                    \
-        TRL_OPEN_INTER_##forms(name, TRL_C_ARGS(__VA_ARGS__))                                     \
+#define TRL_OPENING(ID, Name, name, forms, binding, ...)                                           \
+    static int serve_##name(TRL_C_PARAMS(__VA_ARGS__), const trl_mode *mode, bool *served)         \
+    {                                                                                              \
+        *served = false;                                                                           \
+        trl_comm *c = comm_for(comm, mode);                                                        \
+        if (c)                                                                                     \
+            return trl_intra_##name(c, TRL_C_ARGS(__VA_ARGS__), mode, served);                     \
+        TRL_OPEN_INTER_##forms(name, TRL_C_ARGS(__VA_ARGS__))                                      \
     }
 TRL_MPI_ALL_COLLECTIVES(TRL_OPENING)
 
 /* MPI_X */
-#define TRL_BLOCKING(ID, Name, name, forms, binding, ...)                                         \
-    int MPI_##Name(TRL_C_PARAMS(__VA_ARGS__))                                                     \
-    {                                                                                             \
-        bool served;                                                                              \
-        int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &trl_blocking, &served);                   \
-        return served ? rc : PMPI_##Name(TRL_C_ARGS(__VA_ARGS__));                                \
+#define TRL_BLOCKING(ID, Name, name, forms, binding, ...)                                          \
+    int MPI_##Name(TRL_C_PARAMS(__VA_ARGS__))                                                      \
+    {                                                                                              \
+        bool served;                                                                               \
+        int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &trl_blocking, &served);                    \
+        return served ? rc : PMPI_##Name(TRL_C_ARGS(__VA_ARGS__));                                 \
     }
 TRL_MPI_ALL_COLLECTIVES(TRL_BLOCKING)
 
 /* MPI_IX */
-#define TRL_NONBLOCKING(ID, Name, name, forms, binding, ...)                                      \
-    int MPI_I##name(TRL_C_PARAMS(__VA_ARGS__), MPI_Request *request)                              \
-    {                                                                                             \
-        trl_mode mode = {TRL_MODE_NONBLOCKING, request};                                          \
-        bool served;                                                                              \
-        int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &mode, &served);                           \
-        return served ? rc : PMPI_I##name(TRL_C_ARGS(__VA_ARGS__), request);                      \
+#define TRL_NONBLOCKING(ID, Name, name, forms, binding, ...)                                       \
+    int MPI_I##name(TRL_C_PARAMS(__VA_ARGS__), MPI_Request *request)                               \
+    {                                                                                              \
+        trl_mode mode = {TRL_MODE_NONBLOCKING, request};                                           \
+        bool served;                                                                               \
+        int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &mode, &served);                            \
+        return served ? rc : PMPI_I##name(TRL_C_ARGS(__VA_ARGS__), request);                       \
     }
 TRL_MPI_ALL_COLLECTIVES(TRL_NONBLOCKING)
 
 /* MPI_X_init, where the MPI library has persistent collectives */
 #ifdef TRL_PCOLL
-#define TRL_INIT(Name) TRL_PCOLL(Name##_init)
+#define TRL_INIT(Name)     TRL_PCOLL(Name##_init)
 #define TRL_INIT_MPI(Name) TRL_PCOLL_PMPI(Name##_init)
-#define TRL_PERSISTENT(ID, Name, name, forms, binding, ...)                                       \
-    int TRL_INIT(Name)(TRL_C_PARAMS(__VA_ARGS__), MPI_Info info, MPI_Request *request)            \
-    {                                                                                             \
-        trl_mode mode = {TRL_MODE_PERSISTENT, request};                                           \
-        bool served;                                                                              \
-        int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &mode, &served);                           \
-        return served ? rc : TRL_INIT_MPI(Name)(TRL_C_ARGS(__VA_ARGS__), info, request);          \
+#define TRL_PERSISTENT(ID, Name, name, forms, binding, ...)                                        \
+    int TRL_INIT(Name)(TRL_C_PARAMS(__VA_ARGS__), MPI_Info info, MPI_Request * request)            \
+    {                                                                                              \
+        trl_mode mode = {TRL_MODE_PERSISTENT, request};                                            \
+        bool served;                                                                               \
+        int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &mode, &served);                            \
+        return served ? rc : TRL_INIT_MPI(Name)(TRL_C_ARGS(__VA_ARGS__), info, request);           \
     }
 TRL_MPI_ALL_COLLECTIVES(TRL_PERSISTENT)
 #endif

@@ -60,9 +60,9 @@ void trl_fortran_requests_back(MPI_Request *c, MPI_Fint *requests, MPI_Fint coun
 
 /* The list's lines as fortran_table.h's: MPI_X, then MPI_IX with its
  * request. */
-#define FORTRAN_BLOCKING(ID, Name, name, forms, binding, ...)                                   \
+#define FORTRAN_BLOCKING(ID, Name, name, forms, binding, ...)                                      \
     DEFINE(binding, name, Name, ID, __VA_ARGS__)
-#define FORTRAN_NONBLOCKING(ID, Name, name, forms, binding, ...)                                \
+#define FORTRAN_NONBLOCKING(ID, Name, name, forms, binding, ...)                                   \
     DEFINE(binding, i##name, I##name, I##ID, __VA_ARGS__, (REQUEST, request))
 TRL_MPI_COLLECTIVES(FORTRAN_BLOCKING)
 TRL_MPI_COLLECTIVES(FORTRAN_NONBLOCKING)
@@ -81,7 +81,7 @@ KEPT_IF_NAMED static void fortran_init(MPI_Fint *ierror)
 }
 
 KEPT_IF_NAMED static void fortran_init_thread(MPI_Fint *required, MPI_Fint *provided,
-                                             MPI_Fint *ierror)
+                                              MPI_Fint *ierror)
 {
     int got = MPI_THREAD_SINGLE;
     int rc = MPI_Init_thread(NULL, NULL, (int)*required, &got);
@@ -96,5 +96,5 @@ KEPT_IF_NAMED static void fortran_finalize(MPI_Fint *ierror)
 }
 
 TRL_FORTRAN_NAMES_handles(ALIAS, init, Init, INIT)
-TRL_FORTRAN_NAMES_handles(ALIAS, init_thread, Init_thread, INIT_THREAD)
-TRL_FORTRAN_NAMES_handles(ALIAS, finalize, Finalize, FINALIZE)
+    TRL_FORTRAN_NAMES_handles(ALIAS, init_thread, Init_thread, INIT_THREAD)
+        TRL_FORTRAN_NAMES_handles(ALIAS, finalize, Finalize, FINALIZE)

@@ -60,27 +60,27 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
  *               `count` of which the first `outcount` are written
  * The table's names matter where kinds refer to other arguments: sendbuf,
  * comm, count, outcount. */
-#define PARAM_BUF(n) void *n
-#define PARAM_CBUF(n) void *n
-#define PARAM_INT(n) MPI_Fint *n
-#define PARAM_INTS(n) MPI_Fint *n
-#define PARAM_TYPE(n) MPI_Fint *n
-#define PARAM_OP(n) MPI_Fint *n
-#define PARAM_COMM(n) MPI_Fint *n
-#define PARAM_TYPE_INOUT(n) MPI_Fint *n
-#define PARAM_OP_INOUT(n) MPI_Fint *n
-#define PARAM_SEND_TYPES(n) MPI_Fint *n
-#define PARAM_RECV_TYPES(n) MPI_Fint *n
-#define PARAM_REQUEST(n) MPI_Fint *n
-#define PARAM_REQUEST_IN(n) MPI_Fint *n
-#define PARAM_REQUEST_INOUT(n) MPI_Fint *n
-#define PARAM_REQUESTS(n) MPI_Fint *n
-#define PARAM_FLAG(n) MPI_Fint *n
-#define PARAM_INDEX(n) MPI_Fint *n
-#define PARAM_OUTCOUNT(n) MPI_Fint *n
-#define PARAM_INDICES(n) MPI_Fint *n
-#define PARAM_STATUS_F08(n) MPI_F08_status *n
-#define PARAM_STATUSES_F08(n) MPI_F08_status *n
+#define PARAM_BUF(n)               void *n
+#define PARAM_CBUF(n)              void *n
+#define PARAM_INT(n)               MPI_Fint *n
+#define PARAM_INTS(n)              MPI_Fint *n
+#define PARAM_TYPE(n)              MPI_Fint *n
+#define PARAM_OP(n)                MPI_Fint *n
+#define PARAM_COMM(n)              MPI_Fint *n
+#define PARAM_TYPE_INOUT(n)        MPI_Fint *n
+#define PARAM_OP_INOUT(n)          MPI_Fint *n
+#define PARAM_SEND_TYPES(n)        MPI_Fint *n
+#define PARAM_RECV_TYPES(n)        MPI_Fint *n
+#define PARAM_REQUEST(n)           MPI_Fint *n
+#define PARAM_REQUEST_IN(n)        MPI_Fint *n
+#define PARAM_REQUEST_INOUT(n)     MPI_Fint *n
+#define PARAM_REQUESTS(n)          MPI_Fint *n
+#define PARAM_FLAG(n)              MPI_Fint *n
+#define PARAM_INDEX(n)             MPI_Fint *n
+#define PARAM_OUTCOUNT(n)          MPI_Fint *n
+#define PARAM_INDICES(n)           MPI_Fint *n
+#define PARAM_STATUS_F08(n)        MPI_F08_status *n
+#define PARAM_STATUSES_F08(n)      MPI_F08_status *n
 #define PARAM_SOME_STATUSES_F08(n) MPI_F08_status *n
 
 #define BEFORE_BUF(n)
@@ -91,47 +91,47 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define BEFORE_OP(n)
 #define BEFORE_COMM(n)
 #define BEFORE_TYPE_INOUT(n) MPI_Datatype c_##n = PMPI_Type_f2c(*(n));
-#define BEFORE_OP_INOUT(n) MPI_Op c_##n = PMPI_Op_f2c(*(n));
-#define BEFORE_SEND_TYPES(n)                                                                   \
+#define BEFORE_OP_INOUT(n)   MPI_Op c_##n = PMPI_Op_f2c(*(n));
+#define BEFORE_SEND_TYPES(n)                                                                       \
     MPI_Datatype *c_##n = trl_fortran_in_place(sendbuf) ? NULL : trl_fortran_types(n, *comm);
 #define BEFORE_RECV_TYPES(n) MPI_Datatype *c_##n = trl_fortran_types(n, *comm);
-#define BEFORE_REQUEST(n) MPI_Request c_##n = MPI_REQUEST_NULL;
+#define BEFORE_REQUEST(n)    MPI_Request c_##n = MPI_REQUEST_NULL;
 #define BEFORE_REQUEST_IN(n)
 #define BEFORE_REQUEST_INOUT(n) MPI_Request c_##n = PMPI_Request_f2c(*(n));
-#define BEFORE_REQUESTS(n) MPI_Request *c_##n = trl_fortran_requests(n, *count);
-#define BEFORE_FLAG(n) int c_##n = 0;
-#define BEFORE_INDEX(n) int c_##n = MPI_UNDEFINED;
-#define BEFORE_OUTCOUNT(n) int c_##n = MPI_UNDEFINED;
+#define BEFORE_REQUESTS(n)      MPI_Request *c_##n = trl_fortran_requests(n, *count);
+#define BEFORE_FLAG(n)          int c_##n = 0;
+#define BEFORE_INDEX(n)         int c_##n = MPI_UNDEFINED;
+#define BEFORE_OUTCOUNT(n)      int c_##n = MPI_UNDEFINED;
 #define BEFORE_INDICES(n)
-#define BEFORE_STATUS_F08(n)                                                                   \
+#define BEFORE_STATUS_F08(n)                                                                       \
     MPI_Status s_##n, *c_##n = (n) == MPI_F08_STATUS_IGNORE ? MPI_STATUS_IGNORE : &s_##n;
-#define BEFORE_STATUSES_F08(n)                                                                 \
-    MPI_Status *c_##n = (n) == MPI_F08_STATUSES_IGNORE                                         \
-                            ? TRL_STATUSES_IGNORE                                              \
+#define BEFORE_STATUSES_F08(n)                                                                     \
+    MPI_Status *c_##n = (n) == MPI_F08_STATUSES_IGNORE                                             \
+                            ? TRL_STATUSES_IGNORE                                                  \
                             : malloc((size_t)(*count > 0 ? *count : 1) * sizeof(MPI_Status));
 #define BEFORE_SOME_STATUSES_F08(n) BEFORE_STATUSES_F08(n)
 
-#define ARG_BUF(n) trl_fortran_buffer(n)
-#define ARG_CBUF(n) trl_fortran_buffer(n)
-#define ARG_INT(n) (int)*(n)
-#define ARG_INTS(n) (const int *)(n)
-#define ARG_TYPE(n) PMPI_Type_f2c(*(n))
-#define ARG_OP(n) PMPI_Op_f2c(*(n))
-#define ARG_COMM(n) PMPI_Comm_f2c(*(n))
-#define ARG_TYPE_INOUT(n) &c_##n
-#define ARG_OP_INOUT(n) &c_##n
-#define ARG_SEND_TYPES(n) c_##n
-#define ARG_RECV_TYPES(n) c_##n
-#define ARG_REQUEST(n) &c_##n
-#define ARG_REQUEST_IN(n) PMPI_Request_f2c(*(n))
-#define ARG_REQUEST_INOUT(n) &c_##n
-#define ARG_REQUESTS(n) c_##n
-#define ARG_FLAG(n) &c_##n
-#define ARG_INDEX(n) &c_##n
-#define ARG_OUTCOUNT(n) &c_##n
-#define ARG_INDICES(n) (int *)(n)
-#define ARG_STATUS_F08(n) c_##n
-#define ARG_STATUSES_F08(n) c_##n
+#define ARG_BUF(n)               trl_fortran_buffer(n)
+#define ARG_CBUF(n)              trl_fortran_buffer(n)
+#define ARG_INT(n)               (int)*(n)
+#define ARG_INTS(n)              (const int *)(n)
+#define ARG_TYPE(n)              PMPI_Type_f2c(*(n))
+#define ARG_OP(n)                PMPI_Op_f2c(*(n))
+#define ARG_COMM(n)              PMPI_Comm_f2c(*(n))
+#define ARG_TYPE_INOUT(n)        &c_##n
+#define ARG_OP_INOUT(n)          &c_##n
+#define ARG_SEND_TYPES(n)        c_##n
+#define ARG_RECV_TYPES(n)        c_##n
+#define ARG_REQUEST(n)           &c_##n
+#define ARG_REQUEST_IN(n)        PMPI_Request_f2c(*(n))
+#define ARG_REQUEST_INOUT(n)     &c_##n
+#define ARG_REQUESTS(n)          c_##n
+#define ARG_FLAG(n)              &c_##n
+#define ARG_INDEX(n)             &c_##n
+#define ARG_OUTCOUNT(n)          &c_##n
+#define ARG_INDICES(n)           (int *)(n)
+#define ARG_STATUS_F08(n)        c_##n
+#define ARG_STATUSES_F08(n)      c_##n
 #define ARG_SOME_STATUSES_F08(n) c_##n
 
 #define AFTER_BUF(n)
@@ -142,39 +142,39 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define AFTER_OP(n)
 #define AFTER_COMM(n)
 #define AFTER_TYPE_INOUT(n) *(n) = PMPI_Type_c2f(c_##n);
-#define AFTER_OP_INOUT(n) *(n) = PMPI_Op_c2f(c_##n);
+#define AFTER_OP_INOUT(n)   *(n) = PMPI_Op_c2f(c_##n);
 #define AFTER_SEND_TYPES(n) free(c_##n);
 #define AFTER_RECV_TYPES(n) free(c_##n);
-#define AFTER_REQUEST(n)                                                                       \
-    if (rc == MPI_SUCCESS)                                                                     \
+#define AFTER_REQUEST(n)                                                                           \
+    if (rc == MPI_SUCCESS)                                                                         \
         *(n) = PMPI_Request_c2f(c_##n);
 #define AFTER_REQUEST_IN(n)
 #define AFTER_REQUEST_INOUT(n) *(n) = PMPI_Request_c2f(c_##n);
-#define AFTER_REQUESTS(n) trl_fortran_requests_back(c_##n, n, *count);
-#define AFTER_FLAG(n) *(n) = c_##n ? 1 : 0;
-#define AFTER_INDEX(n) *(n) = c_##n >= 0 ? c_##n + 1 : c_##n;
-#define AFTER_OUTCOUNT(n) *(n) = c_##n;
-#define AFTER_INDICES(n)                                                                       \
-    for (int k_ = 0; c_outcount != MPI_UNDEFINED && k_ < c_outcount; k_++)                    \
+#define AFTER_REQUESTS(n)      trl_fortran_requests_back(c_##n, n, *count);
+#define AFTER_FLAG(n)          *(n) = c_##n ? 1 : 0;
+#define AFTER_INDEX(n)         *(n) = c_##n >= 0 ? c_##n + 1 : c_##n;
+#define AFTER_OUTCOUNT(n)      *(n) = c_##n;
+#define AFTER_INDICES(n)                                                                           \
+    for (int k_ = 0; c_outcount != MPI_UNDEFINED && k_ < c_outcount; k_++)                         \
         (n)[k_] += 1;
-#define AFTER_STATUS_F08(n)                                                                    \
-    if (c_##n != MPI_STATUS_IGNORE)                                                            \
+#define AFTER_STATUS_F08(n)                                                                        \
+    if (c_##n != MPI_STATUS_IGNORE)                                                                \
         trl_status_c2f08(c_##n, n);
-#define AFTER_STATUSES_F08_(n, written)                                                        \
-    if ((n) != MPI_F08_STATUSES_IGNORE && c_##n) {                                             \
-        for (int k_ = 0; k_ < (written); k_++)                                                 \
-            trl_status_c2f08(&c_##n[k_], &(n)[k_]);                                            \
-        free(c_##n);                                                                           \
+#define AFTER_STATUSES_F08_(n, written)                                                            \
+    if ((n) != MPI_F08_STATUSES_IGNORE && c_##n) {                                                 \
+        for (int k_ = 0; k_ < (written); k_++)                                                     \
+            trl_status_c2f08(&c_##n[k_], &(n)[k_]);                                                \
+        free(c_##n);                                                                               \
     }
 #define AFTER_STATUSES_F08(n) AFTER_STATUSES_F08_(n, *count)
-#define AFTER_SOME_STATUSES_F08(n)                                                             \
+#define AFTER_SOME_STATUSES_F08(n)                                                                 \
     AFTER_STATUSES_F08_(n, c_outcount == MPI_UNDEFINED ? 0 : c_outcount)
 
 /* An argument (KIND, name) through one of the tables above. */
-#define PARAM(kind, n) PARAM_##kind(n)
+#define PARAM(kind, n)  PARAM_##kind(n)
 #define BEFORE(kind, n) BEFORE_##kind(n)
-#define ARG(kind, n) ARG_##kind(n)
-#define AFTER(kind, n) AFTER_##kind(n)
+#define ARG(kind, n)    ARG_##kind(n)
+#define AFTER(kind, n)  AFTER_##kind(n)
 
 /* A function no symbol names under this MPI is left out of the library. */
 #define KEPT_IF_NAMED __attribute__((unused))
@@ -183,16 +183,16 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define ALIAS(lower, symbol) fortran_##lower##_fn symbol __attribute__((alias("fortran_" #lower)));
 
 /* One line of a table: the function's type, the function, its symbols. */
-#define DEFINE(class, lower, Mixed, UPPER, ...)                                                \
-    typedef void fortran_##lower##_fn(TRL_EACH(PARAM, TRL_COMMA, __VA_ARGS__), MPI_Fint *ierror); \
-    KEPT_IF_NAMED static void fortran_##lower(TRL_EACH(PARAM, TRL_COMMA, __VA_ARGS__),           \
-                                              MPI_Fint *ierror)                                \
-    {                                                                                          \
-        TRL_EACH(BEFORE, TRL_NOTHING, __VA_ARGS__)                                             \
-        int rc = MPI_##Mixed(TRL_EACH(ARG, TRL_COMMA, __VA_ARGS__));                           \
-        TRL_EACH(AFTER, TRL_NOTHING, __VA_ARGS__)                                              \
-        trl_fortran_set_ierror(ierror, rc);                                                    \
-    }                                                                                          \
+#define DEFINE(class, lower, Mixed, UPPER, ...)                                                    \
+    typedef void fortran_##lower##_fn(TRL_EACH(PARAM, TRL_COMMA, __VA_ARGS__), MPI_Fint *ierror);  \
+    KEPT_IF_NAMED static void fortran_##lower(TRL_EACH(PARAM, TRL_COMMA, __VA_ARGS__),             \
+                                              MPI_Fint *ierror)                                    \
+    {                                                                                              \
+        TRL_EACH(BEFORE, TRL_NOTHING, __VA_ARGS__)                                                 \
+        int rc = MPI_##Mixed(TRL_EACH(ARG, TRL_COMMA, __VA_ARGS__));                               \
+        TRL_EACH(AFTER, TRL_NOTHING, __VA_ARGS__)                                                  \
+        trl_fortran_set_ierror(ierror, rc);                                                        \
+    }                                                                                              \
     TRL_FORTRAN_NAMES_##class(ALIAS, lower, Mixed, UPPER)
 
 #endif

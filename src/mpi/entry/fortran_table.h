@@ -16,32 +16,32 @@
 /* Freeing a datatype or an operation that a collective in flight may still
  * use (holds.h): the bindings that call PMPI_Type_free and PMPI_Op_free
  * directly would free it under the collective. */
-#define TRL_FORTRAN_FREES(X)                                                                     \
-    X(handles, type_free, Type_free, TYPE_FREE, (TYPE_INOUT, datatype))                          \
+#define TRL_FORTRAN_FREES(X)                                                                       \
+    X(handles, type_free, Type_free, TYPE_FREE, (TYPE_INOUT, datatype))                            \
     X(handles, op_free, Op_free, OP_FREE, (OP_INOUT, op))
 
 /* The request calls, for MPI libraries whose bindings would bypass Trellis'
  * own (fortran_requests.c). The status kinds are mpi_f08's. */
-#define TRL_FORTRAN_REQUEST_CALLS(X)                                                             \
-    X(requests, wait, Wait, WAIT, (REQUEST_INOUT, request), (STATUS_F08, status))                \
-    X(requests, test, Test, TEST, (REQUEST_INOUT, request), (FLAG, flag), (STATUS_F08, status))  \
-    X(requests, waitall, Waitall, WAITALL, (INT, count), (REQUESTS, requests),                   \
-      (STATUSES_F08, statuses))                                                                  \
-    X(requests, testall, Testall, TESTALL, (INT, count), (REQUESTS, requests), (FLAG, flag),     \
-      (STATUSES_F08, statuses))                                                                  \
-    X(requests, waitany, Waitany, WAITANY, (INT, count), (REQUESTS, requests), (INDEX, index),   \
-      (STATUS_F08, status))                                                                      \
-    X(requests, testany, Testany, TESTANY, (INT, count), (REQUESTS, requests), (INDEX, index),   \
-      (FLAG, flag), (STATUS_F08, status))                                                        \
-    X(requests, waitsome, Waitsome, WAITSOME, (INT, count), (REQUESTS, requests),                \
-      (OUTCOUNT, outcount), (INDICES, indices), (SOME_STATUSES_F08, statuses))                   \
-    X(requests, testsome, Testsome, TESTSOME, (INT, count), (REQUESTS, requests),                \
-      (OUTCOUNT, outcount), (INDICES, indices), (SOME_STATUSES_F08, statuses))                   \
-    X(requests, request_get_status, Request_get_status, REQUEST_GET_STATUS,                      \
-      (REQUEST_IN, request), (FLAG, flag), (STATUS_F08, status))                                 \
-    X(requests, start, Start, START, (REQUEST_INOUT, request))                                   \
-    X(requests, startall, Startall, STARTALL, (INT, count), (REQUESTS, requests))                \
-    X(requests, request_free, Request_free, REQUEST_FREE, (REQUEST_INOUT, request))              \
+#define TRL_FORTRAN_REQUEST_CALLS(X)                                                               \
+    X(requests, wait, Wait, WAIT, (REQUEST_INOUT, request), (STATUS_F08, status))                  \
+    X(requests, test, Test, TEST, (REQUEST_INOUT, request), (FLAG, flag), (STATUS_F08, status))    \
+    X(requests, waitall, Waitall, WAITALL, (INT, count), (REQUESTS, requests),                     \
+      (STATUSES_F08, statuses))                                                                    \
+    X(requests, testall, Testall, TESTALL, (INT, count), (REQUESTS, requests), (FLAG, flag),       \
+      (STATUSES_F08, statuses))                                                                    \
+    X(requests, waitany, Waitany, WAITANY, (INT, count), (REQUESTS, requests), (INDEX, index),     \
+      (STATUS_F08, status))                                                                        \
+    X(requests, testany, Testany, TESTANY, (INT, count), (REQUESTS, requests), (INDEX, index),     \
+      (FLAG, flag), (STATUS_F08, status))                                                          \
+    X(requests, waitsome, Waitsome, WAITSOME, (INT, count), (REQUESTS, requests),                  \
+      (OUTCOUNT, outcount), (INDICES, indices), (SOME_STATUSES_F08, statuses))                     \
+    X(requests, testsome, Testsome, TESTSOME, (INT, count), (REQUESTS, requests),                  \
+      (OUTCOUNT, outcount), (INDICES, indices), (SOME_STATUSES_F08, statuses))                     \
+    X(requests, request_get_status, Request_get_status, REQUEST_GET_STATUS, (REQUEST_IN, request), \
+      (FLAG, flag), (STATUS_F08, status))                                                          \
+    X(requests, start, Start, START, (REQUEST_INOUT, request))                                     \
+    X(requests, startall, Startall, STARTALL, (INT, count), (REQUESTS, requests))                  \
+    X(requests, request_free, Request_free, REQUEST_FREE, (REQUEST_INOUT, request))                \
     X(requests, cancel, Cancel, CANCEL, (REQUEST_INOUT, request))
 
 #endif

@@ -145,9 +145,10 @@ static int load_topology(int rank, int warn, trl_topo *world)
         if (rank == first[0]) {
             char msg[900];
             trl_topo_error_format(&err, msg, sizeof msg);
-            trl_log("%s%s", msg, warn ? "; TRELLIS_ON_ERROR=warn: using the discovered topology"
-                                      : "; stopping (set TRELLIS_ON_ERROR=warn to go on with "
-                                        "the discovered topology)");
+            trl_log("%s%s", msg,
+                    warn ? "; TRELLIS_ON_ERROR=warn: using the discovered topology"
+                         : "; stopping (set TRELLIS_ON_ERROR=warn to go on with "
+                           "the discovered topology)");
         }
         if (!warn)
             stop_job();
@@ -156,7 +157,8 @@ static int load_topology(int rank, int warn, trl_topo *world)
     } else if (first[1] != INT_MAX) {
         if (rank == first[1])
             trl_log("rank %d sees a different TRELLIS_TOPOLOGY from rank 0: every rank must see "
-                    "the same layout; stopping", rank);
+                    "the same layout; stopping",
+                    rank);
         stop_job();
     }
     if (set)
@@ -228,7 +230,8 @@ static void start(void)
     } else if (differ_rank != INT_MAX) {
         if (rank == differ_rank)
             trl_log("rank %d sees different TRELLIS_RULES from rank 0: every rank must see the "
-                    "same rules (same variable, same file contents); stopping", rank);
+                    "same rules (same variable, same file contents); stopping",
+                    rank);
         stop_job();
     }
     if (!trl_rules_install_env(&env_rules, h)) {

@@ -62,8 +62,10 @@ int trl_inter_bcast(trl_intercomm *ic, void *buffer, int count, MPI_Datatype dat
     if (trl_type_contiguous(datatype, &size, &extent) &&
         (size_t)count * (size_t)size <= (size_t)INT32_MAX) {
         /* The buffer as it is: nothing to open, pack or unpack. */
-        trl_coll_args a = {.coll = TRL_COLL_BCAST, .root = at,
-                           .count = (size_t)count * (size_t)size, .elem_size = 1,
+        trl_coll_args a = {.coll = TRL_COLL_BCAST,
+                           .root = at,
+                           .count = (size_t)count * (size_t)size,
+                           .elem_size = 1,
                            .commutative = true};
         return serve(ic, comm, &a, a.count == 0, is_root ? buffer : NULL, is_root ? NULL : buffer,
                      MPI_BYTE, MPI_OP_NULL, mode, served);
@@ -79,8 +81,12 @@ int trl_inter_bcast(trl_intercomm *ic, void *buffer, int count, MPI_Datatype dat
         trl_move_abandon(&send, &recv);
         return trl_error(comm, rc);
     }
-    trl_coll_args a = {.coll = TRL_COLL_BCAST, .root = at, .count = mine->counts[0],
-                       .elem_size = 1, .commutative = true, .call = trl_call_of(mode),
+    trl_coll_args a = {.coll = TRL_COLL_BCAST,
+                       .root = at,
+                       .count = mine->counts[0],
+                       .elem_size = 1,
+                       .commutative = true,
+                       .call = trl_call_of(mode),
                        .inter = &ic->shape};
     if (a.count == 0) {
         trl_move_abandon(&send, &recv);
@@ -150,8 +156,8 @@ int trl_inter_reduce_scatter(trl_intercomm *ic, const void *sendbuf, void *recvb
 }
 
 int trl_inter_reduce_scatter_block(trl_intercomm *ic, const void *sendbuf, void *recvbuf,
-                                   int recvcount, MPI_Datatype datatype, MPI_Op op,
-                                   MPI_Comm comm, const trl_mode *mode, bool *served)
+                                   int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                   const trl_mode *mode, bool *served)
 {
     if (reduction_refused(sendbuf, recvbuf, recvcount, datatype, op, true, true))
         return MPI_SUCCESS;

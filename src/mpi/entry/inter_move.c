@@ -48,8 +48,7 @@ static int open_sides(trl_comm *c, sides *sd, const void *sendbuf, const trl_blo
         return MPI_ERR_NO_MEM;
     int rc = MPI_SUCCESS;
     if (send_b)
-        rc = trl_move_open(&sd->send, (void *)sendbuf, send_b, false, TRL_VEC(c, 0),
-                           TRL_VEC(c, 1));
+        rc = trl_move_open(&sd->send, (void *)sendbuf, send_b, false, TRL_VEC(c, 0), TRL_VEC(c, 1));
     if (recv_b && rc == MPI_SUCCESS)
         rc = trl_move_open(&sd->recv, recvbuf, recv_b, false, TRL_VEC(c, 2), TRL_VEC(c, 3));
     if (rc != MPI_SUCCESS) {
@@ -63,8 +62,11 @@ static int open_sides(trl_comm *c, sides *sd, const void *sendbuf, const trl_blo
 
 static trl_coll_args move_args(const trl_intercomm *ic, trl_coll coll, const trl_mode *mode)
 {
-    trl_coll_args a = {.coll = coll, .elem_size = 1, .commutative = true,
-                       .call = trl_call_of(mode), .inter = &ic->shape};
+    trl_coll_args a = {.coll = coll,
+                       .elem_size = 1,
+                       .commutative = true,
+                       .call = trl_call_of(mode),
+                       .inter = &ic->shape};
     return a;
 }
 
@@ -111,8 +113,8 @@ static bool needs_counts(trl_intercomm *ic, const rooted *r, const trl_mode *mod
  * TRL_VEC(c, 5); TRL_VEC(c, 4) carries each such rank's own count + 1.
  * root_counts: the root's; own: a leaf's own count. Returns an MPI error
  * code; *refused when a rank marked the call or a count disagrees. */
-static int share_counts(trl_intercomm *ic, const rooted *r, const size_t *root_counts,
-                        size_t own, bool *refused)
+static int share_counts(trl_intercomm *ic, const rooted *r, const size_t *root_counts, size_t own,
+                        bool *refused)
 {
     trl_comm *c = ic->c;
     bool is_root = r->root == c->rank, leaf = !is_root && r->root >= 0;
@@ -146,7 +148,7 @@ static int rooted_move(trl_intercomm *ic, rooted *r, MPI_Comm comm, const trl_mo
         /* MPI_PROC_NULL: nothing but the counts' exchange where there is one. */
         bool refused = r->refused;
         int rc = counts_first && trl_comm_vec(c) ? share_counts(ic, r, NULL, 0, &refused)
-                                                  : MPI_SUCCESS;
+                                                 : MPI_SUCCESS;
         *served = r->root == -1 && !refused;
         if (rc != MPI_SUCCESS)
             return trl_error(comm, rc);
@@ -192,14 +194,19 @@ int trl_inter_gather(trl_intercomm *ic, const void *sendbuf, int sendcount, MPI_
                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                      const trl_mode *mode, bool *served)
 {
-    rooted r = {TRL_COLL_GATHER, true, false, root, recvbuf, (void *)sendbuf,
+    rooted r = {TRL_COLL_GATHER,
+                true,
+                false,
+                root,
+                recvbuf,
+                (void *)sendbuf,
                 {.n = ic->remote_n, .count = recvcount, .type = recvtype},
-                {.n = 1, .count = sendcount, .type = sendtype}, false};
+                {.n = 1, .count = sendcount, .type = sendtype},
+                false};
     r.refused = root == MPI_ROOT
                     ? trl_side_refused(TRL_COLL_GATHER, TRL_SIDE_RECV, recvbuf, recvcount, recvtype)
-                    : root != MPI_PROC_NULL &&
-                          trl_side_refused(TRL_COLL_GATHER, TRL_SIDE_SEND, sendbuf, sendcount,
-                                           sendtype);
+                    : root != MPI_PROC_NULL && trl_side_refused(TRL_COLL_GATHER, TRL_SIDE_SEND,
+                                                                sendbuf, sendcount, sendtype);
     return rooted_move(ic, &r, comm, mode, served);
 }
 
@@ -209,15 +216,20 @@ int trl_inter_gatherv(trl_intercomm *ic, const void *sendbuf, int sendcount, MPI
                       bool *served)
 {
     int n = ic->remote_n;
-    rooted r = {TRL_COLL_GATHERV, true, true, root, recvbuf, (void *)sendbuf,
+    rooted r = {TRL_COLL_GATHERV,
+                true,
+                true,
+                root,
+                recvbuf,
+                (void *)sendbuf,
                 {.n = n, .counts = recvcounts, .displs = displs, .type = recvtype},
-                {.n = 1, .count = sendcount, .type = sendtype}, false};
+                {.n = 1, .count = sendcount, .type = sendtype},
+                false};
     r.refused = root == MPI_ROOT
                     ? trl_vside_refused(TRL_COLL_GATHERV, TRL_SIDE_RECV, recvbuf, recvcounts,
                                         displs, recvtype, n)
-                    : root != MPI_PROC_NULL &&
-                          trl_side_refused(TRL_COLL_GATHERV, TRL_SIDE_SEND, sendbuf, sendcount,
-                                           sendtype);
+                    : root != MPI_PROC_NULL && trl_side_refused(TRL_COLL_GATHERV, TRL_SIDE_SEND,
+                                                                sendbuf, sendcount, sendtype);
     return rooted_move(ic, &r, comm, mode, served);
 }
 
@@ -226,14 +238,20 @@ int trl_inter_scatter(trl_intercomm *ic, const void *sendbuf, int sendcount, MPI
                       const trl_mode *mode, bool *served)
 {
     int n = ic->remote_n;
-    rooted r = {TRL_COLL_SCATTER, false, false, root, sendbuf, recvbuf,
+    rooted r = {TRL_COLL_SCATTER,
+                false,
+                false,
+                root,
+                sendbuf,
+                recvbuf,
                 {.n = n, .count = sendcount, .type = sendtype},
-                {.n = 1, .count = recvcount, .type = recvtype}, false};
+                {.n = 1, .count = recvcount, .type = recvtype},
+                false};
     r.refused = root == MPI_ROOT
-                    ? trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_SEND, sendbuf, sendcount, sendtype)
-                    : root != MPI_PROC_NULL &&
-                          trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_RECV, recvbuf, recvcount,
-                                           recvtype);
+                    ? trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_SEND, sendbuf, sendcount,
+                                       sendtype)
+                    : root != MPI_PROC_NULL && trl_side_refused(TRL_COLL_SCATTER, TRL_SIDE_RECV,
+                                                                recvbuf, recvcount, recvtype);
     return rooted_move(ic, &r, comm, mode, served);
 }
 
@@ -243,15 +261,20 @@ int trl_inter_scatterv(trl_intercomm *ic, const void *sendbuf, const int sendcou
                        bool *served)
 {
     int n = ic->remote_n;
-    rooted r = {TRL_COLL_SCATTERV, false, true, root, sendbuf, recvbuf,
+    rooted r = {TRL_COLL_SCATTERV,
+                false,
+                true,
+                root,
+                sendbuf,
+                recvbuf,
                 {.n = n, .counts = sendcounts, .displs = displs, .type = sendtype},
-                {.n = 1, .count = recvcount, .type = recvtype}, false};
+                {.n = 1, .count = recvcount, .type = recvtype},
+                false};
     r.refused = root == MPI_ROOT
                     ? trl_vside_refused(TRL_COLL_SCATTERV, TRL_SIDE_SEND, sendbuf, sendcounts,
                                         displs, sendtype, n)
-                    : root != MPI_PROC_NULL &&
-                          trl_side_refused(TRL_COLL_SCATTERV, TRL_SIDE_RECV, recvbuf, recvcount,
-                                           recvtype);
+                    : root != MPI_PROC_NULL && trl_side_refused(TRL_COLL_SCATTERV, TRL_SIDE_RECV,
+                                                                recvbuf, recvcount, recvtype);
     return rooted_move(ic, &r, comm, mode, served);
 }
 
@@ -259,9 +282,9 @@ int trl_inter_scatterv(trl_intercomm *ic, const void *sendbuf, const int sendcou
 
 /* Open both sides, look up, run. allgather(v): one block sent, one
  * received per remote rank; alltoall(v,w): one of each per remote rank. */
-static int all_move(trl_intercomm *ic, trl_coll coll, const void *sendbuf,
-                    const trl_blocks *send_b, void *recvbuf, const trl_blocks *recv_b,
-                    MPI_Comm comm, const trl_mode *mode, bool *served)
+static int all_move(trl_intercomm *ic, trl_coll coll, const void *sendbuf, const trl_blocks *send_b,
+                    void *recvbuf, const trl_blocks *recv_b, MPI_Comm comm, const trl_mode *mode,
+                    bool *served)
 {
     sides sd;
     int rc = open_sides(ic->c, &sd, sendbuf, send_b, recvbuf, recv_b);
@@ -305,13 +328,14 @@ int trl_inter_allgatherv(trl_intercomm *ic, const void *sendbuf, int sendcount,
                          const trl_mode *mode, bool *served)
 {
     int n = ic->remote_n;
-    if (trl_vside_refused(TRL_COLL_ALLGATHERV, TRL_SIDE_RECV, recvbuf, recvcounts, displs,
-                          recvtype, n) ||
+    if (trl_vside_refused(TRL_COLL_ALLGATHERV, TRL_SIDE_RECV, recvbuf, recvcounts, displs, recvtype,
+                          n) ||
         trl_side_refused(TRL_COLL_ALLGATHERV, TRL_SIDE_SEND, sendbuf, sendcount, sendtype))
         return MPI_SUCCESS;
     trl_blocks send_b = {.n = 1, .count = sendcount, .type = sendtype};
     trl_blocks recv_b = {.n = n, .counts = recvcounts, .displs = displs, .type = recvtype};
-    return all_move(ic, TRL_COLL_ALLGATHERV, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
+    return all_move(ic, TRL_COLL_ALLGATHERV, sendbuf, &send_b, recvbuf, &recv_b, comm, mode,
+                    served);
 }
 
 int trl_inter_alltoall(trl_intercomm *ic, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -333,10 +357,10 @@ int trl_inter_alltoallv(trl_intercomm *ic, const void *sendbuf, const int sendco
                         MPI_Comm comm, const trl_mode *mode, bool *served)
 {
     int n = ic->remote_n;
-    if (trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_RECV, recvbuf, recvcounts, rdispls,
-                          recvtype, n) ||
-        trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_SEND, sendbuf, sendcounts, sdispls,
-                          sendtype, n))
+    if (trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtype,
+                          n) ||
+        trl_vside_refused(TRL_COLL_ALLTOALLV, TRL_SIDE_SEND, sendbuf, sendcounts, sdispls, sendtype,
+                          n))
         return MPI_SUCCESS;
     trl_blocks send_b = {.n = n, .counts = sendcounts, .displs = sdispls, .type = sendtype};
     trl_blocks recv_b = {.n = n, .counts = recvcounts, .displs = rdispls, .type = recvtype};
@@ -352,9 +376,7 @@ int trl_inter_alltoallw(trl_intercomm *ic, const void *sendbuf, const int sendco
     if (trl_wside_refused(TRL_SIDE_RECV, recvbuf, recvcounts, rdispls, recvtypes, n) ||
         trl_wside_refused(TRL_SIDE_SEND, sendbuf, sendcounts, sdispls, sendtypes, n))
         return MPI_SUCCESS;
-    trl_blocks send_b = {.n = n, .counts = sendcounts, .byte_disp_in = sdispls,
-                         .types = sendtypes};
-    trl_blocks recv_b = {.n = n, .counts = recvcounts, .byte_disp_in = rdispls,
-                         .types = recvtypes};
+    trl_blocks send_b = {.n = n, .counts = sendcounts, .byte_disp_in = sdispls, .types = sendtypes};
+    trl_blocks recv_b = {.n = n, .counts = recvcounts, .byte_disp_in = rdispls, .types = recvtypes};
     return all_move(ic, TRL_COLL_ALLTOALLW, sendbuf, &send_b, recvbuf, &recv_b, comm, mode, served);
 }

@@ -14,11 +14,11 @@ _Static_assert(sizeof(uintptr_t) >= sizeof(uint64_t), "an attribute value holds 
  * MPI lets apply to any datatype, so only the type itself is judged);
  * MOVE_BIT(coll, side) that it accepts the type on that side of that
  * data-movement collective. */
-static const MPI_Op predefined_ops[] = {MPI_MAX,  MPI_MIN,    MPI_SUM,    MPI_PROD,   MPI_LAND,
-                                        MPI_BAND, MPI_LOR,    MPI_BOR,    MPI_LXOR,   MPI_BXOR,
+static const MPI_Op predefined_ops[] = {MPI_MAX,    MPI_MIN,    MPI_SUM,     MPI_PROD, MPI_LAND,
+                                        MPI_BAND,   MPI_LOR,    MPI_BOR,     MPI_LXOR, MPI_BXOR,
                                         MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP};
 enum { NOPS = sizeof predefined_ops / sizeof *predefined_ops, USER_OP_BIT = NOPS };
-#define OP_BIT(i) (i)
+#define OP_BIT(i)            (i)
 #define MOVE_BIT(coll, side) (NOPS + 1 + 2 * (int)(coll) + (int)(side))
 _Static_assert(NOPS + 1 + 2 * TRL_COLL_COUNT <= 64, "the bits fit one attribute value");
 
@@ -41,9 +41,11 @@ static struct {
     int used;
     pthread_mutex_t lock; /* inserts, and the probe communicator */
     pthread_once_t once;
-    MPI_Comm probe;       /* MPI_COMM_SELF's duplicate, errors returned */
-    int keyval;           /* the derived datatypes' attribute */
-} v = {.lock = PTHREAD_MUTEX_INITIALIZER, .once = PTHREAD_ONCE_INIT, .probe = MPI_COMM_NULL,
+    MPI_Comm probe; /* MPI_COMM_SELF's duplicate, errors returned */
+    int keyval;     /* the derived datatypes' attribute */
+} v = {.lock = PTHREAD_MUTEX_INITIALIZER,
+       .once = PTHREAD_ONCE_INIT,
+       .probe = MPI_COMM_NULL,
        .keyval = MPI_KEYVAL_INVALID};
 
 static size_t slot_of(MPI_Datatype type, MPI_Op op)
@@ -222,8 +224,8 @@ bool trl_move_type_ok(trl_coll coll, trl_side_kind side, MPI_Datatype type)
     return ask(&q, type);
 }
 
-bool trl_reduction_refused(const void *sendbuf, const void *recvbuf, int count,
-                           MPI_Datatype type, MPI_Op op, bool recv_significant)
+bool trl_reduction_refused(const void *sendbuf, const void *recvbuf, int count, MPI_Datatype type,
+                           MPI_Op op, bool recv_significant)
 {
     if (count < 0 || !trl_reduction_ok(type, op))
         return true;

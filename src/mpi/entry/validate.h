@@ -41,8 +41,8 @@ bool trl_move_type_ok(trl_coll coll, trl_side_kind side, MPI_Datatype type);
  * buffer but not the receive buffer, and send and receive buffers at one
  * address are aliased (MPI forbids it: MPI_IN_PLACE is the way), whatever
  * the count. Elsewhere MPI_IN_PLACE may not be the send buffer. */
-bool trl_reduction_refused(const void *sendbuf, const void *recvbuf, int count,
-                           MPI_Datatype type, MPI_Op op, bool recv_significant);
+bool trl_reduction_refused(const void *sendbuf, const void *recvbuf, int count, MPI_Datatype type,
+                           MPI_Op op, bool recv_significant);
 
 /* One side of a data-movement call on a rank where it is significant:
  * whether the library rejects it (MPI_IN_PLACE where no in-place form
