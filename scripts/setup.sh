@@ -14,7 +14,8 @@ LOGDIR="$ROOT/build/logs"
 # Both MPIs: Debian keeps Open MPI the default (mpicc, mpirun) with MPICH installed too;
 # each has its own names (mpicc.openmpi, mpicc.mpich, ...). gfortran for the Fortran tests.
 PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev
-          gfortran hwloc libhwloc-dev python3 python3-venv python3-pip iproute2 util-linux)
+          gfortran hwloc libhwloc-dev python3 python3-venv python3-pip iproute2 util-linux
+          clang-format)
 
 step() { printf 'setup: %s\n' "$*"; }
 fail() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }

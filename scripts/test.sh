@@ -6,7 +6,8 @@
 #   ctest    the MPI tiers again against MPICH (build-mpich/, label mpi: the light
 #            scale of tests/mpi/CMakeLists.txt);
 #   pytest   the `trellis` command (tests/cli) and any other Python tests;
-#   ruff     the Python code's lint.
+#   ruff     the Python code's lint;
+#   format   C as .clang-format says, Python as ruff format says (scripts/check_format.sh).
 # Every runner runs even when an earlier one failed; the exit status is non-zero if any
 # failed, and the output ends with each runner's own summary line.
 #
@@ -48,13 +49,18 @@ echo "test: ruff check python tests bench scripts"
 .venv/bin/ruff check python tests bench scripts 2>&1 | tee "$LOGS/ruff"
 ruff_rc=${PIPESTATUS[0]}
 
+echo "test: format (scripts/check_format.sh)"
+bash scripts/check_format.sh 2>&1 | tee "$LOGS/format"
+format_rc=${PIPESTATUS[0]}
+
 echo
 echo "test: summary (seed $TRELLIS_TEST_SEED; ctest exit $ctest_rc, ctest MPICH exit $mpich_rc," \
-    "pytest exit $pytest_rc, ruff exit $ruff_rc)"
+    "pytest exit $pytest_rc, ruff exit $ruff_rc, format exit $format_rc)"
+tail -n 1 "$LOGS/format"
 tail -n 1 "$LOGS/ruff"
 grep -E '[0-9]+% tests passed' "$LOGS/ctest" || echo "ctest: no summary (exit $ctest_rc)"
 grep -E '[0-9]+% tests passed' "$LOGS/ctest-mpich" | sed 's/^/MPICH: /' ||
     echo "ctest MPICH: no summary (exit $mpich_rc)"
 tail -n 1 "$LOGS/pytest"
 
-((ctest_rc == 0 && mpich_rc == 0 && pytest_rc == 0 && ruff_rc == 0))
+((ctest_rc == 0 && mpich_rc == 0 && pytest_rc == 0 && ruff_rc == 0 && format_rc == 0))
