@@ -1,13 +1,14 @@
 """Issue 31's bar from bench/tune_bar.sh's output: a Markdown table per shape.
 
-    python3 bench/tune_bar_table.py results/tune_bar/4x4 [results/tune_bar/8x2 ...]
+    python3 bench/tune_bar_table.py [--trellis hand] results/tune_bar/4x4 [.../8x2 ...]
 
 For each collective and size: the median us of Open MPI's default, han and Trellis
 (`tuned`: the built-in rules, tuned ones included), Trellis over Open MPI and over the
 faster of the two, and whether Trellis is slower than that faster one beyond the
 noise: slower in every repetition (the repetitions are interleaved, so each pairs the
-configurations under the same load). The last line per shape: the geometric mean of
-Trellis over Open MPI at all points, and the points slower beyond the noise.
+configurations under the same load). Barrier, which has no size, counts once. The last
+line per shape: the geometric mean of Trellis over Open MPI at all points, and the points
+slower beyond the noise. --trellis names another Trellis column (hand: the hand rules).
 """
 
 import csv
@@ -45,6 +46,8 @@ def shape_table(shape_dir: Path, trellis: str = "tuned") -> str:
         for coll, by_config in sorted(read_reps(size_dir).items()):
             if not {"ompi", "han", trellis} <= by_config.keys():
                 continue
+            if coll == "barrier" and size_dir != sizes[0]:
+                continue  # the same call at every size: counted once
             med = {c: statistics.median(v) for c, v in by_config.items()}
             faster = min(med["ompi"], med["han"])
             paired = zip(by_config[trellis], by_config["ompi"], by_config["han"], strict=False)
@@ -71,10 +74,13 @@ def shape_table(shape_dir: Path, trellis: str = "tuned") -> str:
 
 
 def main(argv: list[str]) -> int:
+    trellis = "tuned"
+    if argv[:1] == ["--trellis"] and len(argv) > 1:  # another Trellis column: hand, file
+        trellis, argv = argv[1], argv[2:]
     if not argv:
         sys.stderr.write(__doc__)
         return 2
-    sys.stdout.write("\n\n".join(shape_table(Path(a)) for a in argv) + "\n")
+    sys.stdout.write("\n\n".join(shape_table(Path(a), trellis) for a in argv) + "\n")
     return 0
 
 
