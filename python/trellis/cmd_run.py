@@ -14,7 +14,7 @@ with Open MPI (MPICH: -genv NAME VALUE for -x):
 - `-x LD_PRELOAD=<absolute path of libtrellis.so>`, so every rank loads Trellis
   (an LD_PRELOAD already in the environment is kept after it);
 - `-x NAME` for every TRELLIS_* variable of the environment (after --rules, --topology
-  and --verbose are applied; TRELLIS_BUILD, TRELLIS_LIB and TRELLIS_MPI, which only say
+  --verbose and --check are applied; TRELLIS_BUILD, TRELLIS_LIB and TRELLIS_MPI, which only say
   where the library is and which MPI, aside), so every rank sees the same configuration;
 - `--oversubscribe`, unless an --oversubscribe or --nooversubscribe option is given
   (MPICH's mpiexec oversubscribes as it is);
@@ -37,6 +37,8 @@ stand anywhere among the options:
                     is the testbed's directory (default /run/trellis-testbed)
     --mpi NAME      the MPI: openmpi (mpirun) or mpich (mpiexec); sets TRELLIS_MPI
     --verbose       set TRELLIS_VERBOSE=1 (mpirun's own verbose flag is -v)
+    --check         set TRELLIS_CHECK=1: every collective call is compared across its
+                    ranks first, and a mismatch ends the job with a report (docs/check.md)
     --trace DIR     set TRELLIS_TRACE: every rank records its collectives' steps and
                     writes DIR/rank-N.jsonl at MPI_Finalize (`trellis trace DIR` shows
                     them; docs/trace-format.md); DIR is made absolute. What an earlier
@@ -68,14 +70,14 @@ from trellis.native import TrellisError
 
 USAGE = (
     "usage: trellis run [--rules RULES] [--topology LAYOUT] [--testbed[=DIR]] [--mpi MPI] "
-    "[--verbose] [--trace DIR] [--dry-run] "
+    "[--verbose] [--check] [--trace DIR] [--dry-run] "
     "[mpirun options] program [args]"
 )
 
 # The launcher's options, which split_args must know to tell their values from the
 # program, are each MPI's (mpi_impl.py); ALL_MPIS knows every MPI's at once, to find
 # --mpi before knowing which.
-TRELLIS_FLAGS = frozenset({"--verbose", "--dry-run", "-h", "--help"})
+TRELLIS_FLAGS = frozenset({"--verbose", "--check", "--dry-run", "-h", "--help"})
 TRELLIS_VALUE_OPTIONS = frozenset({"--rules", "--topology", "--mpi", "--trace"})
 
 # TRELLIS_* variables for this command, not for the library in the ranks.
@@ -91,6 +93,7 @@ class Split:
     testbed: str | None = None  # the testbed's directory; "" for the default
     mpi: str | None = None  # --mpi
     verbose: bool = False
+    check: bool = False
     trace: str | None = None
     dry_run: bool = False
     help: bool = False
@@ -135,6 +138,7 @@ def _trellis_option(split: Split, argv: Sequence[str], i: int) -> int:
         return 1
     if name in TRELLIS_FLAGS and not has_value:
         split.verbose |= name == "--verbose"
+        split.check |= name == "--check"
         split.dry_run |= name == "--dry-run"
         split.help |= name in {"-h", "--help"}
         return 1
@@ -262,6 +266,8 @@ def environment(split: Split, environ: Mapping[str, str], mpi: "mpi_impl.MPI", *
             env[name] = native.absolute_if_file(value, name, cwd)
     if split.verbose:
         env["TRELLIS_VERBOSE"] = "1"
+    if split.check:
+        env["TRELLIS_CHECK"] = "1"
     if split.trace is not None:  # absolute too
         env["TRELLIS_TRACE"] = str(((cwd or Path.cwd()) / split.trace).resolve())
     return env

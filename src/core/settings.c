@@ -22,6 +22,8 @@ static const struct setting {
 } settings[] = {
     {"TRELLIS_SHM", ON_OFF, 0, 0, NULL, false},
     {"TRELLIS_TUNED", ON_OFF, 0, 0, NULL, false},
+    {"TRELLIS_CHECK", ON_OFF, 0, 0, NULL, false},
+    {"TRELLIS_CHECK_TIMEOUT", COUNT, 1, 86400, NULL, false},
     {"TRELLIS_VERBOSE", LEVEL, 0, INT_MAX, NULL, false},
     {"TRELLIS_CACHE_SIZE", COUNT, 1, 4096, NULL, false},
     {"TRELLIS_SHM_SPIN", COUNT, 0, INT_MAX, NULL, false},

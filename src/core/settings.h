@@ -4,9 +4,9 @@
  * ("TRELLIS_SHM:1:1: ..."), instead of ignoring it.
  *
  *   on/off    1, on, yes, true / 0, off, no, false (any case, blanks
- *             around allowed): TRELLIS_SHM, TRELLIS_TUNED, and TRELLIS_VERBOSE (which also
+ *             around allowed): TRELLIS_SHM, TRELLIS_TUNED, TRELLIS_CHECK, and TRELLIS_VERBOSE (which also
  *             takes a level: a number, 0 off)
- *   counts    digits, within the setting's bounds: TRELLIS_CACHE_SIZE,
+ *   counts    digits, within the setting's bounds: TRELLIS_CACHE_SIZE, TRELLIS_CHECK_TIMEOUT,
  *             TRELLIS_SHM_SPIN, TRELLIS_EXEC_WINDOW, TRELLIS_TRACE_CALLS,
  *             TRELLIS_TRACE_STEPS
  *   words     TRELLIS_PROGRESS (thread, or an off spelling), TRELLIS_ON_ERROR

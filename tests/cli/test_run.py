@@ -106,6 +106,14 @@ def test_trellis_environment_is_forwarded() -> None:
                        "-x", "TRELLIS_VERBOSE"]  # fmt: skip
 
 
+def test_check_sets_and_forwards_trellis_check() -> None:
+    p = make("--check -np 2 ./app --check")
+    assert p.env == {"TRELLIS_CHECK": "1"}
+    at = p.command.index("TRELLIS_CHECK")
+    assert p.command[at - 1 : at + 1] == ["-x", "TRELLIS_CHECK"]
+    assert p.command[-2:] == ["./app", "--check"]  # the program's own argument stays
+
+
 def test_inherited_preload_is_kept_after_trellis() -> None:
     p = make("./app", environ={"LD_PRELOAD": "/usr/lib/libfoo.so"})
     assert f"LD_PRELOAD={LIB}:/usr/lib/libfoo.so" in p.command

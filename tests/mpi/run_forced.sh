@@ -32,8 +32,9 @@ if [ "$lib" != none ]; then
 fi
 # A described layout (the hierarchy tests) reaches every rank; so do the shared-memory
 # transport's settings (the tests that vary them), the progress mode, the form of
-# the checkers' calls (call_mode.h), and the schedule cache's size.
-for v in TRELLIS_TOPOLOGY TRELLIS_SHM TRELLIS_SHM_SPIN TRELLIS_PROGRESS TRELLIS_TEST_MODE TRELLIS_EXEC_WINDOW \
+# the checkers' calls (call_mode.h), the schedule cache's size, and TRELLIS_CHECK (the
+# correctness tier run with the check on must pass without a report: docs/check.md).
+for v in TRELLIS_TOPOLOGY TRELLIS_SHM TRELLIS_SHM_SPIN TRELLIS_PROGRESS TRELLIS_TEST_MODE TRELLIS_EXEC_WINDOW TRELLIS_CHECK \
          TRELLIS_CACHE_SIZE; do
   if [ -n "${!v:-}" ]; then opts+=(--env "$v=${!v}"); fi
 done

@@ -10,7 +10,7 @@
 static const char *const NAMES[] = {
     "TRELLIS_SHM",      "TRELLIS_TUNED",       "TRELLIS_VERBOSE",     "TRELLIS_CACHE_SIZE",
     "TRELLIS_SHM_SPIN", "TRELLIS_EXEC_WINDOW", "TRELLIS_TRACE_CALLS", "TRELLIS_TRACE_STEPS",
-    "TRELLIS_PROGRESS", "TRELLIS_ON_ERROR"};
+    "TRELLIS_PROGRESS", "TRELLIS_ON_ERROR",    "TRELLIS_CHECK",       "TRELLIS_CHECK_TIMEOUT"};
 
 static void clear(void)
 {
@@ -66,6 +66,13 @@ static const struct {
     {"TRELLIS_SHM", "maybe",
      "TRELLIS_SHM:1:1: 'maybe' is neither on nor off (expected 1, on, yes, true; 0, off, no, "
      "false)"},
+    {"TRELLIS_CHECK", "maybe",
+     "TRELLIS_CHECK:1:1: 'maybe' is neither on nor off (expected 1, on, yes, true; 0, off, no, "
+     "false)"},
+    {"TRELLIS_CHECK_TIMEOUT", "0", "TRELLIS_CHECK_TIMEOUT:1:1: 0 is out of range (1..86400)"},
+    {"TRELLIS_CHECK_TIMEOUT", "1.5",
+     "TRELLIS_CHECK_TIMEOUT:1:2: '1.5' is not a count (expected digits: a whole number of at "
+     "least 1)"},
     {"TRELLIS_CACHE_SIZE", "abc",
      "TRELLIS_CACHE_SIZE:1:1: 'abc' is not a count (expected digits: a whole number of at least "
      "1)"},

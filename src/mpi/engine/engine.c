@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/engine/check.h"
 #include "mpi/engine/handles.h"
 #include "mpi/engine/holds.h"
 
@@ -46,7 +47,8 @@ static _Thread_local bool inside __attribute__((tls_model("initial-exec")));
 
 bool trl_engine_busy(void)
 {
-    return atomic_load_explicit(&eng.running, memory_order_relaxed) > 0;
+    /* TRELLIS_CHECK's checks in flight are followed up in the turns */
+    return atomic_load_explicit(&eng.running, memory_order_relaxed) > 0 || trl_check_pending();
 }
 
 bool trl_ops_alive(void)
@@ -249,6 +251,8 @@ static bool turn(void)
 {
     bool moved = false, share = false;
     inside = true;
+    if (trl_check_pending())
+        trl_check_poll();
     for (trl_op *op = eng.head, *next; op; op = next) {
         next = op->next;
         share = share || (op->c && op->c->shm.yield);

@@ -20,6 +20,8 @@
 #include "mpi/context/inter.h"
 #include "mpi/engine/engine.h"
 #include "mpi/engine/run.h"
+#include "mpi/engine/check.h"
+#include "mpi/entry/check_calls.h"
 #include "mpi/entry/coll_forms.h"
 #include "mpi/entry/coll_list.h"
 
@@ -54,13 +56,27 @@ static inline trl_comm *comm_for(MPI_Comm comm, const trl_mode *mode)
     }
 TRL_MPI_ALL_COLLECTIVES(TRL_OPENING)
 
+/* TRELLIS_CHECK (engine/check.h): off, one test of a flag; on, the call is
+ * compared across ranks first, its site being the caller's. */
+#define TRL_CHECKED(name, mode, ...)                                                               \
+    if (trl_check_on) {                                                                            \
+        int crc = trl_check_##name(__VA_ARGS__, mode, __builtin_return_address(0));                \
+        if (crc != MPI_SUCCESS)                                                                    \
+            return crc;                                                                            \
+    }
+
 /* MPI_X */
 #define TRL_BLOCKING(ID, Name, name, forms, binding, ...)                                          \
     int MPI_##Name(TRL_C_PARAMS(__VA_ARGS__))                                                      \
     {                                                                                              \
+        TRL_CHECKED(name, &trl_blocking, TRL_C_ARGS(__VA_ARGS__))                                  \
         bool served;                                                                               \
         int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &trl_blocking, &served);                    \
-        return served ? rc : PMPI_##Name(TRL_C_ARGS(__VA_ARGS__));                                 \
+        if (!served)                                                                               \
+            rc = PMPI_##Name(TRL_C_ARGS(__VA_ARGS__));                                             \
+        if (trl_check_on)                                                                          \
+            trl_check_done();                                                                      \
+        return rc;                                                                                 \
     }
 TRL_MPI_ALL_COLLECTIVES(TRL_BLOCKING)
 
@@ -69,6 +85,7 @@ TRL_MPI_ALL_COLLECTIVES(TRL_BLOCKING)
     int MPI_I##name(TRL_C_PARAMS(__VA_ARGS__), MPI_Request *request)                               \
     {                                                                                              \
         trl_mode mode = {TRL_MODE_NONBLOCKING, request};                                           \
+        TRL_CHECKED(name, &mode, TRL_C_ARGS(__VA_ARGS__))                                          \
         bool served;                                                                               \
         int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &mode, &served);                            \
         return served ? rc : PMPI_I##name(TRL_C_ARGS(__VA_ARGS__), request);                       \
@@ -83,6 +100,7 @@ TRL_MPI_ALL_COLLECTIVES(TRL_NONBLOCKING)
     int TRL_INIT(Name)(TRL_C_PARAMS(__VA_ARGS__), MPI_Info info, MPI_Request * request)            \
     {                                                                                              \
         trl_mode mode = {TRL_MODE_PERSISTENT, request};                                            \
+        TRL_CHECKED(name, &mode, TRL_C_ARGS(__VA_ARGS__))                                          \
         bool served;                                                                               \
         int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &mode, &served);                            \
         return served ? rc : TRL_INIT_MPI(Name)(TRL_C_ARGS(__VA_ARGS__), info, request);           \

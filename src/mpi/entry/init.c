@@ -21,6 +21,7 @@
 #include "mpi/context/rules.h"
 #include "mpi/context/topo_mpi.h"
 #include "mpi/context/verbose.h"
+#include "mpi/engine/check.h"
 #include "mpi/engine/engine.h"
 #include "mpi/engine/holds.h"
 #include "mpi/engine/progress.h"
@@ -270,6 +271,7 @@ int MPI_Init(int *argc, char ***argv)
         int provided = MPI_THREAD_SINGLE;
         PMPI_Query_thread(&provided);
         trl_engine_init(provided);
+        trl_check_init();
     }
     return rc;
 }
@@ -281,12 +283,14 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     if (rc == MPI_SUCCESS) {
         start();
         trl_engine_init(*provided);
+        trl_check_init();
     }
     return rc;
 }
 
 int MPI_Finalize(void)
 {
+    trl_check_finalize();
     trl_engine_finalize();
     trl_holds_finalize();
     trl_inter_finalize();

@@ -1,0 +1,99 @@
+/* TRELLIS_CHECK: every rank describes each collective call it makes, and
+ * the ranks compare the descriptions before the call runs (docs/check.md).
+ *
+ * A description (trl_check_desc) is a row of fields. Most must be equal on
+ * every rank that cares about them (the care bits: a root's receive side
+ * means nothing on other ranks); LOCAL must be 0 everywhere (a rank found
+ * its own arguments at odds with what a peer said in the pre-exchange);
+ * ISROOT, where any rank cares, must be 1 somewhere (an intercommunicator
+ * call's root group names one MPI_ROOT). The entry layer fills the rows
+ * (entry/check_calls.c); this file compares them, on private duplicates of
+ * the communicator, one pair for the blocking calls and one for the
+ * non-blocking and persistent ones: MPI libraries match the two kinds
+ * apart, and programs rely on it (a blocking and a non-blocking collective
+ * crossed on one communicator, tests/mpi/test_request_rules.c), so each
+ * kind is numbered and compared on its own:
+ *   - blocking calls: the optional pre-exchange (each rank's per-peer
+ *     signatures to the peers that must match them), then the rows
+ *     all-gathered; a difference is reported by one rank and the job
+ *     stopped (check_report.c);
+ *   - non-blocking and persistent calls (checked at MPI_Ixxx and
+ *     MPI_Xxx_init: MPI makes them local, so nothing may wait here): the
+ *     same steps started non-blocking and followed up whenever the engine
+ *     turns (trl_check_poll), in the calls' order.
+ * A watchdog thread reports a rank that has waited TRELLIS_CHECK_TIMEOUT
+ * seconds (default 60) in a call: the rank missing is the one that does not
+ * report. */
+#ifndef TRL_CHECK_H
+#define TRL_CHECK_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mpi/engine/check_row.h"
+#include "mpi/engine/check_sig.h"
+#include "mpi/engine/mode.h"
+
+/* The pre-exchange of a call whose blocks differ per peer (v and w forms,
+ * neighbourhood collectives): out[i] is what this rank sends its i-th
+ * destination, in[i] what it expects from its i-th source (bytes -1: do
+ * not compare); the exchange gives got[i], which LOCAL compares with
+ * in[i]. Allocated by trl_check_pre_new, owned by the check after. */
+typedef enum {
+    TRL_PRE_NONE,
+    TRL_PRE_GATHER,    /* out[0] to the root; the root gets one from each rank */
+    TRL_PRE_SCATTER,   /* the root's out[i] to rank i; in[0] */
+    TRL_PRE_ALLGATHER, /* out[0] to all; in[i] from rank i */
+    TRL_PRE_ALLTOALL,  /* out[i] to rank i; in[i] from rank i */
+    TRL_PRE_NEIGHBOR,  /* out[i] to the i-th out-neighbour; in[i] from the i-th in-neighbour:
+                          messages along the edges: Open MPI 4.1.4's non-blocking neighbour
+                          alltoall paired the edges of a periodic dimension of two ranks
+                          otherwise than its blocking one (tests/mpi/coll_check_neighbor
+                          --seed 336, 4 ranks) */
+} trl_pre_kind;
+
+typedef struct {
+    trl_pre_kind kind;
+    int root;
+    int n_out, n_in;
+    trl_sig *out, *in, *got;
+    int *in_rank;      /* NEIGHBOR: each source's rank, malloc'd, or NULL */
+    int *out_rank;     /* NEIGHBOR: each destination's rank, malloc'd, or NULL */
+    MPI_Request *reqs; /* the exchange's: one, or NEIGHBOR's one an edge */
+    int n_reqs;
+    bool cart; /* NEIGHBOR on a Cartesian communicator (at most 16 dimensions) */
+} trl_check_pre;
+
+trl_check_pre *trl_check_pre_new(trl_pre_kind kind, int root, int n_out, int n_in);
+
+extern bool trl_check_on;
+
+/* After MPI_Init: reads TRELLIS_CHECK and TRELLIS_CHECK_TIMEOUT, sets up
+ * MPI_COMM_WORLD and MPI_COMM_SELF, starts the watchdog. */
+void trl_check_init(void);
+/* Before MPI_Finalize: completes the checks in flight, frees what the
+ * check holds. */
+void trl_check_finalize(void);
+/* A new communicator (intra or inter) made from parent, while its ranks
+ * are together in its constructor: its private duplicates for the checks. */
+void trl_check_comm_new(MPI_Comm parent, MPI_Comm comm);
+
+/* Where this rank stands in comm, or false when comm has no check state
+ * and cannot get one now (a non-blocking call on a communicator made some
+ * way Trellis did not see: the call goes unchecked). */
+bool trl_check_where_of(MPI_Comm comm, const trl_mode *mode, trl_check_where *w);
+
+/* Compare d (and pre, which it takes) across comm's ranks for a call made
+ * in mode from site. Returns MPI_SUCCESS; on a mismatch the job stops. */
+int trl_check_call(MPI_Comm comm, trl_check_desc *d, trl_check_pre *pre,
+                   const trl_check_labels *labels, const trl_mode *mode, const void *site);
+
+/* A blocking call checked by trl_check_call returned (the watchdog's). */
+void trl_check_done(void);
+
+/* Checks in flight (non-blocking): whether any, and follow them up. */
+bool trl_check_pending(void);
+void trl_check_poll(void);
+
+#endif
