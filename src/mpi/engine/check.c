@@ -12,6 +12,7 @@
 
 #include "core/settings.h"
 #include "exec/mpi_impl.h"
+#include "mpi/engine/check_pre.h"
 #include "mpi/engine/check_report.h"
 #include "mpi/engine/check_watch.h"
 
@@ -59,9 +60,20 @@ static void comm_unref(trl_check_comm *cc)
     free(cc);
 }
 
+/* The communicator found last, per thread: asking the library for an
+ * attribute costs a good part of a small collective. Any communicator
+ * freed (a handle may come back as another) makes every thread ask again. */
+static atomic_long freed;
+static __thread struct {
+    MPI_Comm comm;
+    trl_check_comm *cc;
+    long freed;
+} last = {MPI_COMM_NULL, NULL, -1};
+
 static int on_free(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm, (void)key, (void)extra;
+    atomic_fetch_add(&freed, 1);
     comm_unref(value);
     return MPI_SUCCESS;
 }
@@ -144,16 +156,23 @@ static trl_check_comm *comm_make(MPI_Comm comm, MPI_Comm parent)
     name_comm(comm, cc);
     cc->refs = 1;
     PMPI_Comm_set_attr(comm, keyval, cc);
+    atomic_fetch_add(&freed, 1); /* a lookup may have found none a moment ago */
     return cc;
 }
 
 static trl_check_comm *comm_find(MPI_Comm comm)
 {
+    long now = atomic_load_explicit(&freed, memory_order_acquire);
+    if (comm == last.comm && now == last.freed)
+        return last.cc;
     void *v = NULL;
     int flag = 0;
     if (keyval == MPI_KEYVAL_INVALID || PMPI_Comm_get_attr(comm, keyval, &v, &flag) != MPI_SUCCESS)
         return NULL;
-    return flag ? v : NULL;
+    last.comm = comm;
+    last.cc = flag ? v : NULL;
+    last.freed = now;
+    return last.cc;
 }
 
 void trl_check_comm_new(MPI_Comm parent, MPI_Comm comm)
@@ -180,103 +199,12 @@ static trl_check_comm *comm_for(MPI_Comm comm, const trl_mode *mode)
 bool trl_check_where_of(MPI_Comm comm, const trl_mode *mode, trl_check_where *w)
 {
     trl_check_comm *cc = comm_for(comm, mode);
-    if (cc)
+    if (cc) {
         *w = cc->where;
+        w->state = cc;
+        w->comm = comm;
+    }
     return cc != NULL;
-}
-
-/* ---- the pre-exchange ---- */
-
-trl_check_pre *trl_check_pre_new(trl_pre_kind kind, int root, int n_out, int n_in)
-{
-    trl_check_pre *p = calloc(1, sizeof *p);
-    size_t slots = (size_t)(n_out + 2 * n_in + 2);
-    trl_sig *s = calloc(slots, sizeof *s);
-    MPI_Request *reqs = malloc(sizeof *reqs * (size_t)(n_in + n_out + 1));
-    if (!p || !s || !reqs) {
-        free(p);
-        free(s);
-        free(reqs);
-        return NULL;
-    }
-    for (int i = 0; i < n_in + n_out + 1; i++)
-        reqs[i] = MPI_REQUEST_NULL;
-    *p = (trl_check_pre){kind, root, n_out, n_in, s,    s + n_out + 1, s + n_out + 1 + n_in,
-                         NULL, NULL, reqs,  0,    false};
-    return p;
-}
-
-static void pre_free(trl_check_pre *p)
-{
-    if (p) {
-        for (int i = 0; i < p->n_reqs; i++)
-            if (p->reqs[i] != MPI_REQUEST_NULL)
-                return; /* abandoned in flight (an error): MPI may still write it */
-        free(p->out);
-        free(p->in_rank);
-        free(p->out_rank);
-        free(p->reqs);
-    }
-    free(p);
-}
-
-/* Start the exchange of p over the check communicator (trl_sig is two
- * int64s); tag: the call's number, for the neighbour form's messages. */
-static int pre_start(trl_check_pre *p, MPI_Comm check, int64_t seq)
-{
-    MPI_Datatype t = MPI_INT64_T;
-    void *out = p->out, *got = p->got;
-    p->n_reqs = 1;
-    switch (p->kind) {
-    case TRL_PRE_GATHER: return PMPI_Igather(out, 2, t, got, 2, t, p->root, check, p->reqs);
-    case TRL_PRE_SCATTER: return PMPI_Iscatter(out, 2, t, got, 2, t, p->root, check, p->reqs);
-    case TRL_PRE_ALLGATHER: return PMPI_Iallgather(out, 2, t, got, 2, t, check, p->reqs);
-    case TRL_PRE_ALLTOALL: return PMPI_Ialltoall(out, 2, t, got, 2, t, check, p->reqs);
-    case TRL_PRE_NEIGHBOR: {
-        /* Edges between the same two ranks pair up in order on a graph; on
-         * a Cartesian communicator by direction (a periodic dimension of
-         * two has the same rank on both sides: what goes up arrives from
-         * below), so there the tag names the direction. */
-        int tag = (int)(seq % 1000) * 32, rc = MPI_SUCCESS;
-        p->n_reqs = 0;
-        for (int i = 0; i < p->n_in && rc == MPI_SUCCESS; i++)
-            rc = PMPI_Irecv(&p->got[i], 2, t, p->in_rank[i], tag + (p->cart ? i ^ 1 : 0), check,
-                            &p->reqs[p->n_reqs++]);
-        for (int i = 0; i < p->n_out && rc == MPI_SUCCESS; i++)
-            rc = PMPI_Isend(&p->out[i], 2, t, p->out_rank[i], tag + (p->cart ? i : 0), check,
-                            &p->reqs[p->n_reqs++]);
-        return rc;
-    }
-    default: p->n_reqs = 0; return MPI_SUCCESS;
-    }
-}
-
-static int pre_test(trl_check_pre *p, int *done)
-{
-    *done = 1;
-    return p ? PMPI_Testall(p->n_reqs, p->reqs, done, TRL_STATUSES_IGNORE) : MPI_SUCCESS;
-}
-
-static int pre_wait(trl_check_pre *p)
-{
-    return p ? PMPI_Waitall(p->n_reqs, p->reqs, TRL_STATUSES_IGNORE) : MPI_SUCCESS;
-}
-
-/* After the exchange: LOCAL from the first block that differs. */
-static void pre_compare(const trl_check_pre *p, int64_t *row)
-{
-    if (!p || p->kind == TRL_PRE_NONE || row[TRL_CK_LOCAL] != TRL_CK_LOCAL_OK)
-        return;
-    for (int i = 0; i < p->n_in; i++) {
-        trl_sig want = p->in[i], got = p->got[i];
-        if (want.bytes < 0 || trl_sig_match(want, got))
-            continue;
-        row[TRL_CK_LOCAL] = TRL_CK_LOCAL_PEER;
-        row[TRL_CK_PEER] = p->in_rank ? p->in_rank[i] : i;
-        row[TRL_CK_WANT] = want.bytes;
-        row[TRL_CK_GOT] = got.bytes;
-        return;
-    }
 }
 
 /* ---- rows ---- */
@@ -298,21 +226,80 @@ static void mismatch(const trl_check_call_info *call, const int64_t *rows)
 
 /* ---- blocking calls ---- */
 
-static __thread int blocking_slot = -1;
+/* The allreduce of a blocking call's check on an intracommunicator
+ * (trl_check_set_allreduce): Trellis' own on the program's communicator
+ * once the entry layer has handed it over; the MPI library's until then. */
+static trl_check_allreduce_fn fast_allreduce = PMPI_Allreduce;
 
-static int check_now(trl_check_call_info *call, trl_check_pre *pre)
+void trl_check_set_allreduce(trl_check_allreduce_fn fn)
+{
+    fast_allreduce = fn;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h *= 0xbf58476d1ce4e5b9ULL;
+    return h ^ (h >> 31);
+}
+
+/* One word for the compared fields of an intracommunicator's row: equal
+ * on every rank exactly when the rows agree (but for a collision of 62-bit
+ * hashes), given that on an intracommunicator every rank cares for the
+ * same fields. -1: this rank found its own call wrong (LOCAL, or its send
+ * and receive blocks differ), which must come out as a difference even
+ * where every rank does. */
+static int64_t row_hash(const int64_t *row)
+{
+    uint32_t care = (uint32_t)row[TRL_CK_FIELDS];
+    if (row[TRL_CK_LOCAL] != TRL_CK_LOCAL_OK)
+        return -1;
+    bool x = care >> TRL_CK_XB & 1, y = care >> TRL_CK_YB & 1;
+    if (x && y &&
+        (row[TRL_CK_XB] != row[TRL_CK_YB] || (care >> TRL_CK_XH & 1) != (care >> TRL_CK_YH & 1) ||
+         row[TRL_CK_XH] != row[TRL_CK_YH]))
+        return -1;
+    uint64_t h = care;
+    for (int f = 0; f < TRL_CK_COMPARED; f++)
+        h = mix(h, care >> f & 1 ? (uint64_t)row[f] : 0x5bd1e995u);
+    return (int64_t)(h >> 2);
+}
+
+/* Whether the rows agree: one allreduce of 16 bytes (the hash and its
+ * negation, maxima) where they are an intracommunicator's; false
+ * otherwise, and then the rows themselves tell (check_now). The allreduce
+ * runs on the program's communicator, as one more collective before the
+ * call, through Trellis: the fastest there is, and no Trellis state on the
+ * check's duplicates, which would have to go collectively when the program
+ * frees the communicator, inside the library's attribute deletion, whose
+ * order differs from rank to rank (a hang seen in tests/check). Blocking
+ * calls are in the same order on every rank, mismatched or not, so these
+ * allreduces always meet. */
+static bool rows_agree(trl_check_call_info *call, MPI_Comm comm, int *rc)
+{
+    if (call->cc->where.inter)
+        return false;
+    int64_t h = row_hash(call->row);
+    int64_t v[2] = {h < 0 ? INT64_MAX : h, h < 0 ? INT64_MAX : -h}, out[2];
+    *rc = fast_allreduce(v, out, 2, MPI_INT64_T, MPI_MAX, comm);
+    return *rc == MPI_SUCCESS && out[0] == -out[1];
+}
+
+static int check_now(trl_check_call_info *call, MPI_Comm comm, trl_check_pre *pre)
 {
     int rc = MPI_SUCCESS;
-    if (pre && (rc = pre_start(pre, call->cc->pre[0], call->row[TRL_CK_SEQ])) == MPI_SUCCESS)
-        rc = pre_wait(pre);
+    if (pre)
+        rc = trl_check_pre_start(pre, call->cc->pre[0], call->row[TRL_CK_SEQ], true);
     if (rc == MPI_SUCCESS)
-        pre_compare(pre, call->row);
-    pre_free(pre);
+        trl_check_pre_compare(pre, call->row);
+    trl_check_pre_free(pre);
     MPI_Comm check = call->cc->check[0];
+    if (rc != MPI_SUCCESS || rows_agree(call, comm, &rc) || rc != MPI_SUCCESS)
+        return MPI_SUCCESS;
     int n = 0;
     PMPI_Comm_size(check, &n);
     int64_t *rows = malloc(sizeof(int64_t) * TRL_CK_ROW * (size_t)n);
-    if (rc == MPI_SUCCESS && rows &&
+    if (rows &&
         PMPI_Allgather(call->row, TRL_CK_ROW, MPI_INT64_T, rows, TRL_CK_ROW, MPI_INT64_T, check) ==
             MPI_SUCCESS &&
         trl_check_rows_differ(rows, n, call->cc->where.inter))
@@ -362,7 +349,7 @@ static bool advance(pending *p)
     MPI_Comm check = p->call.cc->check[1];
     if (p->stage == 0) {
         p->req = MPI_REQUEST_NULL;
-        pre_compare(p->pre, p->call.row);
+        trl_check_pre_compare(p->pre, p->call.row);
         int n = 0;
         PMPI_Comm_size(check, &n);
         p->rows = malloc(sizeof(int64_t) * TRL_CK_ROW * (size_t)n);
@@ -386,7 +373,7 @@ static void drop(pending **at)
         pend.tail = at;
     pend.count--;
     trl_check_watch_leave(p->slot);
-    pre_free(p->pre);
+    trl_check_pre_free(p->pre);
     free(p->rows);
     comm_unref(p->call.cc);
     free(p);
@@ -407,7 +394,7 @@ void trl_check_poll(void)
     for (pending **at = &pend.head; *at;) {
         pending *p = *at;
         int done = 0;
-        int rc = p->stage == 0 ? pre_test(p->pre, &done)
+        int rc = p->stage == 0 ? trl_check_pre_test(p->pre, &done)
                                : PMPI_Test(&p->req, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || (done && !advance(p)) || p->stage == 2) {
             drop(at);
@@ -427,7 +414,7 @@ static int check_later(trl_check_call_info *call, trl_check_pre *pre)
 {
     pending *p = calloc(1, sizeof *p);
     if (!p) {
-        pre_free(pre);
+        trl_check_pre_free(pre);
         return MPI_SUCCESS;
     }
     p->call = *call;
@@ -436,14 +423,15 @@ static int check_later(trl_check_call_info *call, trl_check_pre *pre)
     p->req = MPI_REQUEST_NULL;
     p->slot = trl_check_watch_enter(call);
     pthread_mutex_lock(&pend.lock);
-    bool started = !pre || pre_start(pre, call->cc->pre[1], call->row[TRL_CK_SEQ]) == MPI_SUCCESS;
+    bool started = !pre || trl_check_pre_start(pre, call->cc->pre[1], call->row[TRL_CK_SEQ],
+                                               false) == MPI_SUCCESS;
     *pend.tail = p;
     pend.tail = &p->next;
     pend.count++;
     if (!started) {
         /* unchecked: a pre-exchange that cannot start says nothing */
         p->pre = NULL;
-        pre_free(pre);
+        trl_check_pre_free(pre);
     }
     pthread_mutex_unlock(&pend.lock);
     trl_check_poll();
@@ -452,14 +440,10 @@ static int check_later(trl_check_call_info *call, trl_check_pre *pre)
 
 /* ---- the calls ---- */
 
-int trl_check_call(MPI_Comm comm, trl_check_desc *d, trl_check_pre *pre,
+int trl_check_call(const trl_check_where *w, trl_check_desc *d, trl_check_pre *pre,
                    const trl_check_labels *labels, const trl_mode *mode, const void *site)
 {
-    trl_check_comm *cc = comm_for(comm, mode);
-    if (!cc) {
-        pre_free(pre);
-        return MPI_SUCCESS;
-    }
+    trl_check_comm *cc = w->state;
     int stream = mode->kind == TRL_MODE_BLOCKING ? 0 : 1;
     trl_check_set(d, TRL_CK_SEQ, ++cc->calls[stream]);
     trl_check_set(d, TRL_CK_MODE, (int64_t)mode->kind + (cc->where.inter ? 8 : 0));
@@ -468,14 +452,13 @@ int trl_check_call(MPI_Comm comm, trl_check_desc *d, trl_check_pre *pre,
     row_of(d, cc, call.row);
     if (mode->kind != TRL_MODE_BLOCKING)
         return check_later(&call, pre);
-    blocking_slot = trl_check_watch_enter(&call);
-    return check_now(&call, pre);
+    trl_check_watch_blocking(&call);
+    return check_now(&call, w->comm, pre);
 }
 
 void trl_check_done(void)
 {
-    trl_check_watch_leave(blocking_slot);
-    blocking_slot = -1;
+    trl_check_watch_blocking_done();
 }
 
 int64_t trl_check_op_code(MPI_Op op)
@@ -512,7 +495,7 @@ static void settle(void)
     pthread_mutex_lock(&pend.lock);
     while (pend.head) {
         pending *p = pend.head;
-        int rc = p->stage == 0 ? pre_wait(p->pre) : PMPI_Wait(&p->req, MPI_STATUS_IGNORE);
+        int rc = p->stage == 0 ? trl_check_pre_wait(p->pre) : PMPI_Wait(&p->req, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || !advance(p) || p->stage == 2)
             drop(&pend.head);
     }

@@ -31,41 +31,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mpi/engine/check_pre.h"
 #include "mpi/engine/check_row.h"
 #include "mpi/engine/check_sig.h"
 #include "mpi/engine/mode.h"
 
-/* The pre-exchange of a call whose blocks differ per peer (v and w forms,
- * neighbourhood collectives): out[i] is what this rank sends its i-th
- * destination, in[i] what it expects from its i-th source (bytes -1: do
- * not compare); the exchange gives got[i], which LOCAL compares with
- * in[i]. Allocated by trl_check_pre_new, owned by the check after. */
-typedef enum {
-    TRL_PRE_NONE,
-    TRL_PRE_GATHER,    /* out[0] to the root; the root gets one from each rank */
-    TRL_PRE_SCATTER,   /* the root's out[i] to rank i; in[0] */
-    TRL_PRE_ALLGATHER, /* out[0] to all; in[i] from rank i */
-    TRL_PRE_ALLTOALL,  /* out[i] to rank i; in[i] from rank i */
-    TRL_PRE_NEIGHBOR,  /* out[i] to the i-th out-neighbour; in[i] from the i-th in-neighbour:
-                          messages along the edges: Open MPI 4.1.4's non-blocking neighbour
-                          alltoall paired the edges of a periodic dimension of two ranks
-                          otherwise than its blocking one (tests/mpi/coll_check_neighbor
-                          --seed 336, 4 ranks) */
-} trl_pre_kind;
-
-typedef struct {
-    trl_pre_kind kind;
-    int root;
-    int n_out, n_in;
-    trl_sig *out, *in, *got;
-    int *in_rank;      /* NEIGHBOR: each source's rank, malloc'd, or NULL */
-    int *out_rank;     /* NEIGHBOR: each destination's rank, malloc'd, or NULL */
-    MPI_Request *reqs; /* the exchange's: one, or NEIGHBOR's one an edge */
-    int n_reqs;
-    bool cart; /* NEIGHBOR on a Cartesian communicator (at most 16 dimensions) */
-} trl_check_pre;
-
-trl_check_pre *trl_check_pre_new(trl_pre_kind kind, int root, int n_out, int n_in);
 
 extern bool trl_check_on;
 
@@ -84,10 +54,16 @@ void trl_check_comm_new(MPI_Comm parent, MPI_Comm comm);
  * way Trellis did not see: the call goes unchecked). */
 bool trl_check_where_of(MPI_Comm comm, const trl_mode *mode, trl_check_where *w);
 
-/* Compare d (and pre, which it takes) across comm's ranks for a call made
- * in mode from site. Returns MPI_SUCCESS; on a mismatch the job stops. */
-int trl_check_call(MPI_Comm comm, trl_check_desc *d, trl_check_pre *pre,
+/* Compare d (and pre, which it takes) across the ranks of the communicator
+ * w is of (trl_check_where_of) for a call made in mode from site. Returns MPI_SUCCESS; on a mismatch the job stops. */
+int trl_check_call(const trl_check_where *w, trl_check_desc *d, trl_check_pre *pre,
                    const trl_check_labels *labels, const trl_mode *mode, const void *site);
+
+/* The allreduce of a blocking call's check on an intracommunicator, 16
+ * bytes on the program's communicator: the entry layer hands over
+ * Trellis' own, unchecked, at start. */
+typedef int (*trl_check_allreduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+void trl_check_set_allreduce(trl_check_allreduce_fn fn);
 
 /* A blocking call checked by trl_check_call returned (the watchdog's). */
 void trl_check_done(void);

@@ -119,13 +119,30 @@ static int find_by_index(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
-int64_t trl_check_site_of(const void *addr)
+static int64_t site_of(const void *addr)
 {
     find_obj f = {.addr = addr};
     dl_iterate_phdr(find_by_addr, &f);
     if (!f.found)
         return 0;
     return ((int64_t)f.index << 48) | (int64_t)(((uintptr_t)addr - f.base) & 0xffffffffffffULL);
+}
+
+/* Calls come from a few places, again and again: those seen last, per
+ * thread, without asking the dynamic linker each time. */
+int64_t trl_check_site_of(const void *addr)
+{
+    enum { WAYS = 64 };
+    static __thread struct {
+        const void *addr;
+        int64_t site;
+    } seen[WAYS];
+    size_t way = ((uintptr_t)addr >> 2) % WAYS;
+    if (seen[way].addr != addr) {
+        seen[way].site = site_of(addr);
+        seen[way].addr = addr;
+    }
+    return seen[way].site;
 }
 
 /* addr2line's "function\nfile:line", where the object has line numbers. */

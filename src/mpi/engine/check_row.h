@@ -94,6 +94,8 @@ typedef struct {
     bool low;        /* intercommunicator: this rank is in the first group */
     int rank, size;  /* in its group */
     int remote_size; /* intercommunicator */
+    void *state;     /* the check's state of the communicator (check.c) */
+    MPI_Comm comm;   /* the program's */
 } trl_check_where;
 
 /* A row as exchanged: the fields, then the care bits. */

@@ -54,7 +54,21 @@ static seq repeat(seq a, int64_t n)
 
 /* A predefined type's place in this list is its code in the hash: the
  * same on every rank. Types the list lacks are coded by their size. */
+static int named_code_lookup(MPI_Datatype t);
+
+/* The call path's: most programs use a type or two over and over. */
 static int named_code(MPI_Datatype t)
+{
+    static __thread MPI_Datatype last = MPI_DATATYPE_NULL;
+    static __thread int last_code;
+    if (t != last) {
+        last_code = named_code_lookup(t);
+        last = t;
+    }
+    return last_code;
+}
+
+static int named_code_lookup(MPI_Datatype t)
 {
     static const MPI_Datatype known[] = {
         MPI_CHAR,

@@ -2,17 +2,40 @@
  * second and, for each call a rank has been in for the timeout or longer,
  * says so once, on that rank. A rank that never made the call says
  * nothing: the ranks that report are the ones it holds up. The thread
- * calls nothing of MPI's; the job goes on. */
+ * calls nothing of MPI's; the job goes on.
+ *
+ * Two kinds of record. A blocking call, on the path of every call, costs a
+ * copy into its thread's record and two stores: each thread registers one
+ * record once, and the thread dates a call itself, from the first second
+ * it sees it in. A non-blocking call's check, which lasts until the engine
+ * has followed it up, takes a slot of a table under a lock. */
+#include "mpi/engine/check_watch.h"
+
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "mpi/engine/check_report.h"
-#include "mpi/engine/check_watch.h"
 
-enum { SLOTS = 64 };
+enum { SLOTS = 64, THREADS = 64 };
+
+typedef struct {
+    trl_check_call_info call; /* a copy; its cc is not kept (the communicator may go) */
+    char comm_name[80];
+} watched;
+
+/* A thread's blocking calls: token is the call's (non-zero) while the
+ * thread is in it. */
+typedef struct {
+    atomic_long token;
+    watched what;
+    long seen;    /* the watchdog's: the token it saw last, */
+    double since; /* since when, */
+    bool told;    /* and whether it said so */
+} thread_record;
 
 static struct {
     pthread_mutex_t lock;
@@ -21,10 +44,15 @@ static struct {
     struct {
         bool used, told;
         double since;
-        trl_check_call_info call; /* a copy */
-        char comm_name[80];
+        watched what;
     } slot[SLOTS];
+    thread_record *threads[THREADS];
+    atomic_int n_threads;
+    atomic_long tokens;
 } w = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static __thread thread_record *mine;
+static __thread thread_record own;
 
 double trl_check_now(void)
 {
@@ -33,18 +61,42 @@ double trl_check_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void tell(int i, double now)
+static void tell(const watched *what, double waited)
 {
     char name[64], site[400];
-    trl_check_call_name(w.slot[i].call.row, name, sizeof name);
-    trl_check_site_text(w.slot[i].call.row[TRL_CK_SITE], site, sizeof site);
+    trl_check_call_name(what->call.row, name, sizeof name);
+    trl_check_site_text(what->call.row[TRL_CK_SITE], site, sizeof site);
     fprintf(stderr,
             "Trellis check (TRELLIS_CHECK): rank %d (MPI_COMM_WORLD) has waited %.0f s in "
             "call %lld on %s, %s, called from %s: a rank of that communicator that has not "
             "made this call holds it up\n",
-            w.world_rank, now - w.slot[i].since, (long long)w.slot[i].call.row[TRL_CK_SEQ],
-            w.slot[i].comm_name, name, site);
+            w.world_rank, waited, (long long)what->call.row[TRL_CK_SEQ], what->comm_name, name,
+            site);
     fflush(stderr);
+}
+
+static void look_at_threads(double now)
+{
+    int n = atomic_load(&w.n_threads);
+    for (int i = 0; i < n && i < THREADS; i++) {
+        thread_record *t = w.threads[i];
+        long token = t ? atomic_load(&t->token) : 0;
+        if (token == 0 || token != t->seen) {
+            if (t) {
+                t->seen = token;
+                t->since = now;
+                t->told = false;
+            }
+            continue;
+        }
+        if (!t->told && now - t->since >= w.timeout) {
+            watched copy = t->what;
+            if (atomic_load(&t->token) == token) { /* still the same call */
+                t->told = true;
+                tell(&copy, now - t->since);
+            }
+        }
+    }
 }
 
 static void *watch(void *arg)
@@ -53,11 +105,12 @@ static void *watch(void *arg)
     for (;;) {
         sleep(1);
         double now = trl_check_now();
+        look_at_threads(now);
         pthread_mutex_lock(&w.lock);
         for (int i = 0; i < SLOTS; i++)
             if (w.slot[i].used && !w.slot[i].told && now - w.slot[i].since >= w.timeout) {
                 w.slot[i].told = true;
-                tell(i, now);
+                tell(&w.slot[i].what, now - w.slot[i].since);
             }
         pthread_mutex_unlock(&w.lock);
     }
@@ -73,6 +126,35 @@ void trl_check_watch_start(double timeout_s)
         pthread_detach(t);
 }
 
+static void keep(watched *to, const trl_check_call_info *call)
+{
+    to->call = *call;
+    snprintf(to->comm_name, sizeof to->comm_name, "%s", call->cc->name);
+    to->call.cc = NULL;
+}
+
+void trl_check_watch_blocking(const trl_check_call_info *call)
+{
+    if (!mine) {
+        int i = atomic_fetch_add(&w.n_threads, 1);
+        if (i >= THREADS)
+            return; /* watched no more: more threads than records */
+        mine = &own;
+        w.threads[i] = mine;
+    }
+    /* the copy first, then the token that makes it visible */
+    memcpy(&mine->what.call, call, sizeof *call);
+    mine->what.call.cc = NULL;
+    memcpy(mine->what.comm_name, call->cc->name, sizeof mine->what.comm_name);
+    atomic_store_explicit(&mine->token, atomic_fetch_add(&w.tokens, 1) + 1, memory_order_release);
+}
+
+void trl_check_watch_blocking_done(void)
+{
+    if (mine)
+        atomic_store_explicit(&mine->token, 0, memory_order_release);
+}
+
 int trl_check_watch_enter(const trl_check_call_info *call)
 {
     int found = -1;
@@ -83,9 +165,7 @@ int trl_check_watch_enter(const trl_check_call_info *call)
             w.slot[i].used = true;
             w.slot[i].told = false;
             w.slot[i].since = trl_check_now();
-            w.slot[i].call = *call;
-            snprintf(w.slot[i].comm_name, sizeof w.slot[i].comm_name, "%s", call->cc->name);
-            w.slot[i].call.cc = NULL; /* the communicator may go first */
+            keep(&w.slot[i].what, call);
         }
     pthread_mutex_unlock(&w.lock);
     return found;

@@ -28,10 +28,10 @@ static bool begin(call *k, MPI_Comm comm, trl_coll coll, const trl_mode *mode)
     return true;
 }
 
-static int finish(call *k, MPI_Comm comm, trl_check_pre *pre, const trl_check_labels *labels,
-                  const trl_mode *mode, const void *site)
+static int finish(call *k, trl_check_pre *pre, const trl_check_labels *labels, const trl_mode *mode,
+                  const void *site)
 {
-    return trl_check_call(comm, &k->d, pre, labels, mode, site);
+    return trl_check_call(&k->w, &k->d, pre, labels, mode, site);
 }
 
 /* An intracommunicator's root: whether this rank is it. */
@@ -121,7 +121,7 @@ int trl_check_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MP
             intra_root(&k, root);
         trl_check_x(&k.d, trl_sig_of(count, datatype));
     }
-    return finish(&k, comm, NULL, &L_DATA, mode, site);
+    return finish(&k, NULL, &L_DATA, mode, site);
 }
 
 int trl_check_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -137,7 +137,7 @@ int trl_check_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
         trl_check_set(&k.d, TRL_CK_OP, trl_check_op_code(op));
         trl_check_x(&k.d, trl_sig_of(count, datatype));
     }
-    return finish(&k, comm, NULL, &L_DATA, mode, site);
+    return finish(&k, NULL, &L_DATA, mode, site);
 }
 
 static int rooted_block(trl_coll coll, bool gather, const void *sendbuf, int sendcount,
@@ -165,7 +165,7 @@ static int rooted_block(trl_coll coll, bool gather, const void *sendbuf, int sen
         if (leaf_buf == MPI_IN_PLACE)
             local(&k, TRL_CK_LOCAL_INPLACE, 0, 0);
     }
-    return finish(&k, comm, NULL, gather ? &L_BLOCK : &L_SCATTER, mode, site);
+    return finish(&k, NULL, gather ? &L_BLOCK : &L_SCATTER, mode, site);
 }
 
 int trl_check_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -201,7 +201,7 @@ int trl_check_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     (void)recvbuf, (void)displs;
     if (k.w.inter) {
         inter_root(&k, root);
-        return finish(&k, comm, NULL, &L_GATHERV, mode, site);
+        return finish(&k, NULL, &L_GATHERV, mode, site);
     }
     bool at_root = intra_root(&k, root);
     if (!at_root && sendbuf == MPI_IN_PLACE)
@@ -213,7 +213,7 @@ int trl_check_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
         for (int i = 0; at_root && i < k.w.size; i++)
             pre->in[i] = trl_sig_of(recvcounts[i], recvtype);
     }
-    return finish(&k, comm, pre, &L_GATHERV, mode, site);
+    return finish(&k, pre, &L_GATHERV, mode, site);
 }
 
 int trl_check_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
@@ -226,7 +226,7 @@ int trl_check_scatterv(const void *sendbuf, const int sendcounts[], const int di
     (void)sendbuf, (void)displs;
     if (k.w.inter) {
         inter_root(&k, root);
-        return finish(&k, comm, NULL, &L_SCATTERV, mode, site);
+        return finish(&k, NULL, &L_SCATTERV, mode, site);
     }
     bool at_root = intra_root(&k, root);
     if (!at_root && recvbuf == MPI_IN_PLACE)
@@ -238,7 +238,7 @@ int trl_check_scatterv(const void *sendbuf, const int sendcounts[], const int di
         pre->in[0] = at_root && recvbuf == MPI_IN_PLACE ? (trl_sig){0, -1}
                                                         : trl_sig_of(recvcount, recvtype);
     }
-    return finish(&k, comm, pre, &L_SCATTERV, mode, site);
+    return finish(&k, pre, &L_SCATTERV, mode, site);
 }
 
 /* ---- every rank, one block ---- */
@@ -254,13 +254,13 @@ static int all_block(trl_coll coll, const void *sendbuf, int sendcount, MPI_Data
     if (k.w.inter) {
         inter_send(&k, trl_sig_of(sendcount, sendtype));
         inter_recv(&k, recv);
-        return finish(&k, comm, NULL, &L_INTER_TWO, mode, site);
+        return finish(&k, NULL, &L_INTER_TWO, mode, site);
     }
     in_place(&k, sendbuf == MPI_IN_PLACE);
     if (sendbuf != MPI_IN_PLACE)
         trl_check_x(&k.d, trl_sig_of(sendcount, sendtype));
     trl_check_y(&k.d, recv);
-    return finish(&k, comm, NULL, &L_TWO, mode, site);
+    return finish(&k, NULL, &L_TWO, mode, site);
 }
 
 int trl_check_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -297,7 +297,7 @@ int trl_check_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
         return MPI_SUCCESS;
     (void)recvbuf, (void)displs;
     if (k.w.inter)
-        return finish(&k, comm, NULL, &L_ALLGATHERV, mode, site);
+        return finish(&k, NULL, &L_ALLGATHERV, mode, site);
     in_place(&k, sendbuf == MPI_IN_PLACE);
     trl_check_pre *pre = trl_check_pre_new(TRL_PRE_ALLGATHER, 0, 1, k.w.size);
     if (pre) {
@@ -306,7 +306,7 @@ int trl_check_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
         for (int i = 0; i < k.w.size; i++)
             pre->in[i] = trl_sig_of(recvcounts[i], recvtype);
     }
-    return finish(&k, comm, pre, &L_ALLGATHERV, mode, site);
+    return finish(&k, pre, &L_ALLGATHERV, mode, site);
 }
 
 static int alltoall_blocks(trl_coll coll, const void *sendbuf, const int sendcounts[],
@@ -319,7 +319,7 @@ static int alltoall_blocks(trl_coll coll, const void *sendbuf, const int sendcou
     if (!begin(&k, comm, coll, mode))
         return MPI_SUCCESS;
     if (k.w.inter)
-        return finish(&k, comm, NULL, &L_ALLTOALLV, mode, site);
+        return finish(&k, NULL, &L_ALLTOALLV, mode, site);
     in_place(&k, sendbuf == MPI_IN_PLACE);
     trl_check_pre *pre = trl_check_pre_new(TRL_PRE_ALLTOALL, 0, k.w.size, k.w.size);
     for (int i = 0; pre && i < k.w.size; i++) {
@@ -329,7 +329,7 @@ static int alltoall_blocks(trl_coll coll, const void *sendbuf, const int sendcou
                           ? recv
                           : trl_sig_of(sendcounts[i], sendtypes ? sendtypes[i] : sendtype);
     }
-    return finish(&k, comm, pre, &L_ALLTOALLV, mode, site);
+    return finish(&k, pre, &L_ALLTOALLV, mode, site);
 }
 
 int trl_check_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -364,7 +364,7 @@ static int all_reduction(trl_coll coll, const void *sendbuf, trl_sig data, MPI_O
     trl_check_x(&k.d, data);
     if (!k.w.inter && uniform_place)
         in_place(&k, sendbuf == MPI_IN_PLACE);
-    return finish(&k, comm, NULL, &L_DATA, mode, site);
+    return finish(&k, NULL, &L_DATA, mode, site);
 }
 
 int trl_check_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -434,5 +434,5 @@ int trl_check_barrier(MPI_Comm comm, const trl_mode *mode, const void *site)
     call k;
     if (!begin(&k, comm, TRL_COLL_BARRIER, mode))
         return MPI_SUCCESS;
-    return finish(&k, comm, NULL, &L_DATA, mode, site);
+    return finish(&k, NULL, &L_DATA, mode, site);
 }

@@ -16,4 +16,8 @@
 TRL_MPI_ALL_COLLECTIVES(TRL_CHECK_DECL)
 #undef TRL_CHECK_DECL
 
+/* Hand the check Trellis' own allreduce for its blocking checks (entries.c;
+ * after trl_check_init). */
+void trl_entries_check_start(void);
+
 #endif

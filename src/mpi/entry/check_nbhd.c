@@ -117,7 +117,7 @@ static int check_nbhd(trl_coll coll, const nbhd_call *s, const nbhd_call *r, MPI
     }
     free(e.in);
     free(e.out);
-    return trl_check_call(comm, &d, pre, &L_NBHD, mode, site);
+    return trl_check_call(&w, &d, pre, &L_NBHD, mode, site);
 }
 
 int trl_check_neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

@@ -80,6 +80,21 @@ TRL_MPI_ALL_COLLECTIVES(TRL_OPENING)
     }
 TRL_MPI_ALL_COLLECTIVES(TRL_BLOCKING)
 
+/* The allreduce of TRELLIS_CHECK's blocking checks (engine/check.h):
+ * Trellis' own, unchecked (the check must not check itself). */
+static int allreduce_unchecked(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm)
+{
+    bool served;
+    int rc = serve_allreduce(sendbuf, recvbuf, count, datatype, op, comm, &trl_blocking, &served);
+    return served ? rc : PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+void trl_entries_check_start(void)
+{
+    trl_check_set_allreduce(allreduce_unchecked);
+}
+
 /* MPI_IX */
 #define TRL_NONBLOCKING(ID, Name, name, forms, binding, ...)                                       \
     int MPI_I##name(TRL_C_PARAMS(__VA_ARGS__), MPI_Request *request)                               \

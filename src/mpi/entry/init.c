@@ -26,6 +26,7 @@
 #include "mpi/engine/holds.h"
 #include "mpi/engine/progress.h"
 #include "mpi/engine/trace.h"
+#include "mpi/entry/check_calls.h"
 #include "mpi/entry/validate.h"
 
 /* The MPI libraries whose handles differ from each other's: a library built
@@ -272,6 +273,7 @@ int MPI_Init(int *argc, char ***argv)
         PMPI_Query_thread(&provided);
         trl_engine_init(provided);
         trl_check_init();
+        trl_entries_check_start();
     }
     return rc;
 }
@@ -284,6 +286,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
         start();
         trl_engine_init(*provided);
         trl_check_init();
+        trl_entries_check_start();
     }
     return rc;
 }
