@@ -496,6 +496,9 @@ void trl_check_report(const trl_check_call_info *call, const int64_t *rows, int 
         fflush(stderr);
     }
     free(t.s);
+    /* Give the launcher a moment to forward the report: MPICH's tears the
+     * job down at the abort and could drop the last of it. */
+    usleep(200000);
     PMPI_Abort(MPI_COMM_WORLD, 1);
     for (;;)
         pause();
