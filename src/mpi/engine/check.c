@@ -17,6 +17,7 @@
 #include "mpi/engine/check_watch.h"
 
 bool trl_check_on;
+__thread const void *trl_check_caller;
 
 static int keyval = MPI_KEYVAL_INVALID;
 static void settle(void);
@@ -299,11 +300,23 @@ static int check_now(trl_check_call_info *call, MPI_Comm comm, trl_check_pre *pr
     int n = 0;
     PMPI_Comm_size(check, &n);
     int64_t *rows = malloc(sizeof(int64_t) * TRL_CK_ROW * (size_t)n);
-    if (rows &&
-        PMPI_Allgather(call->row, TRL_CK_ROW, MPI_INT64_T, rows, TRL_CK_ROW, MPI_INT64_T, check) ==
-            MPI_SUCCESS &&
-        trl_check_rows_differ(rows, n, call->cc->where.inter))
-        mismatch(call, rows);
+    if (!rows)
+        return MPI_SUCCESS;
+    /* The rows, twice where they differ: first to tell (an
+     * intercommunicator's, which have no hash), then with each rank's site
+     * from its stack, still in the call, for the report. Every rank takes
+     * the same turns. */
+    bool differ = !call->cc->where.inter ||
+                  (PMPI_Allgather(call->row, TRL_CK_ROW, MPI_INT64_T, rows, TRL_CK_ROW, MPI_INT64_T,
+                                  check) == MPI_SUCCESS &&
+                   trl_check_rows_differ(rows, n, true));
+    if (differ) {
+        call->row[TRL_CK_SITE] = trl_check_site_deep(call->row[TRL_CK_SITE]);
+        if (PMPI_Allgather(call->row, TRL_CK_ROW, MPI_INT64_T, rows, TRL_CK_ROW, MPI_INT64_T,
+                           check) == MPI_SUCCESS &&
+            trl_check_rows_differ(rows, n, call->cc->where.inter))
+            mismatch(call, rows);
+    }
     free(rows);
     return MPI_SUCCESS;
 }

@@ -39,6 +39,11 @@
 
 extern bool trl_check_on;
 
+/* The call site a Fortran binding's wrapper (entry/fortran_args.h) passes on
+ * to the C entry point it calls: the program's, not the wrapper's. NULL
+ * otherwise. */
+extern __thread const void *trl_check_caller;
+
 /* After MPI_Init: reads TRELLIS_CHECK and TRELLIS_CHECK_TIMEOUT, sets up
  * MPI_COMM_WORLD and MPI_COMM_SELF, starts the watchdog. */
 void trl_check_init(void);

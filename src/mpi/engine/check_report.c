@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -143,6 +144,32 @@ int64_t trl_check_site_of(const void *addr)
         seen[way].addr = addr;
     }
     return seen[way].site;
+}
+
+/* Whether a frame's object is one a call passes through on its way from the
+ * program: Trellis itself, or an MPI library's Fortran bindings (MPICH's
+ * `use mpi` calls the C entry point from libmpichfort). */
+static bool passed_through(const void *addr)
+{
+    static const char *const skip[] = {"libtrellis", "libmpichfort", "libmpi_mpifh",
+                                       "libmpi_usempi", "libmpifort"};
+    Dl_info di;
+    if (!dladdr(addr, &di) || !di.dli_fname)
+        return false;
+    for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
+        if (strstr(di.dli_fname, skip[i]))
+            return true;
+    return false;
+}
+
+int64_t trl_check_site_deep(int64_t site)
+{
+    void *frames[24];
+    int n = backtrace(frames, 24);
+    for (int i = 1; i < n; i++)
+        if (!passed_through(frames[i]))
+            return site_of(frames[i]);
+    return site;
 }
 
 /* addr2line's "function\nfile:line", where the object has line numbers. */

@@ -18,6 +18,11 @@ bool trl_check_rows_differ(const int64_t *rows, int n, bool inter);
 /* "file.c:42 (function)" or "function+0x1f (object)" for a call site
  * (an offset in the object the program's call sites lie in). */
 void trl_check_site_text(int64_t site, char *buf, size_t len);
+/* The site of the call this thread is in, from its stack: the first frame
+ * outside Trellis and the MPI library's Fortran bindings (which a call from
+ * Fortran may pass through first); site where the stack says nothing. For
+ * a report, not the call path: unwinding costs microseconds. */
+int64_t trl_check_site_deep(int64_t site);
 /* The offset a return address has in its object. */
 int64_t trl_check_site_of(const void *addr);
 

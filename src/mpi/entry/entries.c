@@ -57,10 +57,12 @@ static inline trl_comm *comm_for(MPI_Comm comm, const trl_mode *mode)
 TRL_MPI_ALL_COLLECTIVES(TRL_OPENING)
 
 /* TRELLIS_CHECK (engine/check.h): off, one test of a flag; on, the call is
- * compared across ranks first, its site being the caller's. */
+ * compared across ranks first, its site being the caller's (a Fortran
+ * program's, through its binding's wrapper: trl_check_caller). */
 #define TRL_CHECKED(name, mode, ...)                                                               \
     if (trl_check_on) {                                                                            \
-        int crc = trl_check_##name(__VA_ARGS__, mode, __builtin_return_address(0));                \
+        const void *site = trl_check_caller ? trl_check_caller : __builtin_return_address(0);      \
+        int crc = trl_check_##name(__VA_ARGS__, mode, site);                                       \
         if (crc != MPI_SUCCESS)                                                                    \
             return crc;                                                                            \
     }

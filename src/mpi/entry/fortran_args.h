@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "exec/mpi_impl.h"
+#include "mpi/engine/check.h"
 #include "mpi/entry/coll_list.h"
 
 /* Counts, displacements and indices are read and written as C ints. */
@@ -189,7 +190,9 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
                                               MPI_Fint *ierror)                                    \
     {                                                                                              \
         TRL_EACH(BEFORE, TRL_NOTHING, __VA_ARGS__)                                                 \
+        trl_check_caller = __builtin_return_address(0); /* the program's site, for the check */    \
         int rc = MPI_##Mixed(TRL_EACH(ARG, TRL_COMMA, __VA_ARGS__));                               \
+        trl_check_caller = NULL;                                                                   \
         TRL_EACH(AFTER, TRL_NOTHING, __VA_ARGS__)                                                  \
         trl_fortran_set_ierror(ierror, rc);                                                        \
     }                                                                                              \
