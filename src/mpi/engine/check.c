@@ -48,10 +48,8 @@ static void on_error(MPI_Comm *comm, int *code, ...)
     PMPI_Comm_set_errhandler(*comm, settling);
 }
 
-static void comm_unref(trl_check_comm *cc)
+static void comm_release(trl_check_comm *cc)
 {
-    if (--cc->refs > 0)
-        return;
     for (int k = 0; k < 2; k++) {
         if (cc->check[k] != MPI_COMM_NULL)
             PMPI_Comm_free(&cc->check[k]);
@@ -59,6 +57,12 @@ static void comm_unref(trl_check_comm *cc)
             PMPI_Comm_free(&cc->pre[k]);
     }
     free(cc);
+}
+
+static void comm_unref(trl_check_comm *cc)
+{
+    if (--cc->refs == 0)
+        comm_release(cc);
 }
 
 /* The communicator found last, per thread: asking the library for an
@@ -106,6 +110,7 @@ static trl_check_comm *comm_make(MPI_Comm comm, MPI_Comm parent)
     trl_check_comm *cc = calloc(1, sizeof *cc);
     if (!cc)
         return NULL;
+    cc->check[0] = cc->check[1] = cc->pre[0] = cc->pre[1] = MPI_COMM_NULL;
     int inter = 0;
     PMPI_Comm_test_inter(comm, &inter);
     cc->where.inter = inter;
@@ -119,26 +124,23 @@ static trl_check_comm *comm_make(MPI_Comm comm, MPI_Comm parent)
          * merge (both groups passed the same high, so the order is the
          * library's). */
         MPI_Group local, merged;
-        int zero = 0, at = 0, me = 0;
+        int zero = 0, at = 0;
         PMPI_Comm_group(comm, &local);
         PMPI_Comm_group(cc->check[0], &merged);
         PMPI_Group_translate_ranks(local, 1, &zero, merged, &at);
-        PMPI_Comm_rank(cc->check[0], &me);
         cc->where.low = at == 0;
         PMPI_Group_free(&local);
         PMPI_Group_free(&merged);
-        (void)me;
     } else {
         rc = PMPI_Comm_dup(comm, &cc->check[0]);
         cc->where.low = true;
     }
-    cc->check[1] = cc->pre[0] = cc->pre[1] = MPI_COMM_NULL;
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_dup(cc->check[0], &cc->check[1]);
     for (int k = 0; k < 2 && rc == MPI_SUCCESS; k++)
         rc = PMPI_Comm_dup(cc->check[0], &cc->pre[k]);
     if (rc != MPI_SUCCESS) {
-        free(cc);
+        comm_release(cc);
         return NULL;
     }
     for (int k = 0; k < 2; k++) {
@@ -330,6 +332,7 @@ typedef struct pending {
     int stage; /* 0: pre-exchange, 1: rows, 2: done */
     MPI_Request req;
     int64_t *rows;
+    int n; /* ranks of the rows */
     int slot;
 } pending;
 
@@ -363,16 +366,13 @@ static bool advance(pending *p)
     if (p->stage == 0) {
         p->req = MPI_REQUEST_NULL;
         trl_check_pre_compare(p->pre, p->call.row);
-        int n = 0;
-        PMPI_Comm_size(check, &n);
-        p->rows = malloc(sizeof(int64_t) * TRL_CK_ROW * (size_t)n);
+        PMPI_Comm_size(check, &p->n);
+        p->rows = malloc(sizeof(int64_t) * TRL_CK_ROW * (size_t)p->n);
         p->stage = 1;
         return p->rows && PMPI_Iallgather(p->call.row, TRL_CK_ROW, MPI_INT64_T, p->rows, TRL_CK_ROW,
                                           MPI_INT64_T, check, &p->req) == MPI_SUCCESS;
     }
-    int n = 0;
-    PMPI_Comm_size(check, &n);
-    if (trl_check_rows_differ(p->rows, n, p->call.cc->where.inter))
+    if (trl_check_rows_differ(p->rows, p->n, p->call.cc->where.inter))
         mismatch(&p->call, p->rows);
     p->stage = 2;
     return true;
@@ -472,17 +472,6 @@ int trl_check_call(const trl_check_where *w, trl_check_desc *d, trl_check_pre *p
 void trl_check_done(void)
 {
     trl_check_watch_blocking_done();
-}
-
-int64_t trl_check_op_code(MPI_Op op)
-{
-    const MPI_Op ops[] = {MPI_MAX,    MPI_MIN,    MPI_SUM,     MPI_PROD, MPI_LAND,
-                          MPI_BAND,   MPI_LOR,    MPI_BOR,     MPI_LXOR, MPI_BXOR,
-                          MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (op == ops[i])
-            return (int64_t)i + 1;
-    return 100;
 }
 
 /* ---- start and end ---- */

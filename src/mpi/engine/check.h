@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mpi/engine/check_ops.h"
 #include "mpi/engine/check_pre.h"
 #include "mpi/engine/check_row.h"
 #include "mpi/engine/check_sig.h"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "algo/algo.h"
+#include "mpi/engine/check_ops.h"
 #include "mpi/engine/check_report.h"
 #include "mpi/engine/mode.h"
 
@@ -58,17 +59,6 @@ void trl_check_call_name(const int64_t *row, char *buf, size_t len)
     case TRL_MODE_PERSISTENT: snprintf(buf, len, "%s_init", mpi); break;
     default: snprintf(buf, len, "%s", mpi);
     }
-}
-
-static const char *op_name(int64_t code)
-{
-    static const char *names[] = {"none",       "MPI_MAX",     "MPI_MIN",  "MPI_SUM",
-                                  "MPI_PROD",   "MPI_LAND",    "MPI_BAND", "MPI_LOR",
-                                  "MPI_BOR",    "MPI_LXOR",    "MPI_BXOR", "MPI_MAXLOC",
-                                  "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP"};
-    if (code >= 0 && (size_t)code < sizeof names / sizeof names[0])
-        return names[code];
-    return "a user-defined operation";
 }
 
 static void root_text(int64_t v, char *buf, size_t len)
@@ -408,7 +398,7 @@ static void show_root(int64_t v, const int64_t *r, char *buf, size_t len)
 static void show_op(int64_t v, const int64_t *r, char *buf, size_t len)
 {
     (void)r;
-    snprintf(buf, len, "%s", op_name(v));
+    snprintf(buf, len, "%s", trl_check_op_name(v));
 }
 static void show_sig(int64_t bytes, int64_t hash, bool hashed, char *buf, size_t len)
 {

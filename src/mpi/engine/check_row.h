@@ -73,9 +73,6 @@ static inline void trl_check_y(trl_check_desc *d, trl_sig s)
         trl_check_set(d, TRL_CK_YH, s.hash);
 }
 
-/* An operation as a number every rank gives it alike: the predefined ones
- * 1.., any user-defined one 100. */
-int64_t trl_check_op_code(MPI_Op op);
 
 /* The names a report gives the X and Y fields and the LOCAL peer's side,
  * per collective ("send block", "receive block"...). */

@@ -34,21 +34,21 @@ static int finish(call *k, trl_check_pre *pre, const trl_check_labels *labels, c
     return trl_check_call(&k->w, &k->d, pre, labels, mode, site);
 }
 
-/* An intracommunicator's root: whether this rank is it. */
-static bool intra_root(call *k, int root)
-{
-    trl_check_set(&k->d, TRL_CK_ROOT, root);
-    k->d.v[TRL_CK_ROOT_ARG] = root;
-    return root == k->w.rank;
-}
-
-/* An intercommunicator's root: this rank's role. */
+/* This rank's part in a rooted call: the root, a leaf, or (on an
+ * intercommunicator) a rank of the root's group that takes no part
+ * (MPI_PROC_NULL). On an intracommunicator every rank passes the root's
+ * rank; on an intercommunicator the root MPI_ROOT, the rest of its group
+ * MPI_PROC_NULL, the other group the root's rank. */
 typedef enum { ROLE_ROOT, ROLE_IDLE, ROLE_LEAF } role;
 
-static role inter_root(call *k, int root)
+static role root_role(call *k, int root)
 {
-    int mine = k->w.low ? 0 : 1;
     k->d.v[TRL_CK_ROOT_ARG] = root;
+    if (!k->w.inter) {
+        trl_check_set(&k->d, TRL_CK_ROOT, root);
+        return root == k->w.rank ? ROLE_ROOT : ROLE_LEAF;
+    }
+    int mine = k->w.low ? 0 : 1;
     if (root == MPI_ROOT) {
         trl_check_set(&k->d, TRL_CK_ROOT, k->w.rank);
         trl_check_set(&k->d, TRL_CK_ROOT_GROUP, mine);
@@ -116,11 +116,8 @@ int trl_check_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MP
     if (!begin(&k, comm, TRL_COLL_BCAST, mode))
         return MPI_SUCCESS;
     (void)buffer;
-    if (!k.w.inter || inter_root(&k, root) != ROLE_IDLE) {
-        if (!k.w.inter)
-            intra_root(&k, root);
+    if (root_role(&k, root) != ROLE_IDLE)
         trl_check_x(&k.d, trl_sig_of(count, datatype));
-    }
     return finish(&k, NULL, &L_DATA, mode, site);
 }
 
@@ -131,9 +128,10 @@ int trl_check_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     if (!begin(&k, comm, TRL_COLL_REDUCE, mode))
         return MPI_SUCCESS;
     (void)recvbuf;
-    if (k.w.inter ? inter_root(&k, root) != ROLE_IDLE : true) {
-        if (!k.w.inter && !intra_root(&k, root) && sendbuf == MPI_IN_PLACE)
-            local(&k, TRL_CK_LOCAL_INPLACE, 0, 0);
+    role r = root_role(&k, root);
+    if (r == ROLE_LEAF && !k.w.inter && sendbuf == MPI_IN_PLACE)
+        local(&k, TRL_CK_LOCAL_INPLACE, 0, 0);
+    if (r != ROLE_IDLE) {
         trl_check_set(&k.d, TRL_CK_OP, trl_check_op_code(op));
         trl_check_x(&k.d, trl_sig_of(count, datatype));
     }
@@ -149,22 +147,18 @@ static int rooted_block(trl_coll coll, bool gather, const void *sendbuf, int sen
     if (!begin(&k, comm, coll, mode))
         return MPI_SUCCESS;
     trl_sig send = trl_sig_of(sendcount, sendtype), recv = trl_sig_of(recvcount, recvtype);
-    /* gather: the root receives; scatter: the root sends */
+    /* gather: the root receives; scatter: the root sends. own: the buffer
+     * of this rank's own block, which only the root may pass as
+     * MPI_IN_PLACE (gather's send buffer, scatter's receive buffer). */
     trl_sig at_root = gather ? recv : send, at_leaf = gather ? send : recv;
-    const void *leaf_buf = gather ? sendbuf : recvbuf, *root_own = gather ? sendbuf : recvbuf;
-    if (k.w.inter) {
-        role r = inter_root(&k, root);
-        if (r != ROLE_IDLE)
-            trl_check_x(&k.d, r == ROLE_ROOT ? at_root : at_leaf);
-    } else if (intra_root(&k, root)) {
-        trl_check_x(&k.d, at_root);
-        if (root_own != MPI_IN_PLACE && !trl_sig_match(send, recv))
-            local(&k, TRL_CK_LOCAL_ROOT_SELF, send.bytes, recv.bytes);
-    } else {
-        trl_check_x(&k.d, at_leaf);
-        if (leaf_buf == MPI_IN_PLACE)
-            local(&k, TRL_CK_LOCAL_INPLACE, 0, 0);
-    }
+    const void *own = gather ? sendbuf : recvbuf;
+    role r = root_role(&k, root);
+    if (r != ROLE_IDLE)
+        trl_check_x(&k.d, r == ROLE_ROOT ? at_root : at_leaf);
+    if (!k.w.inter && r == ROLE_ROOT && own != MPI_IN_PLACE && !trl_sig_match(send, recv))
+        local(&k, TRL_CK_LOCAL_ROOT_SELF, send.bytes, recv.bytes);
+    if (!k.w.inter && r == ROLE_LEAF && own == MPI_IN_PLACE)
+        local(&k, TRL_CK_LOCAL_INPLACE, 0, 0);
     return finish(&k, NULL, gather ? &L_BLOCK : &L_SCATTER, mode, site);
 }
 
@@ -199,11 +193,9 @@ int trl_check_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     if (!begin(&k, comm, TRL_COLL_GATHERV, mode))
         return MPI_SUCCESS;
     (void)recvbuf, (void)displs;
-    if (k.w.inter) {
-        inter_root(&k, root);
+    bool at_root = root_role(&k, root) == ROLE_ROOT;
+    if (k.w.inter) /* per-peer counts compared on intracommunicators only */
         return finish(&k, NULL, &L_GATHERV, mode, site);
-    }
-    bool at_root = intra_root(&k, root);
     if (!at_root && sendbuf == MPI_IN_PLACE)
         local(&k, TRL_CK_LOCAL_INPLACE, 0, 0);
     trl_check_pre *pre = trl_check_pre_new(TRL_PRE_GATHER, root, 1, at_root ? k.w.size : 0);
@@ -224,11 +216,9 @@ int trl_check_scatterv(const void *sendbuf, const int sendcounts[], const int di
     if (!begin(&k, comm, TRL_COLL_SCATTERV, mode))
         return MPI_SUCCESS;
     (void)sendbuf, (void)displs;
-    if (k.w.inter) {
-        inter_root(&k, root);
+    bool at_root = root_role(&k, root) == ROLE_ROOT;
+    if (k.w.inter) /* per-peer counts compared on intracommunicators only */
         return finish(&k, NULL, &L_SCATTERV, mode, site);
-    }
-    bool at_root = intra_root(&k, root);
     if (!at_root && recvbuf == MPI_IN_PLACE)
         local(&k, TRL_CK_LOCAL_INPLACE, 0, 0);
     trl_check_pre *pre = trl_check_pre_new(TRL_PRE_SCATTER, root, at_root ? k.w.size : 0, 1);

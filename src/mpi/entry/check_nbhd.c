@@ -120,14 +120,23 @@ static int check_nbhd(trl_coll coll, const nbhd_call *s, const nbhd_call *r, MPI
     return trl_check_call(&w, &d, pre, &L_NBHD, mode, site);
 }
 
+/* neighbor_allgather and neighbor_alltoall: one block size each way. */
+static int check_uniform(trl_coll coll, int sendcount, MPI_Datatype sendtype, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm, const trl_mode *mode,
+                         const void *site)
+{
+    nbhd_call c = {
+        .sendcount = sendcount, .recvcount = recvcount, .sendtype = sendtype, .recvtype = recvtype};
+    return check_nbhd(coll, &c, &c, comm, mode, site);
+}
+
 int trl_check_neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                  void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                  const trl_mode *mode, const void *site)
 {
     (void)sendbuf, (void)recvbuf;
-    nbhd_call c = {
-        .sendcount = sendcount, .recvcount = recvcount, .sendtype = sendtype, .recvtype = recvtype};
-    return check_nbhd(TRL_COLL_NEIGHBOR_ALLGATHER, &c, &c, comm, mode, site);
+    return check_uniform(TRL_COLL_NEIGHBOR_ALLGATHER, sendcount, sendtype, recvcount, recvtype,
+                         comm, mode, site);
 }
 
 int trl_check_neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -135,9 +144,8 @@ int trl_check_neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype
                                 const trl_mode *mode, const void *site)
 {
     (void)sendbuf, (void)recvbuf;
-    nbhd_call c = {
-        .sendcount = sendcount, .recvcount = recvcount, .sendtype = sendtype, .recvtype = recvtype};
-    return check_nbhd(TRL_COLL_NEIGHBOR_ALLTOALL, &c, &c, comm, mode, site);
+    return check_uniform(TRL_COLL_NEIGHBOR_ALLTOALL, sendcount, sendtype, recvcount, recvtype, comm,
+                         mode, site);
 }
 
 int trl_check_neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
