@@ -124,7 +124,10 @@ int nbhd_call_make(const char *spec, long long ranks, size_t n, nbhd_call *nc)
         return rc;
     const trl_nbhd *g = &nc->g;
     size_t edges = (size_t)g->out_off[g->size];
-    nc->counts = malloc((edges + 1) * sizeof *nc->counts);
+    /* Every out-edge's size, then every in-edge's: as the runtime lays out
+     * what the v and w forms' locality reads (neighbor_blocks.h). */
+    size_t sizes = edges + (size_t)g->in_off[g->size];
+    nc->counts = malloc((sizes + 1) * sizeof *nc->counts);
     nc->sdispls = malloc((edges + 1) * sizeof *nc->sdispls);
     nc->rdispls = malloc((edges + 1) * sizeof *nc->rdispls);
     if (!nc->counts || !nc->sdispls || !nc->rdispls)
@@ -135,7 +138,7 @@ int nbhd_call_make(const char *spec, long long ranks, size_t n, nbhd_call *nc)
         for (int i = g->in_off[r]; i < g->in_off[r + 1]; i++)
             nc->rdispls[i] = (size_t)(i - g->in_off[r]) * n;
     }
-    for (size_t e = 0; e <= edges; e++)
+    for (size_t e = 0; e <= sizes; e++)
         nc->counts[e] = n;
     return 0;
 }
@@ -156,5 +159,7 @@ void nbhd_call_for_rank(const nbhd_call *nc, trl_coll coll, trl_coll_args *a, in
     a->send_counts = nc->counts + (one ? 0 : g->out_off[r]);
     a->send_displs = one ? &nc->zero : nc->sdispls + g->out_off[r];
     a->recv_counts = nc->counts + g->in_off[r];
+    bool uniform = coll == TRL_COLL_NEIGHBOR_ALLGATHER || coll == TRL_COLL_NEIGHBOR_ALLTOALL;
+    a->counts = uniform ? NULL : nc->counts;
     a->recv_displs = nc->rdispls + g->in_off[r];
 }

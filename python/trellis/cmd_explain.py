@@ -30,7 +30,9 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         nargs="?",
         help="bcast, reduce, allreduce, barrier, gather, gatherv, scatter, scatterv, "
         "allgather, allgatherv, alltoall, alltoallv, alltoallw, reduce_scatter, "
-        "reduce_scatter_block, scan or exscan",
+        "reduce_scatter_block, scan, exscan, or a neighbourhood collective (with --neighbors): "
+        "neighbor_allgather, neighbor_allgatherv, neighbor_alltoall, neighbor_alltoallv or "
+        "neighbor_alltoallw",
     )
     parser.add_argument(
         "--ranks",

@@ -25,6 +25,17 @@
 
 /* The table is laid out by hand, a field a line: clang-format would pack it. */
 /* clang-format off */
+/* The neighbourhood collectives' two entries each, alike but for the
+ * collective and what locality needs first. */
+#define TRL_NEIGHBOR_LINEAR(ALGO, COLL)                                                            \
+    ALGO(COLL, "linear", trl_neighbor_linear,                                                      \
+         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
+         .description = "one message per edge, all at once (as the MPI libraries do)")
+#define TRL_NEIGHBOR_LOCALITY(ALGO, COLL, NEEDS)                                                   \
+    ALGO(COLL, "locality", trl_neighbor_locality, .needs = (NEEDS),                                \
+         .cost = "per host pair of m edges: 3a + 3mnb (gather, leaders, scatter)",                 \
+         .description = "a host's blocks for each other host go as one message between "           \
+                        "the hosts' leaders")
 #define TRL_ALGORITHMS(ALGO, CHECKED)                                                              \
     /* bcast */                                                                                    \
     ALGO(BCAST, "linear", trl_bcast_linear,                                                        \
@@ -312,30 +323,17 @@
             .description = "exscan in each host, exscan of the hosts' totals, bcast of the "       \
                            "prefix in each")                                                       \
     /* neighbourhood collectives (Cartesian and graph communicators: algo/nbhd.h);                 \
-       linear serves all five, locality the two whose blocks are all alike */                                                              \
-    ALGO(NEIGHBOR_ALLGATHER, "linear", trl_neighbor_linear,                                        \
-         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
-         .description = "one message per edge, all at once (as the MPI libraries do)")             \
-    ALGO(NEIGHBOR_ALLGATHERV, "linear", trl_neighbor_linear,                                       \
-         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
-         .description = "one message per edge, all at once (as the MPI libraries do)")             \
-    ALGO(NEIGHBOR_ALLTOALL, "linear", trl_neighbor_linear,                                         \
-         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
-         .description = "one message per edge, all at once (as the MPI libraries do)")             \
-    ALGO(NEIGHBOR_ALLTOALLV, "linear", trl_neighbor_linear,                                        \
-         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
-         .description = "one message per edge, all at once (as the MPI libraries do)")             \
-    ALGO(NEIGHBOR_ALLTOALLW, "linear", trl_neighbor_linear,                                        \
-         .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
-         .description = "one message per edge, all at once (as the MPI libraries do)")             \
-    ALGO(NEIGHBOR_ALLGATHER, "locality", trl_neighbor_locality,                                    \
-         .cost = "per host pair of m edges: 3a + 3mnb (gather, leaders, scatter)",                 \
-         .description = "a host's blocks for each other host go as one message between "           \
-                        "the hosts' leaders")                                                      \
-    ALGO(NEIGHBOR_ALLTOALL, "locality", trl_neighbor_locality,                                     \
-         .cost = "per host pair of m edges: 3a + 3mnb (gather, leaders, scatter)",                 \
-         .description = "a host's blocks for each other host go as one message between "           \
-                        "the hosts' leaders")                                                      \
+       both serve all five; locality's v and w forms need their host's block sizes first */       \
+    TRL_NEIGHBOR_LINEAR(ALGO, NEIGHBOR_ALLGATHER)                                                  \
+    TRL_NEIGHBOR_LINEAR(ALGO, NEIGHBOR_ALLGATHERV)                                                 \
+    TRL_NEIGHBOR_LINEAR(ALGO, NEIGHBOR_ALLTOALL)                                                   \
+    TRL_NEIGHBOR_LINEAR(ALGO, NEIGHBOR_ALLTOALLV)                                                  \
+    TRL_NEIGHBOR_LINEAR(ALGO, NEIGHBOR_ALLTOALLW)                                                  \
+    TRL_NEIGHBOR_LOCALITY(ALGO, NEIGHBOR_ALLGATHER, 0)                                             \
+    TRL_NEIGHBOR_LOCALITY(ALGO, NEIGHBOR_ALLTOALL, 0)                                              \
+    TRL_NEIGHBOR_LOCALITY(ALGO, NEIGHBOR_ALLGATHERV, TRL_NEEDS_ALL_COUNTS)                         \
+    TRL_NEIGHBOR_LOCALITY(ALGO, NEIGHBOR_ALLTOALLV, TRL_NEEDS_ALL_COUNTS)                          \
+    TRL_NEIGHBOR_LOCALITY(ALGO, NEIGHBOR_ALLTOALLW, TRL_NEEDS_ALL_COUNTS)                          \
     /* Intercommunicator calls only (src/algo/inter/<collective>_<name>.c); the others             \
      * serve intracommunicator calls only. Their names start with inter_. */                       \
     ALGO(BCAST, "inter_linear", trl_inter_bcast_linear, .needs = TRL_NEEDS_INTER,                  \

@@ -82,7 +82,14 @@ for one in "${checked[@]}"; do
     for name in "${names[@]}"; do
       # No bytes= where ranks do not share a size (the v and w variants); an
       # intercommunicator's call says inter and both groups' sizes.
-      if ! grep -q "^trellis: $name \(inter \)\?ranks=[0-9]*\( remote_ranks=[0-9]*\)\?\( bytes=[0-9]*\)\?: $want (" "$err"; then
+      said="^trellis: $name \(inter \)\?ranks=[0-9]*\( remote_ranks=[0-9]*\)\?\( bytes=[0-9]*\)\?: "
+      # A non-blocking or persistent call may not take an algorithm that
+      # exchanges counts first (TRL_NEEDS_ALL_COUNTS): Trellis must say so.
+      skipped="passed over $want (.*) because it needs every rank's counts"
+      if [ "$name" != "$coll" ] && grep -q "$said.*$skipped" "$err"; then
+        continue
+      fi
+      if ! grep -q "$said$want (" "$err"; then
         echo "FAILED: Trellis never reported running $name $want from the rule; it said:" >&2
         grep '^trellis: ' "$err" | head -20 >&2
         exit 1

@@ -234,6 +234,9 @@ static const struct {
     {TRL_COLL_ALLTOALLW, "hier", no_params},
     {TRL_COLL_NEIGHBOR_ALLGATHER, "locality", no_params},
     {TRL_COLL_NEIGHBOR_ALLTOALL, "locality", no_params},
+    {TRL_COLL_NEIGHBOR_ALLGATHERV, "locality", no_params},
+    {TRL_COLL_NEIGHBOR_ALLTOALLV, "locality", no_params},
+    {TRL_COLL_NEIGHBOR_ALLTOALLW, "locality", no_params},
 };
 
 int sweep_hier(sweep *w)

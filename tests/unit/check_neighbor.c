@@ -41,6 +41,9 @@ typedef struct {
     trl_nbhd g;
     size_t **sc, **sd, **rc, **rd; /* per rank, per edge (bytes) */
     size_t *slen, *rlen;           /* buffer lengths */
+    /* Every edge's bytes, out-edges then in-edges (neighbor_blocks.h): what
+     * the runtime gives an algorithm that needs other ranks' sizes. */
+    size_t *table;
 } plan;
 
 /* Which send block of which rank lands in rank r's receive block i. */
@@ -155,6 +158,7 @@ static void args_of(const check_case *c, int rank, trl_coll_args *a, void *ctx)
     a->send_displs = pl->sd[rank];
     a->recv_counts = pl->rc[rank];
     a->recv_displs = pl->rd[rank];
+    a->counts = c->algo->needs & TRL_NEEDS_ALL_COUNTS ? pl->table : NULL;
 }
 
 void check_neighbor_case(tally *t, const check_case *c)
@@ -211,6 +215,15 @@ void check_neighbor_case(tally *t, const check_case *c)
             ((unsigned char *)b.recv[r])[e] = byte_of(c->seed, 2, r, 0, e);
         ok = b.send[r] && b.recv[r];
     }
+    size_t outs = (size_t)pl.g.out_off[p];
+    pl.table = calloc(outs + (size_t)pl.g.in_off[p] + 1, sizeof *pl.table);
+    ok = ok && pl.table;
+    for (int r = 0; ok && r < p; r++) {
+        for (int j = 0; j < trl_nbhd_outdegree(&pl.g, r); j++)
+            pl.table[(size_t)pl.g.out_off[r] + (size_t)j] = pl.sc[r][one_block(coll) ? 0 : j];
+        for (int i = 0; i < trl_nbhd_indegree(&pl.g, r); i++)
+            pl.table[outs + (size_t)pl.g.in_off[r] + (size_t)i] = pl.rc[r][i];
+    }
     if (ok && check_build_all(t, c, &b, args_of, &pl) && check_run(t, c, &b, 1)) {
         for (int r = 0; r < p; r++) {
             const int *src = trl_nbhd_sources(&pl.g, r);
@@ -248,6 +261,7 @@ void check_neighbor_case(tally *t, const check_case *c)
     free(pl.sd);
     free(pl.rc);
     free(pl.rd);
+    free(pl.table);
     check_bufs_free(&b);
     trl_nbhd_free(&pl.g);
 }

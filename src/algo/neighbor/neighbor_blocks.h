@@ -4,7 +4,13 @@
  * send_counts/send_displs (one entry for allgather(v), else one per
  * out-edge) and recv_counts/recv_displs (one per in-edge); count is the
  * send block's bytes for allgather and alltoall (what the rules' bytes=
- * sees). */
+ * sees).
+ *
+ * Other ranks' blocks (the v and w forms under an algorithm with
+ * TRL_NEEDS_ALL_COUNTS): a->counts holds the bytes of every edge of the
+ * graph, rank r's out-edge j at trl_nb_out_at(g, r, j) and its in-edge i at
+ * trl_nb_in_at(g, r, i); filled for this rank, and on a host's leader
+ * (trl_nb_leaders) for every rank of its host; 0 elsewhere. */
 #ifndef TRL_ALGO_NEIGHBOR_BLOCKS_H
 #define TRL_ALGO_NEIGHBOR_BLOCKS_H
 
@@ -42,6 +48,25 @@ static inline bool trl_nb_uniform(trl_coll c)
 {
     return c == TRL_COLL_NEIGHBOR_ALLGATHER || c == TRL_COLL_NEIGHBOR_ALLTOALL;
 }
+
+static inline size_t trl_nb_out_at(const trl_nbhd *g, int r, int j)
+{
+    return (size_t)g->out_off[r] + (size_t)j;
+}
+static inline size_t trl_nb_in_at(const trl_nbhd *g, int r, int i)
+{
+    return (size_t)g->out_off[g->size] + (size_t)g->in_off[r] + (size_t)i;
+}
+/* Entries of a->counts above. */
+static inline size_t trl_nb_edges(const trl_nbhd *g)
+{
+    return (size_t)g->out_off[g->size] + (size_t)g->in_off[g->size];
+}
+
+/* Each rank's host (host[r], 0 for every rank without a layout) and each
+ * host's leader, its lowest rank (leader[h], topo->nhosts entries or 1):
+ * whom the locality algorithm gathers a host's traffic on. */
+void trl_nb_leaders(const struct trl_topo *topo, int size, int *host, int *leader);
 
 /* Each edge of rank a->rank as its own message (receives in block order,
  * sends in trl_nbhd_send_order: the k-th message of a pair of ranks is the

@@ -2,6 +2,19 @@
  * (neighbor_blocks.h, trl_nb_direct). */
 #include "algo/neighbor/neighbor_blocks.h"
 #include "core/status.h"
+#include "topo/topo.h"
+
+void trl_nb_leaders(const struct trl_topo *topo, int size, int *host, int *leader)
+{
+    int nhosts = topo ? topo->nhosts : 1;
+    for (int h = 0; h < nhosts; h++)
+        leader[h] = -1;
+    for (int r = 0; r < size; r++) {
+        host[r] = topo ? topo->host[r] : 0;
+        if (leader[host[r]] < 0)
+            leader[host[r]] = r;
+    }
+}
 
 static bool same_host(const int *host, int a, int b)
 {

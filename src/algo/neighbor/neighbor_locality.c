@@ -1,4 +1,4 @@
-/* Locality-aware neighbourhood exchange (neighbor_allgather, neighbor_alltoall):
+/* Locality-aware neighbourhood exchange (every neighbourhood collective):
  * the messages a host's ranks send to the ranks of one other host travel as
  * one message between the two hosts' leaders.
  *
@@ -25,10 +25,16 @@
  * Ghazimirsaeed et al. (SC20), here with one leader per host.
  * Any number of ranks and hosts; one host: linear's messages only.
  *
- * Every rank plans the whole exchange from the graph (a->nbhd holds every
- * rank's lists) and the block size, so every rank must pass the same block
- * size (a->count): a stencil's calls do; a rank whose own blocks differ
- * refuses to build (its call goes to the MPI library). n == 0: nothing.
+ * The size of each edge's block: a rank knows its own blocks; a leader must
+ * also know its host's ranks' (what it gathers and what it hands out).
+ * allgather and alltoall: every block is a->count bytes on every rank (a
+ * rank whose own blocks differ refuses to build, and its call goes to the
+ * MPI library). The v and w forms: the runtime gives the leader its host's
+ * ranks' block sizes first (TRL_NEEDS_ALL_COUNTS, blocking calls: a->counts
+ * as neighbor_blocks.h lays it out). An edge's size is read on the side of
+ * it this rank's host holds: the sender's where it is on this host, the
+ * receiver's otherwise (the two agree in a correct program). n == 0:
+ * nothing.
  */
 #include <stdlib.h>
 
@@ -44,7 +50,6 @@ typedef struct {
     const int *host; /* per rank */
     int *leader;     /* per host: its lowest rank */
     int nhosts;
-    size_t n;
     int *deps; /* room for the steps one message waits for */
 } plan;
 
@@ -66,21 +71,36 @@ static bool to_host(const plan *pl, int s, int j, int b)
     return q != TRL_NBHD_NULL && pl->host[q] == b && pl->host[s] != b;
 }
 
-/* Edges of rank s to host b. */
-static size_t edges_to(const plan *pl, int s, int b)
+/* Bytes of rank s's edge j (send block j), from the side this rank's host
+ * holds (above). */
+static size_t edge_len(const plan *pl, int s, int j)
+{
+    const trl_coll_args *a = pl->a;
+    if (trl_nb_uniform(a->coll))
+        return a->count;
+    if (pl->host[s] == pl->host[a->rank])
+        return s == a->rank ? trl_nb_send_len(a, j) : a->counts[trl_nb_out_at(pl->g, s, j)];
+    int q = edge_dest(pl, s, j), slot = pl->g->out_slot[pl->g->out_off[s] + j];
+    return q == a->rank ? trl_nb_recv_len(a, slot) : a->counts[trl_nb_in_at(pl->g, q, slot)];
+}
+
+/* Bytes from rank s to host b (s's packed message to its leader). */
+static size_t bytes_to(const plan *pl, int s, int b)
 {
     size_t m = 0;
-    for (int k = 0; k < trl_nbhd_outdegree(pl->g, s); k++)
-        m += to_host(pl, s, edge_block(pl, k), b);
+    for (int k = 0; k < trl_nbhd_outdegree(pl->g, s); k++) {
+        int j = edge_block(pl, k);
+        m += to_host(pl, s, j, b) ? edge_len(pl, s, j) : 0;
+    }
     return m;
 }
 
-/* Edges from host A's ranks to host B. */
-static size_t host_edges(const plan *pl, int A, int B)
+/* Bytes from host A's ranks to host B (the leaders' message). */
+static size_t host_bytes(const plan *pl, int A, int B)
 {
     size_t total = 0;
     for (int r = 0; r < pl->a->size; r++)
-        total += pl->host[r] == A ? edges_to(pl, r, B) : 0;
+        total += pl->host[r] == A ? bytes_to(pl, r, B) : 0;
     return total;
 }
 
@@ -89,13 +109,14 @@ static size_t host_edges(const plan *pl, int A, int B)
 static void pack_own(plan *pl, int b, size_t at, int *nd)
 {
     const trl_coll_args *a = pl->a;
-    size_t x = 0;
     for (int k = 0; k < trl_nbhd_outdegree(pl->g, a->rank); k++) {
         int j = edge_block(pl, k);
-        if (to_host(pl, a->rank, j, b))
-            pl->deps[(*nd)++] = trl_sched_copy(
-                pl->s, trl_ref_at(TRL_BUF_SEND, trl_nb_send_off(a, j)),
-                trl_ref_at(TRL_BUF_SCRATCH, at + x++ * pl->n), pl->n, TRL_NODEPS);
+        size_t n = to_host(pl, a->rank, j, b) ? edge_len(pl, a->rank, j) : 0;
+        if (n == 0)
+            continue;
+        pl->deps[(*nd)++] = trl_sched_copy(pl->s, trl_ref_at(TRL_BUF_SEND, trl_nb_send_off(a, j)),
+                                           trl_ref_at(TRL_BUF_SCRATCH, at), n, TRL_NODEPS);
+        at += n;
     }
 }
 
@@ -106,38 +127,50 @@ static void gather_and_send(plan *pl)
     const trl_coll_args *a = pl->a;
     trl_sched *s = pl->s;
     int me = a->rank, A = pl->host[me], lead = pl->leader[A];
-    size_t n = pl->n;
     for (int b = 0; b < pl->nhosts; b++) {
         if (b == A)
             continue;
         if (me != lead) {
-            size_t m = edges_to(pl, me, b);
+            size_t m = bytes_to(pl, me, b);
             if (m == 0)
                 continue;
-            size_t at = trl_sched_scratch(s, m * n);
+            size_t at = trl_sched_scratch(s, m);
             int nd = 0;
             pack_own(pl, b, at, &nd);
-            trl_sched_send(s, lead, trl_ref_at(TRL_BUF_SCRATCH, at), m * n, pl->deps, nd);
+            trl_sched_send(s, lead, trl_ref_at(TRL_BUF_SCRATCH, at), m, pl->deps, nd);
             continue;
         }
-        size_t total = host_edges(pl, A, b);
+        size_t total = host_bytes(pl, A, b);
         if (total == 0)
             continue;
-        size_t at = trl_sched_scratch(s, total * n), x = 0;
+        size_t at = trl_sched_scratch(s, total), x = 0;
         int nd = 0;
         for (int r = 0; r < a->size; r++) {
-            size_t m = pl->host[r] == A ? edges_to(pl, r, b) : 0;
+            size_t m = pl->host[r] == A ? bytes_to(pl, r, b) : 0;
             if (m == 0)
                 continue;
             if (r != me)
-                pl->deps[nd++] = trl_sched_recv(s, r, trl_ref_at(TRL_BUF_SCRATCH, at + x * n),
-                                                m * n, TRL_NODEPS);
+                pl->deps[nd++] = trl_sched_recv(s, r, trl_ref_at(TRL_BUF_SCRATCH, at + x), m,
+                                                TRL_NODEPS);
             else
-                pack_own(pl, b, at + x * n, &nd);
+                pack_own(pl, b, at + x, &nd);
             x += m;
         }
-        trl_sched_send(s, pl->leader[b], trl_ref_at(TRL_BUF_SCRATCH, at), total * n, pl->deps, nd);
+        trl_sched_send(s, pl->leader[b], trl_ref_at(TRL_BUF_SCRATCH, at), total, pl->deps, nd);
     }
+}
+
+/* Bytes host A's ranks send to rank q (of this rank's host B). */
+static size_t bytes_for(const plan *pl, int A, int q)
+{
+    size_t m = 0;
+    for (int r = 0; r < pl->a->size; r++)
+        for (int k = 0; pl->host[r] == A && k < trl_nbhd_outdegree(pl->g, r); k++) {
+            int j = edge_block(pl, k);
+            if (to_host(pl, r, j, pl->host[q]) && edge_dest(pl, r, j) == q)
+                m += edge_len(pl, r, j);
+        }
+    return m;
 }
 
 /* Step 4 for the blocks from host A to this rank's host B: the leader
@@ -149,48 +182,41 @@ static void scatter_from(plan *pl, int A, size_t at, int got)
     const trl_coll_args *a = pl->a;
     trl_sched *s = pl->s;
     int me = a->rank, B = pl->host[me], lead = pl->leader[B];
-    size_t n = pl->n;
     for (int q = 0; q < a->size; q++) {
         if (pl->host[q] != B || (me != lead && q != me))
             continue;
-        /* q's entries: their place in the leader's message and q's block. */
-        size_t m = 0, x = 0;
-        for (int r = 0; r < a->size; r++)
-            for (int k = 0; pl->host[r] == A && k < trl_nbhd_outdegree(pl->g, r); k++) {
-                int j = edge_block(pl, k);
-                m += to_host(pl, r, j, B) && edge_dest(pl, r, j) == q;
-            }
+        size_t m = bytes_for(pl, A, q);
         if (m == 0)
             continue;
-        size_t tmp = q == lead ? at : trl_sched_scratch(s, m * n);
+        size_t tmp = q == lead ? at : trl_sched_scratch(s, m), x = 0, y = 0;
         int nd = 0, recv = -1;
         if (q == me && me != lead)
-            recv = trl_sched_recv(s, lead, trl_ref_at(TRL_BUF_SCRATCH, tmp), m * n, TRL_NODEPS);
+            recv = trl_sched_recv(s, lead, trl_ref_at(TRL_BUF_SCRATCH, tmp), m, TRL_NODEPS);
         for (int r = 0; r < a->size; r++)
             for (int k = 0; pl->host[r] == A && k < trl_nbhd_outdegree(pl->g, r); k++) {
                 int j = edge_block(pl, k);
                 if (!to_host(pl, r, j, B))
                     continue;
-                if (edge_dest(pl, r, j) == q) {
+                size_t n = edge_len(pl, r, j); /* x: its place in the leader's message */
+                if (edge_dest(pl, r, j) == q && n > 0) {
                     int slot = pl->g->out_slot[pl->g->out_off[r] + j];
+                    trl_ref to_block = trl_ref_at(TRL_BUF_RECV, trl_nb_recv_off(a, slot));
                     if (q == me && q == lead)
-                        trl_sched_copy(s, trl_ref_at(TRL_BUF_SCRATCH, at + x * n),
-                                       trl_ref_at(TRL_BUF_RECV, trl_nb_recv_off(a, slot)), n,
+                        trl_sched_copy(s, trl_ref_at(TRL_BUF_SCRATCH, at + x), to_block, n,
                                        TRL_DEPS(got));
                     else if (q == me)
-                        trl_sched_copy(s, trl_ref_at(TRL_BUF_SCRATCH, tmp + (size_t)nd++ * n),
-                                       trl_ref_at(TRL_BUF_RECV, trl_nb_recv_off(a, slot)), n,
+                        trl_sched_copy(s, trl_ref_at(TRL_BUF_SCRATCH, tmp + y), to_block, n,
                                        TRL_DEPS(recv));
                     else
-                        pl->deps[nd] = trl_sched_copy(
-                            s, trl_ref_at(TRL_BUF_SCRATCH, at + x * n),
-                            trl_ref_at(TRL_BUF_SCRATCH, tmp + (size_t)nd * n), n, TRL_DEPS(got)),
-                        nd++;
+                        pl->deps[nd++] = trl_sched_copy(s, trl_ref_at(TRL_BUF_SCRATCH, at + x),
+                                                        trl_ref_at(TRL_BUF_SCRATCH, tmp + y), n,
+                                                        TRL_DEPS(got));
+                    y += n;
                 }
-                x++;
+                x += n;
             }
         if (me == lead && q != me)
-            trl_sched_send(s, q, trl_ref_at(TRL_BUF_SCRATCH, tmp), m * n, pl->deps, nd);
+            trl_sched_send(s, q, trl_ref_at(TRL_BUF_SCRATCH, tmp), m, pl->deps, nd);
     }
 }
 
@@ -202,58 +228,55 @@ static void receive_and_scatter(plan *pl)
     for (int A = 0; A < pl->nhosts; A++) {
         if (A == B)
             continue;
-        size_t total = host_edges(pl, A, B);
-        if (total == 0)
-            continue;
-        size_t at = 0;
+        size_t total = me == lead ? host_bytes(pl, A, B) : 0, at = 0;
         int got = -1;
+        if (me == lead && total == 0)
+            continue;
         if (me == lead) {
-            at = trl_sched_scratch(pl->s, total * pl->n);
-            got = trl_sched_recv(pl->s, pl->leader[A], trl_ref_at(TRL_BUF_SCRATCH, at),
-                                 total * pl->n, TRL_NODEPS);
+            at = trl_sched_scratch(pl->s, total);
+            got = trl_sched_recv(pl->s, pl->leader[A], trl_ref_at(TRL_BUF_SCRATCH, at), total,
+                                 TRL_NODEPS);
         }
         scatter_from(pl, A, at, got);
     }
 }
 
-int trl_neighbor_locality(const trl_coll_args *a, trl_sched *s)
+/* allgather, alltoall: whether this rank's blocks are all a->count bytes. */
+static bool blocks_uniform(const trl_coll_args *a)
 {
     const trl_nbhd *g = a->nbhd;
-    if (!g || !trl_nb_uniform(a->coll))
-        return TRL_ERR_INVALID;
-    int me = a->rank, p = a->size;
+    int me = a->rank;
     for (int j = 0; j < trl_nbhd_outdegree(g, me); j++)
         if (trl_nb_send_len(a, j) != a->count)
-            return TRL_ERR_INVALID;
+            return false;
     const int *src = trl_nbhd_sources(g, me);
     for (int i = 0; i < trl_nbhd_indegree(g, me); i++)
         if (src[i] != TRL_NBHD_NULL && trl_nb_recv_len(a, i) != a->count)
-            return TRL_ERR_INVALID;
-    if (a->count == 0)
+            return false;
+    return true;
+}
+
+int trl_neighbor_locality(const trl_coll_args *a, trl_sched *s)
+{
+    const trl_nbhd *g = a->nbhd;
+    bool uniform = g && trl_nb_uniform(a->coll);
+    if (!g || (uniform && !blocks_uniform(a)) || (!uniform && !a->counts))
+        return TRL_ERR_INVALID;
+    if (uniform && a->count == 0)
         return s->status;
+    int p = a->size;
     int *host = calloc((size_t)p, sizeof *host);
     int nhosts = a->topo ? a->topo->nhosts : 1;
     int *leader = malloc((size_t)nhosts * sizeof *leader);
-    size_t maxdeg = 1;
-    for (int r = 0; r < p; r++) {
-        size_t d = (size_t)trl_nbhd_outdegree(g, r);
-        maxdeg += d;
-    }
-    int *deps = malloc((maxdeg + (size_t)p) * sizeof *deps);
+    int *deps = malloc(((size_t)g->out_off[p] + (size_t)p + 1) * sizeof *deps);
     if (!host || !leader || !deps) {
         free(host);
         free(leader);
         free(deps);
         return TRL_ERR_NOMEM;
     }
-    for (int h = 0; h < nhosts; h++)
-        leader[h] = -1;
-    for (int r = 0; r < p; r++) {
-        host[r] = a->topo ? a->topo->host[r] : 0;
-        if (leader[host[r]] < 0)
-            leader[host[r]] = r;
-    }
-    plan pl = {a, g, s, host, leader, nhosts, a->count, deps};
+    trl_nb_leaders(a->topo, p, host, leader);
+    plan pl = {a, g, s, host, leader, nhosts, deps};
     trl_sched_phase(s, "local");
     trl_nb_direct(a, s, host);
     trl_sched_phase(s, "gather");

@@ -38,7 +38,9 @@ static int vectors(const trl_coll_args *a, int size, const size_t *out[6], size_
     for (int i = 0; i < 6; i++)
         if (all[i]) {
             len[n] = (size_t)size * (i == 0 && matrix ? (size_t)size : 1);
-            if (g && i >= 4)
+            if (g && i == 0) /* every edge's size (neighbor_blocks.h) */
+                len[n] = (size_t)g->out_off[g->size] + (size_t)g->in_off[g->size];
+            else if (g && i >= 4)
                 len[n] = (size_t)trl_nbhd_indegree(g, a->rank);
             else if (g)
                 len[n] = a->coll == TRL_COLL_NEIGHBOR_ALLGATHER ||

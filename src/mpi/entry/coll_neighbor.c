@@ -11,6 +11,7 @@
  * MPICH 4.0.2 does not check it and reads the address (a crash). */
 #include <stdlib.h>
 
+#include "algo/neighbor/neighbor_blocks.h"
 #include "mpi/entry/coll_common.h"
 #include "mpi/entry/coll_forms.h"
 #include "mpi/entry/validate.h"
@@ -40,6 +41,76 @@ static size_t *nb_arrays(trl_comm *c, int *stride)
     if (!c->nbvec)
         c->nbvec = malloc(4 * (size_t)*stride * sizeof *c->nbvec);
     return c->nbvec;
+}
+
+/* Rank r's edges: out-edges, then in-edges. */
+static int edges_of(const trl_nbhd *g, int r)
+{
+    return trl_nbhd_outdegree(g, r) + trl_nbhd_indegree(g, r);
+}
+
+/* Rank r's entries of the table t (neighbor_blocks.h) from buf (out-edges,
+ * then in-edges). */
+static void edge_sizes(const trl_nbhd *g, int r, size_t *t, const size_t *buf)
+{
+    int nout = trl_nbhd_outdegree(g, r);
+    for (int k = 0; k < edges_of(g, r); k++)
+        t[k < nout ? trl_nb_out_at(g, r, k) : trl_nb_in_at(g, r, k - nout)] = buf[k];
+}
+
+/* The v and w forms under an algorithm that needs its host's block sizes
+ * (TRL_NEEDS_ALL_COUNTS: locality, blocking calls; the choice is the same
+ * on every rank): a->counts, every edge's bytes (neighbor_blocks.h), with
+ * this rank's own and, on a host's leader, its host's other ranks', each of
+ * which sends its own there first: one small message per rank, within
+ * hosts, on a duplicate made at the first such call (every rank makes
+ * it: every rank is in this call). *table: what to free. */
+static int share_edge_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
+{
+    *table = NULL;
+    const trl_algo *algo = trl_comm_choose(c, a);
+    if (!algo || !algo->build || !(algo->needs & TRL_NEEDS_ALL_COUNTS))
+        return MPI_SUCCESS;
+    const trl_nbhd *g = &c->nbhd;
+    int me = c->rank, nhosts = c->topo.host ? c->topo.nhosts : 1, most = 1;
+    for (int r = 0; r < c->size; r++)
+        most = edges_of(g, r) > most ? edges_of(g, r) : most;
+    size_t *t = calloc(trl_nb_edges(g) + 1, sizeof *t);
+    size_t *buf = malloc((size_t)most * sizeof *buf);
+    int *host = malloc((size_t)c->size * sizeof *host);
+    int *leader = malloc((size_t)nhosts * sizeof *leader);
+    int rc = t && buf && host && leader ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && !c->has_nbsizes) {
+        rc = PMPI_Comm_dup(c->dup, &c->nbsizes);
+        c->has_nbsizes = rc == MPI_SUCCESS;
+    }
+    if (rc == MPI_SUCCESS) {
+        trl_nb_leaders(c->topo.host ? &c->topo : NULL, c->size, host, leader);
+        int nout = trl_nbhd_outdegree(g, me);
+        for (int k = 0; k < edges_of(g, me); k++)
+            buf[k] = k < nout ? trl_nb_send_len(a, k) : trl_nb_recv_len(a, k - nout);
+        edge_sizes(g, me, t, buf);
+    }
+    int lead = rc == MPI_SUCCESS ? leader[host[me]] : me;
+    if (me != lead && edges_of(g, me) > 0)
+        rc = PMPI_Send(buf, edges_of(g, me), MPI_UINT64_T, lead, 0, c->nbsizes);
+    for (int r = 0; me == lead && rc == MPI_SUCCESS && r < c->size; r++) {
+        if (r == me || host[r] != host[me] || edges_of(g, r) == 0)
+            continue;
+        rc = PMPI_Recv(buf, edges_of(g, r), MPI_UINT64_T, r, 0, c->nbsizes, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS)
+            edge_sizes(g, r, t, buf);
+    }
+    free(buf);
+    free(host);
+    free(leader);
+    if (rc != MPI_SUCCESS) {
+        free(t);
+        return rc;
+    }
+    a->counts = t;
+    *table = t;
+    return MPI_SUCCESS;
 }
 
 static int neighbor(trl_comm *c, MPI_Comm comm, trl_coll coll, trl_coll plain, const void *sendbuf,
@@ -91,7 +162,16 @@ static int neighbor(trl_comm *c, MPI_Comm comm, trl_coll coll, trl_coll plain, c
         trl_type_contiguous(send_b->type, &size, &extent);
         a.count = (size_t)send_b->count * (size_t)size;
     }
-    return trl_move_serve(c, comm, &a, &send, &recv, served, mode, NULL);
+    size_t *table = NULL;
+    if (!trl_coll_has_bytes(coll))
+        rc = share_edge_sizes(c, &a, &table);
+    if (rc != MPI_SUCCESS) {
+        trl_move_abandon(&send, &recv);
+        return trl_error(comm, rc);
+    }
+    rc = trl_move_serve(c, comm, &a, &send, &recv, served, mode, NULL);
+    free(table);
+    return rc;
 }
 
 /* Whether c can serve neighbourhood calls (it has a graph). */
