@@ -1,9 +1,7 @@
 ! A Fortran MPI program that calls every collective Trellis takes over and
 ! checks each result against values it computes itself, knowing nothing of
-! Trellis. One source for the three bindings, chosen when compiling:
-!   -DBINDING_MPIF_H   include 'mpif.h'
-!   -DBINDING_MPI      use mpi
-!   -DBINDING_F08      use mpi_f08
+! Trellis. One source for the three bindings, chosen when compiling
+! (binding.inc: -DBINDING_MPIF_H, -DBINDING_MPI, -DBINDING_F08).
 ! It covers Fortran datatypes (MPI_INTEGER, MPI_DOUBLE_PRECISION, MPI_REAL8,
 ! MPI_LOGICAL, MPI_2INTEGER) and operations, MPI_IN_PLACE wherever MPI
 ! allows it, MPI_BOTTOM with absolute addresses, a strided datatype, a
@@ -14,47 +12,13 @@
 ! MPI_Start(all), MPI_Request_free). Rank 0 ends with "fcoll <binding>
 ! ranks=P: N checks, F failed" (the suite greps ", 0 failed$").
 program fcoll
-#if defined(BINDING_F08)
-  use mpi_f08
-#elif defined(BINDING_MPI)
-  use mpi
-#endif
-  implicit none
-#if defined(BINDING_MPIF_H)
-  include 'mpif.h'
-#endif
-#if defined(BINDING_F08)
-#define BINDING "mpi_f08"
-#define COMM_T type(MPI_Comm)
-#define TYPE_T type(MPI_Datatype)
-#define REQUEST_T type(MPI_Request)
-#define STATUS_T type(MPI_Status)
-#define STATUSES_T(n) type(MPI_Status) :: statuses(n)
-#define OP_T type(MPI_Op)
-#else
-#if defined(BINDING_MPI)
-#define BINDING "mpi"
-#else
-#define BINDING "mpif.h"
-#endif
-#define COMM_T integer
-#define TYPE_T integer
-#define REQUEST_T integer
-#define STATUS_T integer, dimension(MPI_STATUS_SIZE) ::
-#define STATUSES_T(n) integer :: statuses(MPI_STATUS_SIZE, n)
-#define OP_T integer
-#endif
+#include "binding.inc"
 
   integer, parameter :: sizes(3) = [1, 7, 1000]
   integer :: ierr, p, r, k, n, checks, failures
   COMM_T :: world, reversed
 
-  checks = 0
-  failures = 0
-  call MPI_Init(ierr)
-  world = MPI_COMM_WORLD
-  call MPI_Comm_size(world, p, ierr)
-  call MPI_Comm_rank(world, r, ierr)
+  call start()
 
   do k = 1, size(sizes)
     n = sizes(k)
@@ -77,20 +41,12 @@ program fcoll
 #if defined(FCOLL_PERSISTENT)
   call persistent(world, 7)
 #endif
-  call summary()
+  call summary('fcoll')
   call MPI_Finalize(ierr)
 
 contains
 
-  subroutine ok(cond, what)
-    logical, intent(in) :: cond
-    character(len=*), intent(in) :: what
-    checks = checks + 1
-    if (.not. cond) then
-      failures = failures + 1
-      if (failures <= 20) write (0, '(a,i0,a,a,a,i0)') 'rank ', r, ' FAIL ', what, ' n=', n
-    end if
-  end subroutine
+#include "report.inc"
 
   ! The value rank q contributes at position i.
   integer function val(q, i)
@@ -624,23 +580,6 @@ contains
     all_equal_d = size(got) == size(want)
     if (all_equal_d) all_equal_d = all(got == want)
   end function
-
-  ! Counts from every rank by point-to-point messages, which Trellis leaves alone.
-  subroutine summary()
-    integer :: q, theirs(2), total(2)
-    STATUS_T status
-    if (r /= 0) then
-      call MPI_Send([checks, failures], 2, MPI_INTEGER, 0, 99, world, ierr)
-      return
-    end if
-    total = [checks, failures]
-    do q = 1, p - 1
-      call MPI_Recv(theirs, 2, MPI_INTEGER, q, 99, world, status, ierr)
-      total = total + theirs
-    end do
-    write (*, '(a,a,a,i0,a,i0,a,i0,a)') 'fcoll ', BINDING, ' ranks=', p, ': ', total(1), &
-      ' checks, ', total(2), ' failed'
-  end subroutine
 end program
 
 ! The user operation of nonblocking(): integer sums.

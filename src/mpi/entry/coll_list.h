@@ -6,7 +6,8 @@
  *     form (coll_forms.h) and handing it to the MPI library's own when
  *     that form does not serve it;
  *   - fortran.c: the Fortran bindings' symbols of MPI_X and MPI_IX, where
- *     the MPI library's bindings would bypass the C entry points.
+ *     the MPI library's bindings would bypass the C entry points (the
+ *     neighbourhood collectives' too).
  *
  * One line per collective:
  *   X(ID, Name, name, forms, binding, (KIND, arg), ...)
@@ -25,6 +26,8 @@
  *   TYPE OP COMM  a handle
  *   SEND_TYPES  alltoallw's datatype per rank, send side (not read when
  *               sendbuf is MPI_IN_PLACE); RECV_TYPES, receive side
+ *   OUT_TYPES   neighbor_alltoallw's datatype per out-neighbour (send
+ *               side); IN_TYPES, per in-neighbour (receive side)
  * Every collective's communicator is named comm. */
 #ifndef TRL_COLL_LIST_H
 #define TRL_COLL_LIST_H
@@ -73,9 +76,8 @@
       (TYPE, datatype), (OP, op), (COMM, comm))
 
 /* The neighbourhood collectives (MPI-3), on Cartesian and graph
- * communicators: C entry points only (a Fortran program's calls go to the
- * MPI library through its own bindings). alltoallw's displacements are
- * MPI_Aints (AINTS). */
+ * communicators. alltoallw's displacements are MPI_Aints (AINTS), its
+ * arrays sized by the degrees, not the communicator's size. */
 #define TRL_MPI_NEIGHBOR_COLLECTIVES(X)                                                            \
     X(NEIGHBOR_ALLGATHER, Neighbor_allgather, neighbor_allgather, intra, buffers, (CBUF, sendbuf), \
       (INT, sendcount), (TYPE, sendtype), (BUF, recvbuf), (INT, recvcount), (TYPE, recvtype),      \
@@ -90,8 +92,8 @@
       (INTS, sendcounts), (INTS, sdispls), (TYPE, sendtype), (BUF, recvbuf), (INTS, recvcounts),   \
       (INTS, rdispls), (TYPE, recvtype), (COMM, comm))                                             \
     X(NEIGHBOR_ALLTOALLW, Neighbor_alltoallw, neighbor_alltoallw, intra, buffers, (CBUF, sendbuf), \
-      (INTS, sendcounts), (AINTS, sdispls), (SEND_TYPES, sendtypes), (BUF, recvbuf),               \
-      (INTS, recvcounts), (AINTS, rdispls), (RECV_TYPES, recvtypes), (COMM, comm))
+      (INTS, sendcounts), (AINTS, sdispls), (OUT_TYPES, sendtypes), (BUF, recvbuf),                \
+      (INTS, recvcounts), (AINTS, rdispls), (IN_TYPES, recvtypes), (COMM, comm))
 
 /* Every collective with C entry points. */
 #define TRL_MPI_ALL_COLLECTIVES(X) TRL_MPI_COLLECTIVES(X) TRL_MPI_NEIGHBOR_COLLECTIVES(X)
@@ -143,6 +145,8 @@ TRL_MPI_ALL_COLLECTIVES(TRL_MPI_SAME_ORDER)
 #define TRL_C_PARAM_TYPE(n)       MPI_Datatype n
 #define TRL_C_PARAM_SEND_TYPES(n) const MPI_Datatype n[]
 #define TRL_C_PARAM_RECV_TYPES(n) const MPI_Datatype n[]
+#define TRL_C_PARAM_OUT_TYPES(n)  const MPI_Datatype n[]
+#define TRL_C_PARAM_IN_TYPES(n)   const MPI_Datatype n[]
 #define TRL_C_PARAM_OP(n)         MPI_Op n
 #define TRL_C_PARAM_COMM(n)       MPI_Comm n
 #define TRL_C_PARAM(kind, n)      TRL_C_PARAM_##kind(n)

@@ -2,13 +2,14 @@
  * Fortran bindings would bypass the C entry points (mpi_impl.h: Open MPI's
  * call PMPI_* directly; so do MPICH's `use mpi_f08` functions without a
  * buffer): the blocking and non-blocking form of every collective of the
- * list (coll_list.h), and the lines of fortran_table.h's TRL_FORTRAN_FREES,
- * each a function made by DEFINE (fortran_args.h), with the conversions
- * they share; and MPI_Init, MPI_Init_thread and MPI_Finalize, where Trellis
- * starts and stops. The request calls (MPI_Wait, MPI_Start, ...):
- * fortran_requests.c. Preloaded, or linked ahead of the MPI library, these
- * come first. */
+ * list (coll_list.h), the neighbourhood collectives included, and the
+ * lines of fortran_table.h's TRL_FORTRAN_FREES, each a function made by
+ * DEFINE (fortran_args.h), with the conversions they share; and MPI_Init,
+ * MPI_Init_thread and MPI_Finalize, where Trellis starts and stops. The
+ * request calls (MPI_Wait, MPI_Start, ...): fortran_requests.c. Preloaded,
+ * or linked ahead of the MPI library, these come first. */
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "mpi/entry/coll_list.h"
@@ -30,6 +31,15 @@ void *trl_fortran_buffer(void *p)
     return p;
 }
 
+/* n datatypes as C handles in a malloc'd array (NULL if out of memory). */
+static MPI_Datatype *types_c(const MPI_Fint *types, int n)
+{
+    MPI_Datatype *out = malloc((size_t)(n > 0 ? n : 1) * sizeof *out);
+    for (int i = 0; out && i < n; i++)
+        out[i] = PMPI_Type_f2c(types[i]);
+    return out;
+}
+
 MPI_Datatype *trl_fortran_types(const MPI_Fint *types, MPI_Fint comm)
 {
     MPI_Comm c = PMPI_Comm_f2c(comm);
@@ -37,10 +47,42 @@ MPI_Datatype *trl_fortran_types(const MPI_Fint *types, MPI_Fint comm)
     if (c == MPI_COMM_NULL || PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS ||
         (inter ? PMPI_Comm_remote_size(c, &n) : PMPI_Comm_size(c, &n)) != MPI_SUCCESS)
         return NULL;
-    MPI_Datatype *out = malloc((size_t)(n > 0 ? n : 1) * sizeof *out);
-    for (int i = 0; out && i < n; i++)
-        out[i] = PMPI_Type_f2c(types[i]);
-    return out;
+    return types_c(types, n);
+}
+
+/* This rank's in- and out-degree in c's topology, as MPI reads them for the
+ * neighbourhood collectives (a Cartesian rank: two neighbours a dimension,
+ * MPI_PROC_NULL ones included; a graph's: its neighbours, both ways); false
+ * where c has none. Local: no other rank takes part. */
+static bool degrees(MPI_Comm c, int *in, int *out)
+{
+    int kind = MPI_UNDEFINED, n = 0, me = 0, weighted = 0;
+    if (c == MPI_COMM_NULL || PMPI_Topo_test(c, &kind) != MPI_SUCCESS)
+        return false;
+    switch (kind) {
+    case MPI_CART:
+        if (PMPI_Cartdim_get(c, &n) != MPI_SUCCESS)
+            return false;
+        *in = *out = 2 * n;
+        return true;
+    case MPI_GRAPH:
+        if (PMPI_Comm_rank(c, &me) != MPI_SUCCESS ||
+            PMPI_Graph_neighbors_count(c, me, &n) != MPI_SUCCESS)
+            return false;
+        *in = *out = n;
+        return true;
+    case MPI_DIST_GRAPH:
+        return PMPI_Dist_graph_neighbors_count(c, in, out, &weighted) == MPI_SUCCESS;
+    default: return false;
+    }
+}
+
+MPI_Datatype *trl_fortran_neighbor_types(const MPI_Fint *types, MPI_Fint comm, bool out)
+{
+    int in_deg = 0, out_deg = 0;
+    if (!degrees(PMPI_Comm_f2c(comm), &in_deg, &out_deg))
+        return NULL;
+    return types_c(types, out ? out_deg : in_deg);
 }
 
 MPI_Request *trl_fortran_requests(const MPI_Fint *requests, MPI_Fint count)
@@ -59,13 +101,13 @@ void trl_fortran_requests_back(MPI_Request *c, MPI_Fint *requests, MPI_Fint coun
 }
 
 /* The list's lines as fortran_table.h's: MPI_X, then MPI_IX with its
- * request. */
+ * request; the neighbourhood collectives' too. */
 #define FORTRAN_BLOCKING(ID, Name, name, forms, binding, ...)                                      \
     DEFINE(binding, name, Name, ID, __VA_ARGS__)
 #define FORTRAN_NONBLOCKING(ID, Name, name, forms, binding, ...)                                   \
     DEFINE(binding, i##name, I##name, I##ID, __VA_ARGS__, (REQUEST, request))
-TRL_MPI_COLLECTIVES(FORTRAN_BLOCKING)
-TRL_MPI_COLLECTIVES(FORTRAN_NONBLOCKING)
+TRL_MPI_ALL_COLLECTIVES(FORTRAN_BLOCKING)
+TRL_MPI_ALL_COLLECTIVES(FORTRAN_NONBLOCKING)
 TRL_FORTRAN_FREES(DEFINE)
 
 /* Starting and stopping: Trellis starts in MPI_Init (init.c), which the

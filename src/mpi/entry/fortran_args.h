@@ -12,6 +12,7 @@
 #define TRL_FORTRAN_ARGS_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "exec/mpi_impl.h"
@@ -31,6 +32,11 @@ void *trl_fortran_buffer(void *p);
  * error. */
 MPI_Datatype *trl_fortran_types(const MPI_Fint *types, MPI_Fint comm);
 
+/* neighbor_alltoallw's datatypes, one per out-neighbour of this rank in
+ * comm's topology (out) or per in-neighbour (!out), the same way; NULL
+ * also where comm has no topology. */
+MPI_Datatype *trl_fortran_neighbor_types(const MPI_Fint *types, MPI_Fint comm, bool out);
+
 /* count requests as C handles in a malloc'd array (NULL if out of
  * memory); and back into the Fortran array, freeing the C one. */
 MPI_Request *trl_fortran_requests(const MPI_Fint *requests, MPI_Fint count);
@@ -46,10 +52,14 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
  *               sentinels become C's
  *   INT         an INTEGER in (a count, a root)
  *   INTS        an INTEGER array in (counts, displacements)
+ *   AINTS       an INTEGER(KIND=MPI_ADDRESS_KIND) array in (byte
+ *               displacements: MPI_Aints)
  *   TYPE OP COMM  a handle
  *   TYPE_INOUT, OP_INOUT  a handle in and out (MPI_Type_free, MPI_Op_free)
  *   SEND_TYPES  alltoallw's datatype per rank of comm, send side (not read
  *               when sendbuf is MPI_IN_PLACE); RECV_TYPES, receive side
+ *   OUT_TYPES   neighbor_alltoallw's datatype per out-neighbour; IN_TYPES,
+ *               per in-neighbour
  *   REQUEST     a request out (a non-blocking collective's)
  *   REQUEST_IN, REQUEST_INOUT  a request in; in and out (MPI_Start, MPI_Wait)
  *   REQUESTS    an array of `count` requests, in and out
@@ -65,6 +75,7 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define PARAM_CBUF(n)              void *n
 #define PARAM_INT(n)               MPI_Fint *n
 #define PARAM_INTS(n)              MPI_Fint *n
+#define PARAM_AINTS(n)             MPI_Aint *n
 #define PARAM_TYPE(n)              MPI_Fint *n
 #define PARAM_OP(n)                MPI_Fint *n
 #define PARAM_COMM(n)              MPI_Fint *n
@@ -72,6 +83,8 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define PARAM_OP_INOUT(n)          MPI_Fint *n
 #define PARAM_SEND_TYPES(n)        MPI_Fint *n
 #define PARAM_RECV_TYPES(n)        MPI_Fint *n
+#define PARAM_OUT_TYPES(n)         MPI_Fint *n
+#define PARAM_IN_TYPES(n)          MPI_Fint *n
 #define PARAM_REQUEST(n)           MPI_Fint *n
 #define PARAM_REQUEST_IN(n)        MPI_Fint *n
 #define PARAM_REQUEST_INOUT(n)     MPI_Fint *n
@@ -88,6 +101,7 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define BEFORE_CBUF(n)
 #define BEFORE_INT(n)
 #define BEFORE_INTS(n)
+#define BEFORE_AINTS(n)
 #define BEFORE_TYPE(n)
 #define BEFORE_OP(n)
 #define BEFORE_COMM(n)
@@ -96,6 +110,8 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define BEFORE_SEND_TYPES(n)                                                                       \
     MPI_Datatype *c_##n = trl_fortran_in_place(sendbuf) ? NULL : trl_fortran_types(n, *comm);
 #define BEFORE_RECV_TYPES(n) MPI_Datatype *c_##n = trl_fortran_types(n, *comm);
+#define BEFORE_OUT_TYPES(n)  MPI_Datatype *c_##n = trl_fortran_neighbor_types(n, *comm, true);
+#define BEFORE_IN_TYPES(n)   MPI_Datatype *c_##n = trl_fortran_neighbor_types(n, *comm, false);
 #define BEFORE_REQUEST(n)    MPI_Request c_##n = MPI_REQUEST_NULL;
 #define BEFORE_REQUEST_IN(n)
 #define BEFORE_REQUEST_INOUT(n) MPI_Request c_##n = PMPI_Request_f2c(*(n));
@@ -116,6 +132,7 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define ARG_CBUF(n)              trl_fortran_buffer(n)
 #define ARG_INT(n)               (int)*(n)
 #define ARG_INTS(n)              (const int *)(n)
+#define ARG_AINTS(n)             (const MPI_Aint *)(n)
 #define ARG_TYPE(n)              PMPI_Type_f2c(*(n))
 #define ARG_OP(n)                PMPI_Op_f2c(*(n))
 #define ARG_COMM(n)              PMPI_Comm_f2c(*(n))
@@ -123,6 +140,8 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define ARG_OP_INOUT(n)          &c_##n
 #define ARG_SEND_TYPES(n)        c_##n
 #define ARG_RECV_TYPES(n)        c_##n
+#define ARG_OUT_TYPES(n)         c_##n
+#define ARG_IN_TYPES(n)          c_##n
 #define ARG_REQUEST(n)           &c_##n
 #define ARG_REQUEST_IN(n)        PMPI_Request_f2c(*(n))
 #define ARG_REQUEST_INOUT(n)     &c_##n
@@ -139,6 +158,7 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define AFTER_CBUF(n)
 #define AFTER_INT(n)
 #define AFTER_INTS(n)
+#define AFTER_AINTS(n)
 #define AFTER_TYPE(n)
 #define AFTER_OP(n)
 #define AFTER_COMM(n)
@@ -146,6 +166,8 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define AFTER_OP_INOUT(n)   *(n) = PMPI_Op_c2f(c_##n);
 #define AFTER_SEND_TYPES(n) free(c_##n);
 #define AFTER_RECV_TYPES(n) free(c_##n);
+#define AFTER_OUT_TYPES(n)  free(c_##n);
+#define AFTER_IN_TYPES(n)   free(c_##n);
 #define AFTER_REQUEST(n)                                                                           \
     if (rc == MPI_SUCCESS)                                                                         \
         *(n) = PMPI_Request_c2f(c_##n);
