@@ -18,6 +18,15 @@ static const trl_param_spec radix_only[] = {
      .help = "children per node of the tree"},
     {.name = NULL},
 };
+static const trl_param_spec locality_params[] = {
+    {.name = "lanes",
+     .kind = TRL_PARAM_INT,
+     .default_text = "1",
+     .min = 1,
+     .max = 1024,
+     .help = "ranks of each host that carry its traffic with the other hosts (1: a leader)"},
+    {.name = NULL},
+};
 static const trl_param_spec kary_params[] = {
     {.name = "radix",
      .kind = TRL_PARAM_INT,

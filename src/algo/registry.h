@@ -32,7 +32,7 @@
          .cost = "d(a) + Nb, d edges to other ranks, N bytes sent",                                \
          .description = "one message per edge, all at once (as the MPI libraries do)")
 #define TRL_NEIGHBOR_LOCALITY(ALGO, COLL, NEEDS)                                                   \
-    ALGO(COLL, "locality", trl_neighbor_locality, .needs = (NEEDS),                                \
+    ALGO(COLL, "locality", trl_neighbor_locality, .params = locality_params, .needs = (NEEDS),      \
          .cost = "per host pair of m edges: 3a + 3mnb (gather, leaders, scatter)",                 \
          .description = "a host's blocks for each other host go as one message between "           \
                         "the hosts' leaders")

@@ -81,6 +81,9 @@ static const char *const multileader[] = {
     NULL,
 };
 static const char *const no_params[] = {"", NULL};
+/* The neighbourhood's locality: one leader per host, and lanes spreading a
+ * host's traffic (fewer ranks than lanes included). */
+static const char *const locality_lanes[] = {"", "lanes=2", "lanes=3", "lanes=64", NULL};
 /* The two-level forms (issue 12): each step's algorithm varied, commutative
  * and not where they allow it. */
 static const char *const sharded_bcast[] = {
@@ -232,11 +235,11 @@ static const struct {
     {TRL_COLL_ALLTOALL, "hier", no_params},
     {TRL_COLL_ALLTOALLV, "hier", no_params},
     {TRL_COLL_ALLTOALLW, "hier", no_params},
-    {TRL_COLL_NEIGHBOR_ALLGATHER, "locality", no_params},
-    {TRL_COLL_NEIGHBOR_ALLTOALL, "locality", no_params},
-    {TRL_COLL_NEIGHBOR_ALLGATHERV, "locality", no_params},
-    {TRL_COLL_NEIGHBOR_ALLTOALLV, "locality", no_params},
-    {TRL_COLL_NEIGHBOR_ALLTOALLW, "locality", no_params},
+    {TRL_COLL_NEIGHBOR_ALLGATHER, "locality", locality_lanes},
+    {TRL_COLL_NEIGHBOR_ALLTOALL, "locality", locality_lanes},
+    {TRL_COLL_NEIGHBOR_ALLGATHERV, "locality", locality_lanes},
+    {TRL_COLL_NEIGHBOR_ALLTOALLV, "locality", locality_lanes},
+    {TRL_COLL_NEIGHBOR_ALLTOALLW, "locality", locality_lanes},
 };
 
 int sweep_hier(sweep *w)

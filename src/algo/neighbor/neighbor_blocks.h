@@ -15,6 +15,7 @@
 #define TRL_ALGO_NEIGHBOR_BLOCKS_H
 
 #include "algo/algo.h"
+#include "algo/hier.h"
 #include "algo/nbhd.h"
 #include "sched/sched.h"
 
@@ -63,10 +64,29 @@ static inline size_t trl_nb_edges(const trl_nbhd *g)
     return (size_t)g->out_off[g->size] + (size_t)g->in_off[g->size];
 }
 
-/* Each rank's host (host[r], 0 for every rank without a layout) and each
- * host's leader, its lowest rank (leader[h], topo->nhosts entries or 1):
- * whom the locality algorithm gathers a host's traffic on. */
-void trl_nb_leaders(const struct trl_topo *topo, int size, int *host, int *leader);
+/* Which ranks carry a host's traffic with the other hosts (locality's
+ * lanes): host pair (A, B) goes through A's rank B mod k and B's rank A mod
+ * k (hosts and their ranks as trl_hier_hosts orders them), k = min(lanes,
+ * the host's ranks); lanes 1: each host's lowest rank, its leader, for
+ * every other host. */
+typedef struct {
+    trl_hier_hosts hh;
+    int lanes;
+} trl_nb_hosts;
+
+/* The hosts of a's ranks (a->topo, a->size). TRL_OK or TRL_ERR_NOMEM; free
+ * with trl_hier_hosts_free(&h->hh). */
+int trl_nb_hosts_make(const trl_coll_args *a, int lanes, trl_nb_hosts *out);
+
+/* The rank of host `host` that carries its traffic with host `other`. */
+static inline int trl_nb_lane(const trl_nb_hosts *h, int host, int other)
+{
+    int n = trl_hier_host_size(&h->hh, host), k = h->lanes < n ? h->lanes : n;
+    return trl_hier_host_rank(&h->hh, host, other % k);
+}
+
+/* Whether rank r carries its host's traffic with some other host. */
+bool trl_nb_is_lane(const trl_nb_hosts *h, int r);
 
 /* Each edge of rank a->rank as its own message (receives in block order,
  * sends in trl_nbhd_send_order: the k-th message of a pair of ranks is the

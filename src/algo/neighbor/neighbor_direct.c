@@ -2,18 +2,20 @@
  * (neighbor_blocks.h, trl_nb_direct). */
 #include "algo/neighbor/neighbor_blocks.h"
 #include "core/status.h"
-#include "topo/topo.h"
 
-void trl_nb_leaders(const struct trl_topo *topo, int size, int *host, int *leader)
+int trl_nb_hosts_make(const trl_coll_args *a, int lanes, trl_nb_hosts *out)
 {
-    int nhosts = topo ? topo->nhosts : 1;
-    for (int h = 0; h < nhosts; h++)
-        leader[h] = -1;
-    for (int r = 0; r < size; r++) {
-        host[r] = topo ? topo->host[r] : 0;
-        if (leader[host[r]] < 0)
-            leader[host[r]] = r;
-    }
+    out->lanes = lanes > 0 ? lanes : 1;
+    return trl_hier_hosts_init(&out->hh, a);
+}
+
+bool trl_nb_is_lane(const trl_nb_hosts *h, int r)
+{
+    int me = h->hh.host_of[r];
+    for (int other = 0; other < h->hh.n; other++)
+        if (other != me && trl_nb_lane(h, me, other) == r)
+            return true;
+    return false;
 }
 
 static bool same_host(const int *host, int a, int b)

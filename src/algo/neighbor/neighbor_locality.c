@@ -22,7 +22,12 @@
  * From: the node-aware neighbourhood collectives of Collom, Li and Bienz
  * ("Optimizing Irregular Communication with Neighborhood Collectives and
  * Locality-Aware Parallelism", 2023; MPI Advance's locality_aware) and
- * Ghazimirsaeed et al. (SC20), here with one leader per host.
+ * Ghazimirsaeed et al. (SC20).
+ * lanes=k spreads a host's traffic over k of its ranks: the traffic of host
+ * pair (A, B) goes through A's rank B mod k and B's rank A mod k (below,
+ * "leader" is that rank: trl_nb_lane), so that up to k ranks of a host pack,
+ * send and hand out at once instead of one carrying it all; lanes=1 (the
+ * default): one leader per host, the fewest messages within hosts.
  * Any number of ranks and hosts; one host: linear's messages only.
  *
  * The size of each edge's block: a rank knows its own blocks; a leader must
@@ -47,10 +52,9 @@ typedef struct {
     const trl_coll_args *a;
     const trl_nbhd *g;
     trl_sched *s;
-    const int *host; /* per rank */
-    int *leader;     /* per host: its lowest rank */
-    int nhosts;
-    int *deps; /* room for the steps one message waits for */
+    const trl_nb_hosts *h;
+    const int *host; /* per rank: its host (h->hh.host_of) */
+    int *deps;       /* room for the steps one message waits for */
 } plan;
 
 /* Rank s's k-th edge in send order: its block (the same order for every
@@ -126,10 +130,11 @@ static void gather_and_send(plan *pl)
 {
     const trl_coll_args *a = pl->a;
     trl_sched *s = pl->s;
-    int me = a->rank, A = pl->host[me], lead = pl->leader[A];
-    for (int b = 0; b < pl->nhosts; b++) {
+    int me = a->rank, A = pl->host[me];
+    for (int b = 0; b < pl->h->hh.n; b++) {
         if (b == A)
             continue;
+        int lead = trl_nb_lane(pl->h, A, b);
         if (me != lead) {
             size_t m = bytes_to(pl, me, b);
             if (m == 0)
@@ -156,7 +161,8 @@ static void gather_and_send(plan *pl)
                 pack_own(pl, b, at + x, &nd);
             x += m;
         }
-        trl_sched_send(s, pl->leader[b], trl_ref_at(TRL_BUF_SCRATCH, at), total, pl->deps, nd);
+        trl_sched_send(s, trl_nb_lane(pl->h, b, A), trl_ref_at(TRL_BUF_SCRATCH, at), total,
+                       pl->deps, nd);
     }
 }
 
@@ -181,7 +187,7 @@ static void scatter_from(plan *pl, int A, size_t at, int got)
 {
     const trl_coll_args *a = pl->a;
     trl_sched *s = pl->s;
-    int me = a->rank, B = pl->host[me], lead = pl->leader[B];
+    int me = a->rank, B = pl->host[me], lead = trl_nb_lane(pl->h, B, A);
     for (int q = 0; q < a->size; q++) {
         if (pl->host[q] != B || (me != lead && q != me))
             continue;
@@ -224,18 +230,19 @@ static void scatter_from(plan *pl, int A, size_t at, int got)
 static void receive_and_scatter(plan *pl)
 {
     const trl_coll_args *a = pl->a;
-    int me = a->rank, B = pl->host[me], lead = pl->leader[B];
-    for (int A = 0; A < pl->nhosts; A++) {
+    int me = a->rank, B = pl->host[me];
+    for (int A = 0; A < pl->h->hh.n; A++) {
         if (A == B)
             continue;
+        int lead = trl_nb_lane(pl->h, B, A);
         size_t total = me == lead ? host_bytes(pl, A, B) : 0, at = 0;
         int got = -1;
         if (me == lead && total == 0)
             continue;
         if (me == lead) {
             at = trl_sched_scratch(pl->s, total);
-            got = trl_sched_recv(pl->s, pl->leader[A], trl_ref_at(TRL_BUF_SCRATCH, at), total,
-                                 TRL_NODEPS);
+            got = trl_sched_recv(pl->s, trl_nb_lane(pl->h, A, B), trl_ref_at(TRL_BUF_SCRATCH, at),
+                                 total, TRL_NODEPS);
         }
         scatter_from(pl, A, at, got);
     }
@@ -265,26 +272,21 @@ int trl_neighbor_locality(const trl_coll_args *a, trl_sched *s)
     if (uniform && a->count == 0)
         return s->status;
     int p = a->size;
-    int *host = calloc((size_t)p, sizeof *host);
-    int nhosts = a->topo ? a->topo->nhosts : 1;
-    int *leader = malloc((size_t)nhosts * sizeof *leader);
+    trl_nb_hosts h;
     int *deps = malloc(((size_t)g->out_off[p] + (size_t)p + 1) * sizeof *deps);
-    if (!host || !leader || !deps) {
-        free(host);
-        free(leader);
+    if (!deps || trl_nb_hosts_make(a, (int)trl_param_int(a, "lanes"), &h) != TRL_OK) {
         free(deps);
+        trl_hier_hosts_free(&h.hh);
         return TRL_ERR_NOMEM;
     }
-    trl_nb_leaders(a->topo, p, host, leader);
-    plan pl = {a, g, s, host, leader, nhosts, deps};
+    plan pl = {a, g, s, &h, h.hh.host_of, deps};
     trl_sched_phase(s, "local");
-    trl_nb_direct(a, s, host);
+    trl_nb_direct(a, s, h.hh.host_of);
     trl_sched_phase(s, "gather");
     gather_and_send(&pl);
     trl_sched_phase(s, "scatter");
     receive_and_scatter(&pl);
-    free(host);
-    free(leader);
+    trl_hier_hosts_free(&h.hh);
     free(deps);
     return s->status;
 }

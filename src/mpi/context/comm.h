@@ -54,6 +54,7 @@ typedef struct {
     /* trl_comm_choose's answers for collectives without a size, per form
      * of call (trl_call_kind). */
     const trl_algo *choice[TRL_COLL_COUNT][TRL_CALL_PERSISTENT + 1];
+    const trl_params *choice_params[TRL_COLL_COUNT][TRL_CALL_PERSISTENT + 1];
     /* trl_comm_sizeless's answers + 1 (0: not asked yet), per form of call
      * and commutativity. */
     signed char sizeless[TRL_COLL_COUNT][TRL_CALL_PERSISTENT + 1][2];

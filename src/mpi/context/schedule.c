@@ -12,6 +12,7 @@ void trl_comm_rules_changed(trl_comm *c)
     c->rules_gen = trl_rules_gen;
     c->cache.gen++; /* no repeat skips to an entry of the old rules */
     memset(c->choice, 0, sizeof c->choice);
+    memset(c->choice_params, 0, sizeof c->choice_params);
     memset(c->sizeless, 0, sizeof c->sizeless);
 }
 
@@ -37,13 +38,18 @@ const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a)
      * get what needs an exchange of counts first). */
     bool fixed = !trl_coll_has_bytes(a->coll) && !trl_coll_is_reduction(a->coll);
     trl_comm_sync_rules(c);
-    if (fixed && c->choice[a->coll][a->call])
+    if (fixed && c->choice[a->coll][a->call]) {
+        a->params = c->choice_params[a->coll][a->call];
         return c->choice[a->coll][a->call];
+    }
     trl_choice ch;
     if (!choose(c, a, &ch))
         return NULL;
-    if (fixed)
+    if (fixed) {
         c->choice[a->coll][a->call] = ch.algo;
+        c->choice_params[a->coll][a->call] = ch.params;
+    }
+    a->params = ch.params;
     return ch.algo;
 }
 

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 
 #include "algo/neighbor/neighbor_blocks.h"
+#include "algo/params.h"
+#include "core/status.h"
+#include "exec/mpi_impl.h"
 #include "mpi/entry/coll_common.h"
 #include "mpi/entry/coll_forms.h"
 #include "mpi/entry/validate.h"
@@ -61,49 +64,68 @@ static void edge_sizes(const trl_nbhd *g, int r, size_t *t, const size_t *buf)
 /* The v and w forms under an algorithm that needs its host's block sizes
  * (TRL_NEEDS_ALL_COUNTS: locality, blocking calls; the choice is the same
  * on every rank): a->counts, every edge's bytes (neighbor_blocks.h), with
- * this rank's own and, on a host's leader, its host's other ranks', each of
- * which sends its own there first: one small message per rank, within
- * hosts, on a duplicate made at the first such call (every rank makes
- * it: every rank is in this call). *table: what to free. */
+ * this rank's own and, on a rank that carries its host's traffic (a lane:
+ * the leader by default), its host's other ranks', which each sends every
+ * lane of its host first: small messages within hosts, on a duplicate made
+ * at the first such call (every rank makes it: every rank is in this
+ * call). *table: what to free. */
 static int share_edge_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
 {
     *table = NULL;
     const trl_algo *algo = trl_comm_choose(c, a);
     if (!algo || !algo->build || !(algo->needs & TRL_NEEDS_ALL_COUNTS))
         return MPI_SUCCESS;
+    trl_coll_args chosen = *a;
+    chosen.algo = algo;
     const trl_nbhd *g = &c->nbhd;
-    int me = c->rank, nhosts = c->topo.host ? c->topo.nhosts : 1, most = 1;
+    int me = c->rank, most = 1;
     for (int r = 0; r < c->size; r++)
         most = edges_of(g, r) > most ? edges_of(g, r) : most;
     size_t *t = calloc(trl_nb_edges(g) + 1, sizeof *t);
-    size_t *buf = malloc((size_t)most * sizeof *buf);
-    int *host = malloc((size_t)c->size * sizeof *host);
-    int *leader = malloc((size_t)nhosts * sizeof *leader);
-    int rc = t && buf && host && leader ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    size_t *own = malloc((size_t)most * sizeof *own), *buf = malloc((size_t)most * sizeof *buf);
+    MPI_Request *sent = malloc((size_t)c->size * sizeof *sent);
+    int nsent = 0;
+    trl_nb_hosts h = {0};
+    int rc = t && own && buf && sent ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    chosen.topo = c->topo.host ? &c->topo : NULL;
+    if (rc == MPI_SUCCESS && trl_nb_hosts_make(&chosen, (int)trl_param_int(&chosen, "lanes"), &h))
+        rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS && !c->has_nbsizes) {
         rc = PMPI_Comm_dup(c->dup, &c->nbsizes);
         c->has_nbsizes = rc == MPI_SUCCESS;
     }
     if (rc == MPI_SUCCESS) {
-        trl_nb_leaders(c->topo.host ? &c->topo : NULL, c->size, host, leader);
         int nout = trl_nbhd_outdegree(g, me);
         for (int k = 0; k < edges_of(g, me); k++)
-            buf[k] = k < nout ? trl_nb_send_len(a, k) : trl_nb_recv_len(a, k - nout);
-        edge_sizes(g, me, t, buf);
+            own[k] = k < nout ? trl_nb_send_len(a, k) : trl_nb_recv_len(a, k - nout);
+        edge_sizes(g, me, t, own);
     }
-    int lead = rc == MPI_SUCCESS ? leader[host[me]] : me;
-    if (me != lead && edges_of(g, me) > 0)
-        rc = PMPI_Send(buf, edges_of(g, me), MPI_UINT64_T, lead, 0, c->nbsizes);
-    for (int r = 0; me == lead && rc == MPI_SUCCESS && r < c->size; r++) {
-        if (r == me || host[r] != host[me] || edges_of(g, r) == 0)
+    /* To every lane of this host but itself, in rank order, not waiting (two
+     * lanes send each other theirs); a lane then takes its host's other
+     * ranks' in rank order. */
+    int H = rc == MPI_SUCCESS ? h.hh.host_of[me] : 0;
+    for (int x = 0; rc == MPI_SUCCESS && x < trl_hier_host_size(&h.hh, H); x++) {
+        int r = trl_hier_host_rank(&h.hh, H, x);
+        if (r != me && edges_of(g, me) > 0 && trl_nb_is_lane(&h, r))
+            rc = PMPI_Isend(own, edges_of(g, me), MPI_UINT64_T, r, 0, c->nbsizes, &sent[nsent++]);
+    }
+    bool lane = rc == MPI_SUCCESS && trl_nb_is_lane(&h, me);
+    for (int x = 0; lane && rc == MPI_SUCCESS && x < trl_hier_host_size(&h.hh, H); x++) {
+        int r = trl_hier_host_rank(&h.hh, H, x);
+        if (r == me || edges_of(g, r) == 0)
             continue;
         rc = PMPI_Recv(buf, edges_of(g, r), MPI_UINT64_T, r, 0, c->nbsizes, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS)
             edge_sizes(g, r, t, buf);
     }
+    if (nsent > 0) {
+        int wrc = PMPI_Waitall(nsent, sent, TRL_STATUSES_IGNORE);
+        rc = rc == MPI_SUCCESS ? wrc : rc;
+    }
+    free(own);
     free(buf);
-    free(host);
-    free(leader);
+    free(sent);
+    trl_hier_hosts_free(&h.hh);
     if (rc != MPI_SUCCESS) {
         free(t);
         return rc;
