@@ -25,6 +25,13 @@ static const trl_param_spec locality_params[] = {
      .min = 1,
      .max = 1024,
      .help = "ranks of each host that carry its traffic with the other hosts (1: a leader)"},
+    {.name = "combine",
+     .kind = TRL_PARAM_SIZE,
+     .default_text = "1G",
+     .min = 0,
+     .max = NO_MAX,
+     .help = "bytes of the largest block between hosts that is combined (larger ones go "
+             "straight)"},
     {.name = NULL},
 };
 static const trl_param_spec kary_params[] = {

@@ -27,13 +27,19 @@ PARAM_KEYS = {"name", "kind", "default", "min", "max", "help", "of", "choices", 
 
 def source_table() -> set[tuple[str, str]]:
     """(collective, algorithm) of every entry of trl_algorithms, read from the C source
-    itself (not through trellis-info): the registry's ALGO and CHECKED entries, and
+    itself (not through trellis-info): the registry's ALGO and CHECKED entries (and its
+    TRL_NEIGHBOR_LINEAR and TRL_NEIGHBOR_LOCALITY ones), and
     "mpi" for every collective of TRL_COLL_MAP."""
     text = REGISTRY_SOURCE.read_text()
     body = text[text.index("#define TRL_ALGORITHMS") :]  # past the comment's examples
     entries = {
         (coll.lower(), name)
         for coll, name in re.findall(r"\b(?:ALGO|CHECKED)\(\s*(\w+),\s*\"(\w+)\"", body)
+    }
+    # The neighbourhood collectives' entries, made by the registry's two macros.
+    entries |= {
+        (coll.lower(), kind.lower())
+        for kind, coll in re.findall(r"\bTRL_NEIGHBOR_(LINEAR|LOCALITY)\(ALGO, (\w+)", body)
     }
     assert len(entries) >= 100, f"could not read the registry from {REGISTRY_SOURCE}"
     collectives = re.findall(r"X\(\w+, \"(\w+)\", \"MPI_\w+\"\)", COLLECTIVES_SOURCE.read_text())

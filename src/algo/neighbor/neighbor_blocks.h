@@ -91,10 +91,11 @@ bool trl_nb_is_lane(const trl_nb_hosts *h, int r);
 /* Each edge of rank a->rank as its own message (receives in block order,
  * sends in trl_nbhd_send_order: the k-th message of a pair of ranks is the
  * edge the standard pairs), and its edges to itself as copies, the k-th
- * send to itself filling the k-th receive from itself; only the edges
- * within its host where host (a host index per rank) is given. A zero-byte
- * block is left out on both ends. Returns s->status, or TRL_ERR_INVALID
- * where the lists disagree (neighbor_direct.c). */
-int trl_nb_direct(const trl_coll_args *a, trl_sched *s, const int *host);
+ * send to itself filling the k-th receive from itself; where host (a host
+ * index per rank) is given, only the edges within its host and those
+ * between hosts of more than `big` bytes (both ends see the same size). A
+ * zero-byte block is left out on both ends. Returns s->status, or
+ * TRL_ERR_INVALID where the lists disagree (neighbor_direct.c). */
+int trl_nb_direct(const trl_coll_args *a, trl_sched *s, const int *host, size_t big);
 
 #endif

@@ -28,6 +28,10 @@
  * "leader" is that rank: trl_nb_lane), so that up to k ranks of a host pack,
  * send and hand out at once instead of one carrying it all; lanes=1 (the
  * default): one leader per host, the fewest messages within hosts.
+ * combine=N: only edges of at most N bytes between hosts are combined;
+ * larger ones go straight, as linear sends them (both ends and the lanes
+ * see an edge's size alike), so one call can combine its small blocks and
+ * send its large ones directly (a v form's sizes vary by edge).
  * Any number of ranks and hosts; one host: linear's messages only.
  *
  * The size of each edge's block: a rank knows its own blocks; a leader must
@@ -54,6 +58,7 @@ typedef struct {
     trl_sched *s;
     const trl_nb_hosts *h;
     const int *host; /* per rank: its host (h->hh.host_of) */
+    size_t big;      /* combine=: larger edges go straight */
     int *deps;       /* room for the steps one message waits for */
 } plan;
 
@@ -69,12 +74,6 @@ static int edge_dest(const plan *pl, int s, int j)
     return pl->g->out_dst[pl->g->out_off[s] + j];
 }
 
-static bool to_host(const plan *pl, int s, int j, int b)
-{
-    int q = edge_dest(pl, s, j);
-    return q != TRL_NBHD_NULL && pl->host[q] == b && pl->host[s] != b;
-}
-
 /* Bytes of rank s's edge j (send block j), from the side this rank's host
  * holds (above). */
 static size_t edge_len(const plan *pl, int s, int j)
@@ -86,6 +85,15 @@ static size_t edge_len(const plan *pl, int s, int j)
         return s == a->rank ? trl_nb_send_len(a, j) : a->counts[trl_nb_out_at(pl->g, s, j)];
     int q = edge_dest(pl, s, j), slot = pl->g->out_slot[pl->g->out_off[s] + j];
     return q == a->rank ? trl_nb_recv_len(a, slot) : a->counts[trl_nb_in_at(pl->g, q, slot)];
+}
+
+/* Whether rank s's edge j goes to host b combined with others: it crosses
+ * hosts and is no larger than combine= (larger ones go straight). */
+static bool to_host(const plan *pl, int s, int j, int b)
+{
+    int q = edge_dest(pl, s, j);
+    return q != TRL_NBHD_NULL && pl->host[q] == b && pl->host[s] != b &&
+           edge_len(pl, s, j) <= pl->big;
 }
 
 /* Bytes from rank s to host b (s's packed message to its leader). */
@@ -279,9 +287,9 @@ int trl_neighbor_locality(const trl_coll_args *a, trl_sched *s)
         trl_hier_hosts_free(&h.hh);
         return TRL_ERR_NOMEM;
     }
-    plan pl = {a, g, s, &h, h.hh.host_of, deps};
+    plan pl = {a, g, s, &h, h.hh.host_of, (size_t)trl_param_int(a, "combine"), deps};
     trl_sched_phase(s, "local");
-    trl_nb_direct(a, s, h.hh.host_of);
+    trl_nb_direct(a, s, h.hh.host_of, pl.big);
     trl_sched_phase(s, "gather");
     gather_and_send(&pl);
     trl_sched_phase(s, "scatter");

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The neighbourhood algorithms side by side (issue 33): launches of
+# bench/neighbor_bar.sh (one launch each), one per configuration in turn,
+# then a table of the library's time over each configuration's (the two
+# timed interleaved in the same launch), medians over the launches. What
+# the built-in rules for neighbor_alltoall(v) were chosen from.
+#
+#   bench/neighbor_configs.sh [--reps N] [--out DIR] [--testbed]
+#                             [-- neighbor_bar options...]
+#
+# Configurations: linear, locality (one leader a host), locality lanes=4,
+# each forced on neighbor_alltoall and neighbor_alltoallv with TRELLIS_RULES.
+# --reps: launches per configuration (default 4), taken in turn so that a
+# slow stretch of the machine touches all three. --testbed: across the
+# emulated cluster that is up (trellis testbed up), as the bar is defined.
+# Writes DIR/<config>_<k>/launch_1.csv and DIR/compare.md (default DIR
+# results/neighbor_configs). Exits non-zero if a launch failed.
+set -uo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out="$repo/results/neighbor_configs"
+reps=4
+bar=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --reps) reps="$2"; shift ;;
+    --out) out="$2"; shift ;;
+    --testbed) bar+=(--testbed) ;;
+    --) shift; break ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "neighbor_configs.sh: unknown argument: $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+declare -A rules=(
+    [linear]="neighbor_alltoall linear; neighbor_alltoallv linear"
+    [locality]="neighbor_alltoall locality; neighbor_alltoallv locality"
+    [lanes4]="neighbor_alltoall locality lanes=4; neighbor_alltoallv locality lanes=4"
+)
+mkdir -p "$out" || exit 2
+rm -rf "$out"/linear_* "$out"/locality_* "$out"/lanes4_* "$out/compare.md"
+failed=0
+for k in $(seq 1 "$reps"); do
+    for config in locality lanes4 linear; do
+        echo "neighbor_configs.sh: launch $k of $reps, $config" >&2
+        TRELLIS_RULES="${rules[$config]}" bash "$repo/bench/neighbor_bar.sh" \
+            ${bar[@]+"${bar[@]}"} --reps 1 --out "$out/${config}_$k" -- "$@" >/dev/null ||
+            failed=1
+    done
+done
+
+python3 - "$out" >"$out/compare.md" <<'EOF'
+import csv
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+out = Path(sys.argv[1])
+configs = ("linear", "locality", "lanes4")
+ratio = defaultdict(list)  # (graph, bytes, config) -> mpi/trellis of each launch
+trellis = defaultdict(list)
+for config in configs:
+    for f in sorted(out.glob(f"{config}_*/launch_*.csv")):
+        rows = {(r["graph"], int(r["bytes"]), r["variant"]): float(r["median_us"])
+                for r in csv.DictReader(f.open())}
+        for (g, n, v), us in rows.items():
+            if v == "trellis" and (g, n, "mpi") in rows:
+                ratio[g, n, config].append(rows[g, n, "mpi"] / us)
+                trellis[g, n, config].append(us)
+print("# Neighbourhood algorithms side by side: MPI library's time / Trellis' "
+      "(above 1: Trellis faster), medians over launches\n")
+print("| graph | bytes | " + " | ".join(f"{c} (us)" for c in configs) + " |")
+print("|---|---|" + "---|" * len(configs))
+for g, n in sorted({(g, n) for g, n, _ in ratio}):
+    row = []
+    for c in configs:
+        r, t = ratio.get((g, n, c)), trellis.get((g, n, c))
+        row.append(f"{statistics.median(r):.2f} ({statistics.median(t):.0f})" if r else "-")
+    print(f"| {g} | {n} | " + " | ".join(row) + " |")
+EOF
+cat "$out/compare.md"
+exit "$failed"
