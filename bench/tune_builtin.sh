@@ -7,7 +7,7 @@
 #   bench/tune_builtin.sh one-host 4x4            # tune these layouts, then assemble
 #   bench/tune_builtin.sh --assemble              # only assemble from build/tune/
 #
-# Layouts: one-host (2, 4 and 8 ranks on this machine), HxS (H emulated hosts of S ranks:
+# Layouts: one-host (2, 4 and 8 ranks on this machine, those it has cores for), HxS (H emulated hosts of S ranks:
 # 4x4, 8x2, 2x8), HxS-RATE (links capped: 4x4-1gbit). The emulated ones need root
 # (trellis testbed). TUNE_BUDGET (15m) is each run's budget; TUNE_SIZES the sizes.
 set -euo pipefail
@@ -25,7 +25,14 @@ export TRELLIS_TUNED=0
 tune_layout() {
     local name=$1
     if [[ $name == one-host ]]; then
-        "$TRELLIS" tune --np 2,4,8 --colls "$COLLS" --sizes "$SIZES" --budget "$BUDGET" \
+        # 2, 4 and 8 ranks where the machine has a core for each: rules measured with
+        # ranks sharing cores would carry that sharing's costs to every program run
+        # with a core a rank.
+        local np="" n
+        for n in 2 4 8; do
+            ((n <= $(nproc))) && np+="${np:+,}$n"
+        done
+        "$TRELLIS" tune --np "${np:-2}" --colls "$COLLS" --sizes "$SIZES" --budget "$BUDGET" \
             --out "$OUT/$name.rules"
         return
     fi
