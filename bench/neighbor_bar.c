@@ -1,7 +1,7 @@
 /* Issue 33's bar for the neighbourhood collectives: one launch times, in
  * alternation within the same run, the MPI library's own call (PMPI_*) and
  * Trellis' in three forms (blocking MPI_*, non-blocking MPI_I* + MPI_Wait,
- * persistent *_init once + MPI_Start + MPI_Wait), on three graphs:
+ * persistent *_init once + MPI_Start + MPI_Wait), on these graphs:
  *
  *   cart2d   a periodic 2D grid (4 x 4 on 16 ranks; MPI_Dims_create's shape
  *            otherwise), the 5-point stencil: MPI_Neighbor_alltoall
@@ -9,6 +9,8 @@
  *            stencil: MPI_Neighbor_alltoall
  *   random   a seeded random distributed graph, average out-degree 6 (0 to
  *            12 destinations, repeats allowed): MPI_Neighbor_alltoallv
+ *   cart2d_ag, cart3d_ag  the two grids with MPI_Neighbor_allgather (one
+ *            block to every neighbour); not in the default list
  *
  * at sizes per neighbour from --min to --max (x2), each for --rounds
  * rounds of --iters calls per variant; a round's time is the slowest
@@ -33,9 +35,11 @@
 #if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
 #define A2A_INIT  MPIX_Neighbor_alltoall_init
 #define A2AV_INIT MPIX_Neighbor_alltoallv_init
+#define AG_INIT   MPIX_Neighbor_allgather_init
 #elif MPI_VERSION >= 4
 #define A2A_INIT  MPI_Neighbor_alltoall_init
 #define A2AV_INIT MPI_Neighbor_alltoallv_init
+#define AG_INIT   MPI_Neighbor_allgather_init
 #endif
 
 enum { LIB, BLOCKING, NONBLOCKING, PERSISTENT, NVARIANTS };
@@ -47,7 +51,8 @@ static int rank, nranks;
 typedef struct {
     const char *name;
     MPI_Comm comm;
-    bool vector; /* alltoallv */
+    bool vector;    /* alltoallv */
+    bool allgather; /* allgather: one block to every neighbour */
     int indeg, outdeg;
 } graph;
 
@@ -83,7 +88,8 @@ static void make_graph(graph *g, const char *name, unsigned seed)
         int w;
         MPI_Dist_graph_neighbors_count(g->comm, &g->indeg, &g->outdeg, &w);
     } else {
-        int nd = !strcmp(name, "cart3d") ? 3 : 2, dims[3] = {0, 0, 0}, periods[3] = {1, 1, 1};
+        g->allgather = strstr(name, "_ag") != NULL;
+        int nd = !strncmp(name, "cart3d", 6) ? 3 : 2, dims[3] = {0, 0, 0}, periods[3] = {1, 1, 1};
         if (nranks == 16 && nd == 3) {
             dims[0] = dims[1] = 2;
             dims[2] = 4;
@@ -103,6 +109,21 @@ typedef struct {
 
 static int call(int variant, const graph *g, buffers *b, MPI_Request *req)
 {
+    if (g->allgather) {
+        if (variant == LIB)
+            return PMPI_Neighbor_allgather(b->send, b->n, MPI_BYTE, b->recv, b->n, MPI_BYTE,
+                                           g->comm);
+        if (variant == BLOCKING)
+            return MPI_Neighbor_allgather(b->send, b->n, MPI_BYTE, b->recv, b->n, MPI_BYTE,
+                                          g->comm);
+        if (variant == NONBLOCKING) {
+            MPI_Request r;
+            MPI_Ineighbor_allgather(b->send, b->n, MPI_BYTE, b->recv, b->n, MPI_BYTE, g->comm, &r);
+            return MPI_Wait(&r, MPI_STATUS_IGNORE);
+        }
+        MPI_Start(req);
+        return MPI_Wait(req, MPI_STATUS_IGNORE);
+    }
     if (variant == LIB)
         return g->vector ? PMPI_Neighbor_alltoallv(b->send, b->sc, b->sd, MPI_BYTE, b->recv, b->rc,
                                                    b->rd, MPI_BYTE, g->comm)
@@ -177,7 +198,9 @@ static int run(const graph *g, int n, int iters, int rounds)
     MPI_Request preq = MPI_REQUEST_NULL;
     int nvar = NVARIANTS;
 #ifdef A2A_INIT
-    if (g->vector)
+    if (g->allgather)
+        AG_INIT(b.send, n, MPI_BYTE, b.recv, n, MPI_BYTE, g->comm, MPI_INFO_NULL, &preq);
+    else if (g->vector)
         A2AV_INIT(b.send, b.sc, b.sd, MPI_BYTE, b.recv, b.rc, b.rd, MPI_BYTE, g->comm,
                   MPI_INFO_NULL, &preq);
     else
@@ -224,6 +247,16 @@ static int run(const graph *g, int n, int iters, int rounds)
     return all_bad;
 }
 
+/* Whether name is one of the comma-separated list's. */
+static bool listed(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, name, len) && (p[len] == ',' || p[len] == '\0'))
+            return true;
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -253,13 +286,13 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("graph,bytes,variant,median_us,min_us,max_us\n");
     int bad = 0;
-    static const char *names[] = {"cart2d", "cart3d", "random"};
-    for (int k = 0; k < 3; k++) {
-        if (!strstr(graphs, names[k]))
+    static const char *names[] = {"cart2d", "cart3d", "random", "cart2d_ag", "cart3d_ag"};
+    for (int k = 0; k < 5; k++) {
+        if (!listed(graphs, names[k]))
             continue;
         graph g;
         make_graph(&g, names[k], (unsigned)seed);
-        for (int n = min; n <= (k == 2 ? rmax : max); n *= 2)
+        for (int n = min; n <= (!strcmp(names[k], "random") ? rmax : max); n *= 2)
             bad += run(&g, n, iters, rounds);
         MPI_Comm_free(&g.comm);
     }

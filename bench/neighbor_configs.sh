@@ -3,13 +3,15 @@
 # bench/neighbor_bar.sh (one launch each), one per configuration in turn,
 # then a table of the library's time over each configuration's (the two
 # timed interleaved in the same launch), medians over the launches. What
-# the built-in rules for neighbor_alltoall(v) were chosen from.
+# the built-in rules for the neighbourhood collectives were chosen from.
 #
 #   bench/neighbor_configs.sh [--reps N] [--out DIR] [--testbed]
 #                             [-- neighbor_bar options...]
 #
 # Configurations: linear, locality (one leader a host), locality lanes=4,
-# each forced on neighbor_alltoall and neighbor_alltoallv with TRELLIS_RULES.
+# each forced on neighbor_allgather, neighbor_alltoall and neighbor_alltoallv
+# with TRELLIS_RULES (neighbor_bar's graphs: --graphs cart2d_ag,cart3d_ag for
+# allgather).
 # --reps: launches per configuration (default 4), taken in turn so that a
 # slow stretch of the machine touches all three. --testbed: across the
 # emulated cluster that is up (trellis testbed up), as the bar is defined.
@@ -27,16 +29,20 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift ;;
     --testbed) bar+=(--testbed) ;;
     --) shift; break ;;
-    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "neighbor_configs.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
 done
-declare -A rules=(
-    [linear]="neighbor_alltoall linear; neighbor_alltoallv linear"
-    [locality]="neighbor_alltoall locality; neighbor_alltoallv locality"
-    [lanes4]="neighbor_alltoall locality lanes=4; neighbor_alltoallv locality lanes=4"
-)
+colls="neighbor_allgather neighbor_alltoall neighbor_alltoallv"
+declare -A rules=()
+for config in linear locality lanes4; do
+    algo=$config
+    [ "$config" = lanes4 ] && algo="locality lanes=4"
+    for coll in $colls; do
+        rules[$config]+="$coll $algo; "
+    done
+done
 mkdir -p "$out" || exit 2
 rm -rf "$out"/linear_* "$out"/locality_* "$out"/lanes4_* "$out/compare.md"
 failed=0
