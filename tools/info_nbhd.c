@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/neighbor/neighbor_blocks.h"
 #include "info_common.h"
 
 enum { MAX_DIMS = 16 };
@@ -126,7 +127,7 @@ int nbhd_call_make(const char *spec, long long ranks, size_t n, nbhd_call *nc)
     size_t edges = (size_t)g->out_off[g->size];
     /* Every out-edge's size, then every in-edge's: as the runtime lays out
      * what the v and w forms' locality reads (neighbor_blocks.h). */
-    size_t sizes = edges + (size_t)g->in_off[g->size];
+    size_t sizes = trl_nb_edges(g);
     nc->counts = malloc((sizes + 1) * sizeof *nc->counts);
     nc->sdispls = malloc((edges + 1) * sizeof *nc->sdispls);
     nc->rdispls = malloc((edges + 1) * sizeof *nc->rdispls);
@@ -159,7 +160,6 @@ void nbhd_call_for_rank(const nbhd_call *nc, trl_coll coll, trl_coll_args *a, in
     a->send_counts = nc->counts + (one ? 0 : g->out_off[r]);
     a->send_displs = one ? &nc->zero : nc->sdispls + g->out_off[r];
     a->recv_counts = nc->counts + g->in_off[r];
-    bool uniform = coll == TRL_COLL_NEIGHBOR_ALLGATHER || coll == TRL_COLL_NEIGHBOR_ALLTOALL;
-    a->counts = uniform ? NULL : nc->counts;
+    a->counts = trl_nb_uniform(coll) ? NULL : nc->counts;
     a->recv_displs = nc->rdispls + g->in_off[r];
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "algo/nbhd.h"
+#include "algo/neighbor/neighbor_blocks.h"
 #include "algo_check.h"
 
 static unsigned char byte_of(unsigned seed, int kind, int r, int j, size_t e)
@@ -215,14 +216,13 @@ void check_neighbor_case(tally *t, const check_case *c)
             ((unsigned char *)b.recv[r])[e] = byte_of(c->seed, 2, r, 0, e);
         ok = b.send[r] && b.recv[r];
     }
-    size_t outs = (size_t)pl.g.out_off[p];
-    pl.table = calloc(outs + (size_t)pl.g.in_off[p] + 1, sizeof *pl.table);
+    pl.table = calloc(trl_nb_edges(&pl.g) + 1, sizeof *pl.table);
     ok = ok && pl.table;
     for (int r = 0; ok && r < p; r++) {
         for (int j = 0; j < trl_nbhd_outdegree(&pl.g, r); j++)
-            pl.table[(size_t)pl.g.out_off[r] + (size_t)j] = pl.sc[r][one_block(coll) ? 0 : j];
+            pl.table[trl_nb_out_at(&pl.g, r, j)] = pl.sc[r][one_block(coll) ? 0 : j];
         for (int i = 0; i < trl_nbhd_indegree(&pl.g, r); i++)
-            pl.table[outs + (size_t)pl.g.in_off[r] + (size_t)i] = pl.rc[r][i];
+            pl.table[trl_nb_in_at(&pl.g, r, i)] = pl.rc[r][i];
     }
     if (ok && check_build_all(t, c, &b, args_of, &pl) && check_run(t, c, &b, 1)) {
         for (int r = 0; r < p; r++) {

@@ -9,8 +9,9 @@
  * Other ranks' blocks (the v and w forms under an algorithm with
  * TRL_NEEDS_ALL_COUNTS): a->counts holds the bytes of every edge of the
  * graph, rank r's out-edge j at trl_nb_out_at(g, r, j) and its in-edge i at
- * trl_nb_in_at(g, r, i); filled for this rank, and on a host's leader
- * (trl_nb_leaders) for every rank of its host; 0 elsewhere. */
+ * trl_nb_in_at(g, r, i); filled for this rank, and on a rank that carries
+ * its host's traffic (trl_nb_is_lane) for every rank of its host; 0
+ * elsewhere. */
 #ifndef TRL_ALGO_NEIGHBOR_BLOCKS_H
 #define TRL_ALGO_NEIGHBOR_BLOCKS_H
 

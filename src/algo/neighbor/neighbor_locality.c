@@ -242,12 +242,12 @@ static void receive_and_scatter(plan *pl)
     for (int A = 0; A < pl->h->hh.n; A++) {
         if (A == B)
             continue;
-        int lead = trl_nb_lane(pl->h, B, A);
-        size_t total = me == lead ? host_bytes(pl, A, B) : 0, at = 0;
+        size_t at = 0;
         int got = -1;
-        if (me == lead && total == 0)
-            continue;
-        if (me == lead) {
+        if (me == trl_nb_lane(pl->h, B, A)) {
+            size_t total = host_bytes(pl, A, B);
+            if (total == 0)
+                continue;
             at = trl_sched_scratch(pl->s, total);
             got = trl_sched_recv(pl->s, trl_nb_lane(pl->h, A, B), trl_ref_at(TRL_BUF_SCRATCH, at),
                                  total, TRL_NODEPS);
@@ -280,7 +280,7 @@ int trl_neighbor_locality(const trl_coll_args *a, trl_sched *s)
     if (uniform && a->count == 0)
         return s->status;
     int p = a->size;
-    trl_nb_hosts h;
+    trl_nb_hosts h = {0};
     int *deps = malloc(((size_t)g->out_off[p] + (size_t)p + 1) * sizeof *deps);
     if (!deps || trl_nb_hosts_make(a, (int)trl_param_int(a, "lanes"), &h) != TRL_OK) {
         free(deps);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "algo/nbhd.h"
+#include "algo/neighbor/neighbor_blocks.h"
 
 bool trl_cache_init(trl_cache *k, int cap)
 {
@@ -38,8 +39,8 @@ static int vectors(const trl_coll_args *a, int size, const size_t *out[6], size_
     for (int i = 0; i < 6; i++)
         if (all[i]) {
             len[n] = (size_t)size * (i == 0 && matrix ? (size_t)size : 1);
-            if (g && i == 0) /* every edge's size (neighbor_blocks.h) */
-                len[n] = (size_t)g->out_off[g->size] + (size_t)g->in_off[g->size];
+            if (g && i == 0) /* every edge's size */
+                len[n] = trl_nb_edges(g);
             else if (g && i >= 4)
                 len[n] = (size_t)trl_nbhd_indegree(g, a->rank);
             else if (g)

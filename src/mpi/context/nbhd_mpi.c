@@ -98,6 +98,28 @@ done:
     free(mine);
 }
 
+int trl_nbhd_degrees(MPI_Comm comm, int *in, int *out)
+{
+    int kind = MPI_UNDEFINED, n = 0, me = 0, weighted = 0;
+    bool ok = comm != MPI_COMM_NULL && PMPI_Topo_test(comm, &kind) == MPI_SUCCESS;
+    *in = *out = 0;
+    if (ok && kind == MPI_CART) {
+        ok = PMPI_Cartdim_get(comm, &n) == MPI_SUCCESS && n >= 0;
+        *in = *out = 2 * n;
+    } else if (ok && kind == MPI_GRAPH) {
+        ok = PMPI_Comm_rank(comm, &me) == MPI_SUCCESS &&
+             PMPI_Graph_neighbors_count(comm, me, &n) == MPI_SUCCESS;
+        *in = *out = n;
+    } else if (ok && kind == MPI_DIST_GRAPH) {
+        ok = PMPI_Dist_graph_neighbors_count(comm, in, out, &weighted) == MPI_SUCCESS;
+    }
+    if (!ok || kind == MPI_UNDEFINED) {
+        *in = *out = 0;
+        return MPI_UNDEFINED;
+    }
+    return kind;
+}
+
 void trl_nbhd_read(MPI_Comm comm, trl_nbhd *out)
 {
     int kind = MPI_UNDEFINED, size = 0;

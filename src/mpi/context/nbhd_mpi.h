@@ -16,4 +16,12 @@
  * its lists (every rank then leaves it empty alike). */
 void trl_nbhd_read(MPI_Comm comm, trl_nbhd *out);
 
+/* This rank's in- and out-degree in comm's topology, as MPI reads them for
+ * the neighbourhood collectives (a Cartesian rank: two neighbours a
+ * dimension, MPI_PROC_NULL ones included; an MPI_Graph_create one: its
+ * neighbours, both ways). Local: no other rank takes part. Returns the
+ * topology (MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH), or MPI_UNDEFINED where
+ * comm has none or the library refuses (*in, *out then 0). */
+int trl_nbhd_degrees(MPI_Comm comm, int *in, int *out);
+
 #endif

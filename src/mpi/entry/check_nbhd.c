@@ -4,6 +4,7 @@
  * keeps the topology) carries each block's signature along its edge. */
 #include <stdlib.h>
 
+#include "mpi/context/nbhd_mpi.h"
 #include "mpi/engine/check.h"
 #include "mpi/entry/check_calls.h"
 
@@ -20,20 +21,16 @@ typedef struct {
 static bool edges_of(MPI_Comm comm, edges *e)
 {
     *e = (edges){0};
-    int kind = MPI_UNDEFINED;
-    PMPI_Topo_test(comm, &kind);
-    if (kind == MPI_CART) {
-        int nd = 0;
-        PMPI_Cartdim_get(comm, &nd);
-        e->cart = true;
-        if (nd > 16)
-            return false;
-        e->n_in = e->n_out = 2 * nd;
-        e->in = malloc(sizeof(int) * (size_t)(2 * nd + 1));
-        e->out = malloc(sizeof(int) * (size_t)(2 * nd + 1));
-        if (!e->in || !e->out)
-            return false;
-        for (int d = 0; d < nd; d++) {
+    int kind = trl_nbhd_degrees(comm, &e->n_in, &e->n_out);
+    e->cart = kind == MPI_CART;
+    if (kind == MPI_UNDEFINED || (e->cart && e->n_in > 32))
+        return false;
+    e->in = malloc(sizeof(int) * (size_t)(e->n_in + 1));
+    e->out = malloc(sizeof(int) * (size_t)(e->n_out + 1));
+    if (!e->in || !e->out)
+        return false;
+    if (e->cart) {
+        for (int d = 0; d < e->n_in / 2; d++) {
             int src, dst;
             PMPI_Cart_shift(comm, d, 1, &src, &dst);
             e->in[2 * d] = e->out[2 * d] = src;
@@ -42,34 +39,19 @@ static bool edges_of(MPI_Comm comm, edges *e)
         return true;
     }
     if (kind == MPI_GRAPH) {
-        int me = 0, n = 0;
+        int me = 0;
         PMPI_Comm_rank(comm, &me);
-        PMPI_Graph_neighbors_count(comm, me, &n);
-        e->n_in = e->n_out = n;
-        e->in = malloc(sizeof(int) * (size_t)(n + 1));
-        e->out = malloc(sizeof(int) * (size_t)(n + 1));
-        if (!e->in || !e->out)
-            return false;
-        PMPI_Graph_neighbors(comm, me, n, e->in);
-        for (int i = 0; i < n; i++)
+        PMPI_Graph_neighbors(comm, me, e->n_in, e->in);
+        for (int i = 0; i < e->n_in; i++)
             e->out[i] = e->in[i];
         return true;
     }
-    if (kind == MPI_DIST_GRAPH) {
-        int weighted = 0;
-        PMPI_Dist_graph_neighbors_count(comm, &e->n_in, &e->n_out, &weighted);
-        e->in = malloc(sizeof(int) * (size_t)(e->n_in + 1));
-        e->out = malloc(sizeof(int) * (size_t)(e->n_out + 1));
-        if (!e->in || !e->out)
-            return false;
-        /* weights asked for whether or not the graph has them */
-        int *w = malloc(sizeof(int) * (size_t)(e->n_in + e->n_out + 1));
-        bool ok = w && PMPI_Dist_graph_neighbors(comm, e->n_in, e->in, w, e->n_out, e->out,
-                                                 w + e->n_in) == MPI_SUCCESS;
-        free(w);
-        return ok;
-    }
-    return false;
+    /* weights asked for whether or not the graph has them */
+    int *w = malloc(sizeof(int) * (size_t)(e->n_in + e->n_out + 1));
+    bool ok = w && PMPI_Dist_graph_neighbors(comm, e->n_in, e->in, w, e->n_out, e->out,
+                                             w + e->n_in) == MPI_SUCCESS;
+    free(w);
+    return ok;
 }
 
 /* A neighbourhood call's side: send_of(i) and recv_of(i) are edge i's blocks. */

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "mpi/context/nbhd_mpi.h"
 #include "mpi/entry/coll_list.h"
 #include "mpi/entry/fortran_args.h"
 #include "mpi/entry/fortran_table.h"
@@ -50,37 +51,10 @@ MPI_Datatype *trl_fortran_types(const MPI_Fint *types, MPI_Fint comm)
     return types_c(types, n);
 }
 
-/* This rank's in- and out-degree in c's topology, as MPI reads them for the
- * neighbourhood collectives (a Cartesian rank: two neighbours a dimension,
- * MPI_PROC_NULL ones included; a graph's: its neighbours, both ways); false
- * where c has none. Local: no other rank takes part. */
-static bool degrees(MPI_Comm c, int *in, int *out)
-{
-    int kind = MPI_UNDEFINED, n = 0, me = 0, weighted = 0;
-    if (c == MPI_COMM_NULL || PMPI_Topo_test(c, &kind) != MPI_SUCCESS)
-        return false;
-    switch (kind) {
-    case MPI_CART:
-        if (PMPI_Cartdim_get(c, &n) != MPI_SUCCESS)
-            return false;
-        *in = *out = 2 * n;
-        return true;
-    case MPI_GRAPH:
-        if (PMPI_Comm_rank(c, &me) != MPI_SUCCESS ||
-            PMPI_Graph_neighbors_count(c, me, &n) != MPI_SUCCESS)
-            return false;
-        *in = *out = n;
-        return true;
-    case MPI_DIST_GRAPH:
-        return PMPI_Dist_graph_neighbors_count(c, in, out, &weighted) == MPI_SUCCESS;
-    default: return false;
-    }
-}
-
 MPI_Datatype *trl_fortran_neighbor_types(const MPI_Fint *types, MPI_Fint comm, bool out)
 {
-    int in_deg = 0, out_deg = 0;
-    if (!degrees(PMPI_Comm_f2c(comm), &in_deg, &out_deg))
+    int in_deg, out_deg;
+    if (trl_nbhd_degrees(PMPI_Comm_f2c(comm), &in_deg, &out_deg) == MPI_UNDEFINED)
         return NULL;
     return types_c(types, out ? out_deg : in_deg);
 }
