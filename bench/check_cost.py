@@ -14,7 +14,9 @@ how much the launches drifted: "added" is Trellis' difference less the library's
 --testbed runs on the emulated cluster (`trellis testbed up`), -np 16 by default there.
 --old LIB compares, with the check off, the library LIB (a build from before the check)
 ("off") with this tree's ("on"): what the check costs when it is off.
-Writes DIR/{off,on}-N.csv.
+Writes each launch's CSV to DIR/launches/{off,on}-N.csv, and the record to keep: DIR/table.md
+(the table printed) and DIR/rows.csv (every launch's rows that the table reads: variant,
+launch, collective, bytes, both medians).
 """
 
 import argparse
@@ -87,15 +89,25 @@ def main() -> None:
     args = ap.parse_args()
     if args.np is None:
         args.np = 16 if args.testbed else 2
-    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "launches").mkdir(parents=True, exist_ok=True)
     runs: dict[str, list[dict]] = {"off": [], "on": []}
     for rep in range(args.reps):
         for variant in ("off", "on") if rep % 2 == 0 else ("on", "off"):
             sys.stderr.write(f"check_cost: launch {rep + 1}/{args.reps}, {variant}\n")
-            path = args.out / f"{variant}-{rep}.csv"
+            path = args.out / "launches" / f"{variant}-{rep}.csv"
             launch(args, variant, path)
             runs[variant].append(rows(path))
-    sys.stdout.write("\n".join(table(args, runs)) + "\n")
+    text = "\n".join(table(args, runs)) + "\n"
+    sys.stdout.write(text)
+    (args.out / "table.md").write_text(text)
+    keep = ["collective", "bytes", "trellis_median_us", "mpi_median_us"]
+    with (args.out / "rows.csv").open("w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["variant", "launch", *keep])
+        for variant, launches in runs.items():
+            for n, by_key in enumerate(launches):
+                for r in by_key.values():
+                    out.writerow([variant, n, *(r[k] for k in keep)])
 
 
 if __name__ == "__main__":

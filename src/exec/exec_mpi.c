@@ -514,8 +514,10 @@ static int wait_shm(trl_exec *x)
     }
     if (x->nreqs > 0) {
         /* MPI requests pending too: one look at them (which also progresses
-         * them), then the rings again. */
+         * them), the caller's other work if nothing moved, then the rings. */
         rc = reap_mpi(x, false);
+        if (rc == MPI_SUCCESS && x->done == before && x->call.idle)
+            x->call.idle();
         return rc == MPI_SUCCESS ? maybe_widen(x) : rc;
     }
     /* Only shared memory to wait for: poll a while, then sleep until a

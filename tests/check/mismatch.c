@@ -11,7 +11,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+
 #include "../mpi/call_mode.h"
+
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define ALLREDUCE_INIT MPIX_Allreduce_init
+#elif MPI_VERSION >= 4
+#define ALLREDUCE_INIT MPI_Allreduce_init
+#endif
 
 static int rank, size;
 static int ibuf[64], obuf[1024];
@@ -164,6 +174,31 @@ static void c_skip(void)
     }
     MPI_Bcast(ibuf, 1, MPI_INT, 0, MPI_COMM_WORLD);
 }
+/* Persistent: every rank makes the call and starts it once; then rank 3
+ * does not start it again, and the others' second run never ends (MPI
+ * lets ranks start persistent collectives in any order, so a start is not
+ * compared: the watchdog follows each run). */
+static void c_start_skip(void)
+{
+#ifdef ALLREDUCE_INIT
+    MPI_Request req;
+    (ALLREDUCE_INIT)(ibuf, obuf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    for (int round = 0; round < 2; round++) {
+        if (round == 1 && rank == 3) {
+            sleep(4);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        MPI_Start(&req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (round == 0)
+            MPI_Barrier(MPI_COMM_WORLD);
+    }
+#else
+    if (rank == 0)
+        printf("case start_skip: this MPI has no persistent collectives\n");
+    MPI_Abort(MPI_COMM_WORLD, 4);
+#endif
+}
 static void c_nonblocking_order(void)
 {
     MPI_Request r[2];
@@ -212,6 +247,71 @@ static void c_subcomm_root(void)
     else
         MPI_Bcast(ibuf, 1, MPI_INT, 0, sub);
     MPI_Comm_free(&sub);
+}
+/* Two ranks (world ranks 0 and 2, in reverse: world 0 is rank 1 here),
+ * whose checks swap their words directly, not through an allreduce. The
+ * odd pair's calls match and it waits at the barrier after. */
+static MPI_Comm pair(int *me)
+{
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &sub);
+    MPI_Comm_rank(sub, me);
+    return sub;
+}
+static void c_pair_reduce_op(void)
+{
+    int me;
+    MPI_Comm sub = pair(&me);
+    MPI_Reduce(ibuf, obuf, 1, MPI_INT, ON(0, MPI_MAX, MPI_SUM), 0, sub);
+}
+static void c_pair_gatherv_counts(void)
+{
+    int me, counts[2] = {1, 1}, displs[2] = {0, 1};
+    MPI_Comm sub = pair(&me);
+    MPI_Gatherv(ibuf, ON(0, 2, 1), MPI_INT, obuf, counts, displs, MPI_INT, 0, sub);
+}
+static void c_pair_alltoallv_counts(void)
+{
+    int me, sc[2] = {1, 1}, rc[2] = {1, 1}, d[2] = {0, 2};
+    MPI_Comm sub = pair(&me);
+    if (rank == 0)
+        sc[0] = 2; /* its rank 0 expects 1 from it */
+    MPI_Alltoallv(ibuf, sc, d, MPI_INT, obuf, rc, d, MPI_INT, sub);
+}
+/* Run on 2 ranks (two_*, and some of the cases above): their checks send
+ * their words before the call and take the peer's after it, so the call
+ * runs mismatched first; each case a way it can end: both ranks waiting
+ * for data (the words are looked for while they wait), a message
+ * truncated (the error handler takes them), a message larger than
+ * shared memory carries, a library collective inside the call, a rank
+ * that never calls. */
+static void c_two_reduce_root(void)
+{
+    MPI_Reduce(ibuf, obuf, 4, MPI_INT, MPI_SUM, ON(1, 1, 0), MPI_COMM_WORLD);
+}
+static void c_two_bcast_count(void)
+{
+    MPI_Bcast(ibuf, ON(1, 8, 4), MPI_INT, 0, MPI_COMM_WORLD);
+}
+static void c_two_bcast_large(void)
+{
+    int n = 1 << 20; /* ints: 4 MiB, and rank 1 expects half of it, then waits for more */
+    int *big = calloc((size_t)n, sizeof *big);
+    MPI_Bcast(big, ON(1, n / 2, n), MPI_INT, ON(1, 1, 0), MPI_COMM_WORLD);
+    free(big);
+}
+static void c_two_gatherv_counts(void)
+{
+    int counts[2] = {1, 2}, displs[2] = {0, 1};
+    MPI_Gatherv(ibuf, 1, MPI_INT, obuf, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+}
+static void c_two_skip(void)
+{
+    if (rank == 1) {
+        sleep(4);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    MPI_Allreduce(ibuf, obuf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 }
 /* Intercommunicator: ranks 0-1 (first group) and 2-3. */
 static MPI_Comm inter(void)
@@ -302,8 +402,17 @@ static const struct {
     CASE(barrier_vs_allreduce),
     CASE(skip),
     CASE(nonblocking_order),
+    CASE(start_skip),
     CASE(blocking_vs_nonblocking),
     CASE(subcomm_root),
+    CASE(two_reduce_root),
+    CASE(two_bcast_count),
+    CASE(two_bcast_large),
+    CASE(two_gatherv_counts),
+    CASE(two_skip),
+    CASE(pair_reduce_op),
+    CASE(pair_gatherv_counts),
+    CASE(pair_alltoallv_counts),
     CASE(inter_two_roots),
     CASE(inter_no_root),
     CASE(inter_allgather_count),

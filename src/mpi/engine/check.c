@@ -14,14 +14,17 @@
 #include "exec/mpi_impl.h"
 #include "mpi/engine/check_pre.h"
 #include "mpi/engine/check_report.h"
+#include "mpi/engine/check_inflight.h"
 #include "mpi/engine/check_watch.h"
+#include "mpi/engine/check_words.h"
 
 bool trl_check_on;
-__thread const void *trl_check_caller;
+TRL_CHECK_TLS const void *trl_check_caller;
 
 static int keyval = MPI_KEYVAL_INVALID;
 static void settle(void);
 static bool polling(void);
+static void take_verdict(bool wait);
 static int comms_made;
 
 /* ---- per communicator ---- */
@@ -37,6 +40,7 @@ static void on_error(MPI_Comm *comm, int *code, ...)
 {
     void *v = NULL;
     int flag = 0;
+    take_verdict(true); /* this call's own, if its words went out first */
     if (!polling())
         settle();
     PMPI_Comm_get_attr(*comm, keyval, &v, &flag);
@@ -69,7 +73,7 @@ static void comm_unref(trl_check_comm *cc)
  * attribute costs a good part of a small collective. Any communicator
  * freed (a handle may come back as another) makes every thread ask again. */
 static atomic_long freed;
-static __thread struct {
+static TRL_CHECK_TLS struct {
     MPI_Comm comm;
     trl_check_comm *cc;
     long freed;
@@ -229,66 +233,27 @@ static void mismatch(const trl_check_call_info *call, const int64_t *rows)
 
 /* ---- blocking calls ---- */
 
-/* The allreduce of a blocking call's check on an intracommunicator
- * (trl_check_set_allreduce): Trellis' own on the program's communicator
- * once the entry layer has handed it over; the MPI library's until then. */
+/* The exchange of a blocking call's check on an intracommunicator
+ * (trl_check_set_exchange): Trellis' own on the program's communicator once
+ * the entry layer has handed it over; the MPI library's until then. */
 static trl_check_allreduce_fn fast_allreduce = PMPI_Allreduce;
+static trl_check_post_fn fast_post;
+static trl_check_take_fn fast_take;
 
-void trl_check_set_allreduce(trl_check_allreduce_fn fn)
+void trl_check_set_exchange(trl_check_allreduce_fn allreduce, trl_check_post_fn post,
+                            trl_check_take_fn take)
 {
-    fast_allreduce = fn;
+    fast_allreduce = allreduce;
+    fast_post = post;
+    fast_take = take;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h *= 0xbf58476d1ce4e5b9ULL;
-    return h ^ (h >> 31);
-}
-
-/* One word for the compared fields of an intracommunicator's row: equal
- * on every rank exactly when the rows agree (but for a collision of 62-bit
- * hashes), given that on an intracommunicator every rank cares for the
- * same fields. -1: this rank found its own call wrong (LOCAL, or its send
- * and receive blocks differ), which must come out as a difference even
- * where every rank does. */
-static int64_t row_hash(const int64_t *row)
-{
-    uint32_t care = (uint32_t)row[TRL_CK_FIELDS];
-    if (row[TRL_CK_LOCAL] != TRL_CK_LOCAL_OK)
-        return -1;
-    bool x = care >> TRL_CK_XB & 1, y = care >> TRL_CK_YB & 1;
-    if (x && y &&
-        (row[TRL_CK_XB] != row[TRL_CK_YB] || (care >> TRL_CK_XH & 1) != (care >> TRL_CK_YH & 1) ||
-         row[TRL_CK_XH] != row[TRL_CK_YH]))
-        return -1;
-    uint64_t h = care;
-    for (int f = 0; f < TRL_CK_COMPARED; f++)
-        h = mix(h, care >> f & 1 ? (uint64_t)row[f] : 0x5bd1e995u);
-    return (int64_t)(h >> 2);
-}
-
-/* Whether the rows agree: one allreduce of 16 bytes (the hash and its
- * negation, maxima) where they are an intracommunicator's; false
- * otherwise, and then the rows themselves tell (check_now). The allreduce
- * runs on the program's communicator, as one more collective before the
- * call, through Trellis: the fastest there is, and no Trellis state on the
- * check's duplicates, which would have to go collectively when the program
- * frees the communicator, inside the library's attribute deletion, whose
- * order differs from rank to rank (a hang seen in tests/check). Blocking
- * calls are in the same order on every rank, mismatched or not, so these
- * allreduces always meet. */
-static bool rows_agree(trl_check_call_info *call, MPI_Comm comm, int *rc)
-{
-    if (call->cc->where.inter)
-        return false;
-    int64_t h = row_hash(call->row);
-    int64_t v[2] = {h < 0 ? INT64_MAX : h, h < 0 ? INT64_MAX : -h}, out[2];
-    *rc = fast_allreduce(v, out, 2, MPI_INT64_T, MPI_MAX, comm);
-    return *rc == MPI_SUCCESS && out[0] == -out[1];
-}
-
-static int check_now(trl_check_call_info *call, MPI_Comm comm, trl_check_pre *pre)
+/* Where the words do not agree (or cannot be had: an intercommunicator):
+ * the pre-exchange, which finds the block that differs, then the rows,
+ * which tell the rest, twice where they differ: first to tell, then with
+ * each rank's site from its stack, still in the call, for the report.
+ * Every rank takes the same turns. */
+static void check_rows(trl_check_call_info *call, trl_check_pre *pre)
 {
     int rc = MPI_SUCCESS;
     if (pre)
@@ -297,29 +262,117 @@ static int check_now(trl_check_call_info *call, MPI_Comm comm, trl_check_pre *pr
         trl_check_pre_compare(pre, call->row);
     trl_check_pre_free(pre);
     MPI_Comm check = call->cc->check[0];
-    if (rc != MPI_SUCCESS || rows_agree(call, comm, &rc) || rc != MPI_SUCCESS)
-        return MPI_SUCCESS;
     int n = 0;
     PMPI_Comm_size(check, &n);
-    int64_t *rows = malloc(sizeof(int64_t) * TRL_CK_ROW * (size_t)n);
+    int64_t *rows = rc == MPI_SUCCESS ? malloc(sizeof(int64_t) * TRL_CK_ROW * (size_t)n) : NULL;
     if (!rows)
-        return MPI_SUCCESS;
-    /* The rows, twice where they differ: first to tell (an
-     * intercommunicator's, which have no hash), then with each rank's site
-     * from its stack, still in the call, for the report. Every rank takes
-     * the same turns. */
-    bool differ = !call->cc->where.inter ||
-                  (PMPI_Allgather(call->row, TRL_CK_ROW, MPI_INT64_T, rows, TRL_CK_ROW, MPI_INT64_T,
-                                  check) == MPI_SUCCESS &&
-                   trl_check_rows_differ(rows, n, true));
-    if (differ) {
+        return;
+    bool inter = call->cc->where.inter;
+    if (PMPI_Allgather(call->row, TRL_CK_ROW, MPI_INT64_T, rows, TRL_CK_ROW, MPI_INT64_T, check) ==
+            MPI_SUCCESS &&
+        trl_check_rows_differ(rows, n, inter)) {
         call->row[TRL_CK_SITE] = trl_check_site_deep(call->row[TRL_CK_SITE]);
         if (PMPI_Allgather(call->row, TRL_CK_ROW, MPI_INT64_T, rows, TRL_CK_ROW, MPI_INT64_T,
                            check) == MPI_SUCCESS &&
-            trl_check_rows_differ(rows, n, call->cc->where.inter))
+            trl_check_rows_differ(rows, n, inter))
             mismatch(call, rows);
     }
     free(rows);
+}
+
+/* This thread's blocking call: described here (the watchdog reads it
+ * here too), and with two ranks, whose words go out before the call and
+ * are taken after it (check.h), its verdict still to come while on. */
+static TRL_CHECK_TLS struct {
+    trl_check_call_info call;
+    bool on;
+    trl_check_pre *pre;
+    trl_check_words words;
+    int64_t mine[2];
+} deferred;
+
+bool trl_check_deferred(void)
+{
+    return deferred.on;
+}
+
+/* The verdict, once the peer's words are there (with wait: once they
+ * arrive). A words that cannot be taken leaves the call unchecked. */
+static void take_verdict(bool wait)
+{
+    if (!deferred.on)
+        return;
+    int64_t all[2];
+    bool done = false;
+    int rc = fast_take(&deferred.words, all, wait, &done);
+    if (rc == MPI_SUCCESS && !done)
+        return;
+    deferred.on = false; /* before check_rows, whose collectives may fail */
+    trl_check_words_combine(deferred.mine, all);
+    if (rc == MPI_SUCCESS && !trl_check_words_agree(all))
+        check_rows(&deferred.call, deferred.pre);
+    else
+        trl_check_pre_free(deferred.pre);
+}
+
+void trl_check_idle(void)
+{
+    take_verdict(false);
+}
+
+void trl_check_settle_call(void)
+{
+    take_verdict(true);
+}
+
+/* A blocking call's check: two ranks post their words and leave the
+ * verdict for later; more run one allreduce of their words on the
+ * program's communicator, as one more collective before the call, through
+ * Trellis: the fastest there is, and no Trellis state on the check's
+ * duplicates, which would have to go collectively when the program frees
+ * the communicator, inside the library's attribute deletion, whose order
+ * differs from rank to rank (a hang seen in tests/check). Blocking calls
+ * are in the same order on every rank, mismatched or not, so these
+ * exchanges always meet. */
+static int check_now(trl_check_call_info *call, MPI_Comm comm, trl_check_pre *pre)
+{
+    const trl_check_where *w = &call->cc->where;
+    if (w->inter || w->size == 1) {
+        int64_t v[2];
+        if (!w->inter)
+            trl_check_words_of(call, pre, v);
+        if (w->inter || !trl_check_words_agree(v))
+            check_rows(call, pre);
+        else
+            trl_check_pre_free(pre);
+        return MPI_SUCCESS;
+    }
+    if (pre && pre->kind == TRL_PRE_NEIGHBOR) {
+        /* the edges' blocks cannot be summed (check_pre.h): compared now */
+        if (trl_check_pre_start(pre, call->cc->pre[0], call->row[TRL_CK_SEQ], true) == MPI_SUCCESS)
+            trl_check_pre_compare(pre, call->row);
+        trl_check_pre_free(pre);
+        pre = NULL;
+    }
+    int64_t v[2], all[2];
+    trl_check_words_of(call, pre, v);
+    bool posted = false;
+    int rc = MPI_SUCCESS;
+    if (w->size == 2 && fast_post) {
+        rc = fast_post(comm, v, &deferred.words, &posted);
+        if (posted && rc == MPI_SUCCESS) {
+            deferred.on = true; /* call is deferred.call */
+            deferred.pre = pre;
+            memcpy(deferred.mine, v, sizeof v);
+            return MPI_SUCCESS;
+        }
+    }
+    if (rc == MPI_SUCCESS)
+        rc = fast_allreduce(v, all, 2, MPI_INT64_T, trl_check_words_op, comm);
+    if (rc == MPI_SUCCESS && !trl_check_words_agree(all))
+        check_rows(call, pre);
+    else
+        trl_check_pre_free(pre);
     return MPI_SUCCESS;
 }
 
@@ -434,7 +487,7 @@ static int check_later(trl_check_call_info *call, trl_check_pre *pre)
     p->call.cc->refs++;
     p->pre = pre;
     p->req = MPI_REQUEST_NULL;
-    p->slot = trl_check_watch_enter(call);
+    p->slot = trl_check_watch_enter(call, call->cc->name, false);
     pthread_mutex_lock(&pend.lock);
     bool started = !pre || trl_check_pre_start(pre, call->cc->pre[1], call->row[TRL_CK_SEQ],
                                                false) == MPI_SUCCESS;
@@ -461,16 +514,24 @@ int trl_check_call(const trl_check_where *w, trl_check_desc *d, trl_check_pre *p
     trl_check_set(d, TRL_CK_SEQ, ++cc->calls[stream]);
     trl_check_set(d, TRL_CK_MODE, (int64_t)mode->kind + (cc->where.inter ? 8 : 0));
     d->v[TRL_CK_SITE] = trl_check_site_of(site);
-    trl_check_call_info call = {cc, stream, labels, {0}};
-    row_of(d, cc, call.row);
-    if (mode->kind != TRL_MODE_BLOCKING)
+    if (mode->kind != TRL_MODE_BLOCKING) {
+        trl_check_call_info call = {cc, stream, labels, {0}};
+        row_of(d, cc, call.row);
+        trl_check_inflight_note(&call, w->comm);
         return check_later(&call, pre);
-    trl_check_watch_blocking(&call);
-    return check_now(&call, w->comm, pre);
+    }
+    trl_check_call_info *call = &deferred.call;
+    call->cc = cc;
+    call->stream = stream;
+    call->labels = labels;
+    row_of(d, cc, call->row);
+    trl_check_watch_blocking(call);
+    return check_now(call, w->comm, pre);
 }
 
 void trl_check_done(void)
 {
+    take_verdict(true);
     trl_check_watch_blocking_done();
 }
 
@@ -483,6 +544,7 @@ void trl_check_init(void)
         return;
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_free, &keyval, NULL);
     PMPI_Comm_create_errhandler(on_error, &settling);
+    trl_check_words_start();
     comm_make(MPI_COMM_WORLD, MPI_COMM_NULL);
     comm_make(MPI_COMM_SELF, MPI_COMM_NULL);
     trl_check_watch_start((double)trl_setting_count("TRELLIS_CHECK_TIMEOUT", 60));
@@ -511,5 +573,6 @@ void trl_check_finalize(void)
     settle();
     PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
     PMPI_Comm_delete_attr(MPI_COMM_SELF, keyval);
+    trl_check_words_end();
     trl_check_on = false;
 }

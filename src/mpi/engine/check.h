@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mpi/engine/check_inflight.h"
 #include "mpi/engine/check_ops.h"
 #include "mpi/engine/check_pre.h"
 #include "mpi/engine/check_row.h"
@@ -43,7 +44,7 @@ extern bool trl_check_on;
 /* The call site a Fortran binding's wrapper (entry/fortran_args.h) passes on
  * to the C entry point it calls: the program's, not the wrapper's. NULL
  * otherwise. */
-extern __thread const void *trl_check_caller;
+extern TRL_CHECK_TLS const void *trl_check_caller;
 
 /* After MPI_Init: reads TRELLIS_CHECK and TRELLIS_CHECK_TIMEOUT, sets up
  * MPI_COMM_WORLD and MPI_COMM_SELF, starts the watchdog. */
@@ -65,13 +66,38 @@ bool trl_check_where_of(MPI_Comm comm, const trl_mode *mode, trl_check_where *w)
 int trl_check_call(const trl_check_where *w, trl_check_desc *d, trl_check_pre *pre,
                    const trl_check_labels *labels, const trl_mode *mode, const void *site);
 
-/* The allreduce of a blocking call's check on an intracommunicator, 16
- * bytes on the program's communicator: the entry layer hands over
- * Trellis' own, unchecked, at start. */
+/* How a blocking call's check on an intracommunicator exchanges its words
+ * on the program's communicator: the entry layer hands over Trellis' own,
+ * unchecked, at start: an allreduce, and for two ranks a message each way
+ * (post: *served false where it cannot, and then the allreduce; take:
+ * *done once the peer's words are there, with wait once they are). */
 typedef int (*trl_check_allreduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
-void trl_check_set_allreduce(trl_check_allreduce_fn fn);
+typedef struct {
+    void *c; /* the entry layer's: where the words went */
+    int tag;
+} trl_check_words;
+typedef int (*trl_check_post_fn)(MPI_Comm comm, const int64_t mine[2], trl_check_words *w,
+                                 bool *served);
+typedef int (*trl_check_take_fn)(const trl_check_words *w, int64_t theirs[2], bool wait,
+                                 bool *done);
+void trl_check_set_exchange(trl_check_allreduce_fn allreduce, trl_check_post_fn post,
+                            trl_check_take_fn take);
 
-/* A blocking call checked by trl_check_call returned (the watchdog's). */
+/* Two ranks' blocking calls are compared around the call, not before it:
+ * the words go out first, and the peer's are taken when the call returns,
+ * so that their way across overlaps the call's own. Meanwhile the call
+ * must not wait anywhere the words are not looked for:
+ *   - deferred: whether this thread's blocking call has its verdict still
+ *     to come (its run then looks with trl_check_idle while it waits);
+ *   - settle: wait for the verdict now (before the MPI library's own
+ *     collective, or one of its collectives on Trellis' duplicate; and
+ *     when the call fails: a mismatch may be why). */
+bool trl_check_deferred(void);
+void trl_check_idle(void);
+void trl_check_settle_call(void);
+
+/* A blocking call checked by trl_check_call returned: its verdict (if
+ * deferred), and the watchdog's end of it. */
 void trl_check_done(void);
 
 /* Checks in flight (non-blocking): whether any, and follow them up. */

@@ -3,41 +3,60 @@
 #include "mpi/engine/check_pre.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "exec/mpi_impl.h"
 
 
+/* One freed pre-exchange a thread keeps for its next call (most calls
+ * repeat the last one's shape): its parts in one allocation. */
+typedef struct {
+    trl_check_pre p;
+    size_t slots, nreqs; /* what its arrays hold */
+} kept_pre;
+
+static TRL_CHECK_TLS kept_pre *kept;
+
 trl_check_pre *trl_check_pre_new(trl_pre_kind kind, int root, int n_out, int n_in)
 {
-    trl_check_pre *p = calloc(1, sizeof *p);
-    size_t slots = (size_t)(n_out + 2 * n_in + 2);
-    trl_sig *s = calloc(slots, sizeof *s);
-    MPI_Request *reqs = malloc(sizeof *reqs * (size_t)(n_in + n_out + 1));
-    if (!p || !s || !reqs) {
-        free(p);
-        free(s);
-        free(reqs);
-        return NULL;
+    size_t slots = (size_t)(n_out + 2 * n_in + 2), nreqs = (size_t)(n_in + n_out + 1);
+    kept_pre *k = kept;
+    if (k && k->slots >= slots && k->nreqs >= nreqs) {
+        kept = NULL;
+    } else {
+        k = malloc(sizeof *k + slots * sizeof(trl_sig) + nreqs * sizeof(MPI_Request));
+        if (!k)
+            return NULL;
+        k->slots = slots;
+        k->nreqs = nreqs;
     }
-    for (int i = 0; i < n_in + n_out + 1; i++)
-        reqs[i] = MPI_REQUEST_NULL;
-    *p = (trl_check_pre){kind, root, n_out, n_in, s,    s + n_out + 1, s + n_out + 1 + n_in,
-                         NULL, NULL, reqs,  0,    false};
-    return p;
+    /* out and in are the caller's to fill; got and the requests are set
+     * when an exchange starts (most calls need none: check_words.h) */
+    trl_sig *s = (trl_sig *)(k + 1);
+    MPI_Request *reqs = (MPI_Request *)(s + k->slots);
+    k->p = (trl_check_pre){kind, root, n_out, n_in, s,    s + n_out + 1, s + n_out + 1 + n_in,
+                           NULL, NULL, reqs,  0,    false};
+    return &k->p;
 }
 
 void trl_check_pre_free(trl_check_pre *p)
 {
-    if (p) {
-        for (int i = 0; i < p->n_reqs; i++)
-            if (p->reqs[i] != MPI_REQUEST_NULL)
-                return; /* abandoned in flight (an error): MPI may still write it */
-        free(p->out);
-        free(p->in_rank);
-        free(p->out_rank);
-        free(p->reqs);
+    if (!p)
+        return;
+    for (int i = 0; i < p->n_reqs; i++)
+        if (p->reqs[i] != MPI_REQUEST_NULL)
+            return; /* abandoned in flight (an error): MPI may still write it */
+    free(p->in_rank);
+    free(p->out_rank);
+    kept_pre *k = (kept_pre *)p; /* p is its first member */
+    if (!kept) {
+        kept = k;
+    } else if (kept->slots < k->slots) {
+        free(kept);
+        kept = k;
+    } else {
+        free(k);
     }
-    free(p);
 }
 
 /* Start the exchange of p over the check communicator (trl_sig is two
@@ -48,6 +67,9 @@ int trl_check_pre_start(trl_check_pre *p, MPI_Comm check, int64_t seq, bool wait
 {
     MPI_Datatype t = MPI_INT64_T;
     void *out = p->out, *got = p->got;
+    memset(p->got, 0, (size_t)p->n_in * sizeof *p->got);
+    for (int i = 0; i < p->n_in + p->n_out + 1; i++)
+        p->reqs[i] = MPI_REQUEST_NULL;
     p->n_reqs = wait ? 0 : 1;
     MPI_Request *r = p->reqs;
     switch (p->kind) {
@@ -92,6 +114,76 @@ int trl_check_pre_test(trl_check_pre *p, int *done)
 int trl_check_pre_wait(trl_check_pre *p)
 {
     return p ? PMPI_Waitall(p->n_reqs, p->reqs, TRL_STATUSES_IGNORE) : MPI_SUCCESS;
+}
+
+/* One block from rank i to rank j, as both sides see it when they agree. */
+static uint64_t block_term(int i, int j, trl_sig s)
+{
+    uint64_t h = ((uint64_t)(uint32_t)i << 32 | (uint32_t)j) ^ 0x9e3779b97f4a7c15ULL;
+    h = (h ^ (uint64_t)s.hash) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 29) ^ (uint64_t)s.bytes) * 0x94d049bb133111ebULL;
+    return h ^ (h >> 32);
+}
+
+typedef struct {
+    uint64_t sum;
+    bool sure;
+} digest;
+
+/* A block this rank sends (+) to, or receives (-) from, another rank. */
+static void add_block(digest *d, int from, int to, trl_sig s, bool sent)
+{
+    if (s.bytes < 0 || s.hash == TRL_SIG_PACKED)
+        d->sure = false;
+    uint64_t t = block_term(from, to, s);
+    d->sum += sent ? t : (uint64_t)0 - t;
+}
+
+/* This rank's block to itself, compared here. */
+static void own_block(digest *d, trl_sig out, trl_sig in)
+{
+    if (in.bytes >= 0 && !trl_sig_match(out, in))
+        d->sure = false;
+}
+
+bool trl_check_pre_digest(const trl_check_pre *p, int rank, int size, uint64_t *sum)
+{
+    digest d = {0, true};
+    switch (p->kind) {
+    case TRL_PRE_GATHER:
+        if (rank != p->root)
+            add_block(&d, rank, p->root, p->out[0], true);
+        for (int i = 0; i < p->n_in; i++)
+            if (i != rank)
+                add_block(&d, i, rank, p->in[i], false);
+            else
+                own_block(&d, p->out[0], p->in[i]);
+        break;
+    case TRL_PRE_SCATTER:
+        for (int i = 0; i < p->n_out; i++)
+            if (i != rank)
+                add_block(&d, rank, i, p->out[i], true);
+            else
+                own_block(&d, p->out[i], p->in[0]);
+        if (rank != p->root)
+            add_block(&d, p->root, rank, p->in[0], false);
+        break;
+    case TRL_PRE_ALLGATHER:
+    case TRL_PRE_ALLTOALL:
+        for (int i = 0; i < size; i++) {
+            trl_sig out = p->out[p->kind == TRL_PRE_ALLTOALL ? i : 0];
+            if (i == rank) {
+                own_block(&d, out, p->in[i]);
+                continue;
+            }
+            add_block(&d, rank, i, out, true);
+            add_block(&d, i, rank, p->in[i], false);
+        }
+        break;
+    default: d.sure = false;
+    }
+    *sum = d.sum;
+    return d.sure;
 }
 
 /* After the exchange: LOCAL from the first block that differs. */

@@ -48,6 +48,13 @@ int trl_check_pre_start(trl_check_pre *p, MPI_Comm check, int64_t seq, bool wait
 /* A started exchange: whether it is done; wait for it (p may be NULL). */
 int trl_check_pre_test(trl_check_pre *p, int *done);
 int trl_check_pre_wait(trl_check_pre *p);
+/* Without the exchange: a digest of this rank's blocks to other ranks (+)
+ * and from them (-), which summed over the ranks (mod 2^64) is 0 when every
+ * block matches its peer's view of it (but for a 2^-64 chance). False when
+ * the blocks cannot be told so: a rank's own block differs between its two
+ * sides, a side in MPI_PACKED (which matches by size alone) or a
+ * neighbourhood's edges; then only the exchange can tell. */
+bool trl_check_pre_digest(const trl_check_pre *p, int rank, int size, uint64_t *digest);
 /* After the exchange: set row's LOCAL from the first block that differs. */
 void trl_check_pre_compare(const trl_check_pre *p, int64_t *row);
 /* Free p (NULL: nothing), unless a request of it is still in flight. */

@@ -124,7 +124,7 @@ static int64_t site_of(const void *addr)
 int64_t trl_check_site_of(const void *addr)
 {
     enum { WAYS = 64 };
-    static __thread struct {
+    static TRL_CHECK_TLS struct {
         const void *addr;
         int64_t site;
     } seen[WAYS];

@@ -59,8 +59,8 @@ static int named_code_lookup(MPI_Datatype t);
 /* The call path's: most programs use a type or two over and over. */
 static int named_code(MPI_Datatype t)
 {
-    static __thread MPI_Datatype last = MPI_DATATYPE_NULL;
-    static __thread int last_code;
+    static TRL_CHECK_TLS MPI_Datatype last = MPI_DATATYPE_NULL;
+    static TRL_CHECK_TLS int last_code;
     if (t != last) {
         last_code = named_code_lookup(t);
         last = t;
@@ -250,12 +250,61 @@ static seq sig_seq(MPI_Datatype t, int depth)
     return s;
 }
 
+static bool is_predefined(MPI_Datatype type)
+{
+    seq pair;
+    return type == MPI_PACKED || pair_seq(type, &pair) || trl_type_named(type);
+}
+
+/* The call path's: most programs pass a predefined type or two over and
+ * over (a derived type's handle may come back as another type once freed,
+ * so only predefined ones are remembered). */
+static seq base_seq(MPI_Datatype type, int *size)
+{
+    static TRL_CHECK_TLS MPI_Datatype last = MPI_DATATYPE_NULL;
+    static TRL_CHECK_TLS seq last_seq;
+    static TRL_CHECK_TLS int last_size;
+    if (type == last) {
+        *size = last_size;
+        return last_seq;
+    }
+    PMPI_Type_size(type, size);
+    seq s = sig_seq(type, 0);
+    if (is_predefined(type)) {
+        last = type;
+        last_seq = s;
+        last_size = *size;
+    }
+    return s;
+}
+
 trl_sig trl_sig_of(int count, MPI_Datatype type)
 {
     if (type == MPI_DATATYPE_NULL || count <= 0)
         return (trl_sig){0, 0};
+    /* the last few counts of the last type (a v call's blocks) */
+    enum { COUNTS = 4 };
+    static TRL_CHECK_TLS struct {
+        MPI_Datatype type;
+        int count[COUNTS], next;
+        trl_sig sig[COUNTS];
+    } memo = {MPI_DATATYPE_NULL, {0}, 0, {{0, 0}}};
+    if (type == memo.type)
+        for (int i = 0; i < COUNTS; i++)
+            if (memo.count[i] == count)
+                return memo.sig[i];
     int size = 0;
-    PMPI_Type_size(type, &size);
-    seq s = repeat(sig_seq(type, 0), count);
-    return (trl_sig){s.packed ? TRL_SIG_PACKED : (int64_t)s.h, (int64_t)count * size};
+    seq s = repeat(base_seq(type, &size), count);
+    trl_sig sig = {s.packed ? TRL_SIG_PACKED : (int64_t)s.h, (int64_t)count * size};
+    if (type != memo.type && is_predefined(type)) {
+        memo.type = type;
+        for (int i = 0; i < COUNTS; i++)
+            memo.count[i] = 0;
+    }
+    if (type == memo.type) {
+        memo.count[memo.next] = count;
+        memo.sig[memo.next] = sig;
+        memo.next = (memo.next + 1) % COUNTS;
+    }
+    return sig;
 }

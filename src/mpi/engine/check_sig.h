@@ -12,6 +12,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The check's per-thread state, on the path of every call: initial-exec,
+ * as engine.c's and context/recent.c's (the library is loaded at start-up),
+ * so no TLS call per access. */
+#define TRL_CHECK_TLS __thread __attribute__((tls_model("initial-exec")))
+
 typedef struct {
     int64_t hash;  /* 0 .. 2^61-2; TRL_SIG_PACKED for MPI_PACKED data */
     int64_t bytes; /* the data's size */

@@ -4,11 +4,13 @@
  * nothing: the ranks that report are the ones it holds up. The thread
  * calls nothing of MPI's; the job goes on.
  *
- * Two kinds of record. A blocking call, on the path of every call, costs a
- * copy into its thread's record and two stores: each thread registers one
- * record once, and the thread dates a call itself, from the first second
- * it sees it in. A non-blocking call's check, which lasts until the engine
- * has followed it up, takes a slot of a table under a lock. */
+ * Two kinds of record. A blocking call, on the path of every call, costs
+ * two stores: each thread registers one record once, pointing at where
+ * that thread describes its blocking calls (which stays put), and the
+ * watchdog dates a call itself, from the first second it sees it in, and
+ * copies it only to tell, checking that the call did not end meanwhile. A
+ * non-blocking call's check, which lasts until the engine has followed it
+ * up, takes a slot of a table under a lock. */
 #include "mpi/engine/check_watch.h"
 
 #include <pthread.h>
@@ -19,19 +21,21 @@
 #include <unistd.h>
 
 #include "mpi/engine/check_report.h"
+#include "mpi/engine/mode.h"
 
-enum { SLOTS = 64, THREADS = 64 };
+enum { SLOTS = 256, THREADS = 64 };
 
 typedef struct {
     trl_check_call_info call; /* a copy; its cc is not kept (the communicator may go) */
     char comm_name[80];
+    bool op; /* a collective in flight (its check passed), not a call or a check */
 } watched;
 
 /* A thread's blocking calls: token is the call's (non-zero) while the
- * thread is in it. */
+ * thread is in it, described at *call. */
 typedef struct {
     atomic_long token;
-    watched what;
+    const trl_check_call_info *call;
     long seen;    /* the watchdog's: the token it saw last, */
     double since; /* since when, */
     bool told;    /* and whether it said so */
@@ -51,8 +55,8 @@ static struct {
     atomic_long tokens;
 } w = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static __thread thread_record *mine;
-static __thread thread_record own;
+static TRL_CHECK_TLS thread_record *mine;
+static TRL_CHECK_TLS thread_record own;
 
 double trl_check_now(void)
 {
@@ -66,12 +70,23 @@ static void tell(const watched *what, double waited)
     char name[64], site[400];
     trl_check_call_name(what->call.row, name, sizeof name);
     trl_check_site_text(what->call.row[TRL_CK_SITE], site, sizeof site);
-    fprintf(stderr,
-            "Trellis check (TRELLIS_CHECK): rank %d (MPI_COMM_WORLD) has waited %.0f s in "
-            "call %lld on %s, %s, called from %s: a rank of that communicator that has not "
-            "made this call holds it up\n",
-            w.world_rank, waited, (long long)what->call.row[TRL_CK_SEQ], what->comm_name, name,
-            site);
+    long long seq = (long long)what->call.row[TRL_CK_SEQ];
+    if (what->op) {
+        bool persistent = what->call.row[TRL_CK_MODE] % 8 == TRL_MODE_PERSISTENT;
+        fprintf(stderr,
+                "Trellis check (TRELLIS_CHECK): rank %d (MPI_COMM_WORLD): call %lld on %s, %s, "
+                "called from %s, has run %.0f s %s without finishing: a rank of that "
+                "communicator that has not %s holds it up\n",
+                w.world_rank, seq, what->comm_name, name, site, waited,
+                persistent ? "since its last start" : "since it began",
+                persistent ? "started it as often" : "made this call");
+    } else {
+        fprintf(stderr,
+                "Trellis check (TRELLIS_CHECK): rank %d (MPI_COMM_WORLD) has waited %.0f s in "
+                "call %lld on %s, %s, called from %s: a rank of that communicator that has "
+                "not made this call holds it up\n",
+                w.world_rank, waited, seq, what->comm_name, name, site);
+    }
     fflush(stderr);
 }
 
@@ -90,7 +105,12 @@ static void look_at_threads(double now)
             continue;
         }
         if (!t->told && now - t->since >= w.timeout) {
-            watched copy = t->what;
+            /* the call and its communicator's name: both stay while the
+             * call does, which the token tells after the copy */
+            watched copy = {.op = false};
+            memcpy(&copy.call, t->call, sizeof copy.call);
+            memcpy(copy.comm_name, copy.call.cc->name, sizeof copy.comm_name);
+            copy.comm_name[sizeof copy.comm_name - 1] = 0;
             if (atomic_load(&t->token) == token) { /* still the same call */
                 t->told = true;
                 tell(&copy, now - t->since);
@@ -126,11 +146,12 @@ void trl_check_watch_start(double timeout_s)
         pthread_detach(t);
 }
 
-static void keep(watched *to, const trl_check_call_info *call)
+static void keep(watched *to, const trl_check_call_info *call, const char *comm_name, bool op)
 {
     to->call = *call;
-    snprintf(to->comm_name, sizeof to->comm_name, "%s", call->cc->name);
+    snprintf(to->comm_name, sizeof to->comm_name, "%s", comm_name);
     to->call.cc = NULL;
+    to->op = op;
 }
 
 void trl_check_watch_blocking(const trl_check_call_info *call)
@@ -142,10 +163,7 @@ void trl_check_watch_blocking(const trl_check_call_info *call)
         mine = &own;
         w.threads[i] = mine;
     }
-    /* the copy first, then the token that makes it visible */
-    memcpy(&mine->what.call, call, sizeof *call);
-    mine->what.call.cc = NULL;
-    memcpy(mine->what.comm_name, call->cc->name, sizeof mine->what.comm_name);
+    mine->call = call; /* the thread's own place, the same each call */
     atomic_store_explicit(&mine->token, atomic_fetch_add(&w.tokens, 1) + 1, memory_order_release);
 }
 
@@ -155,7 +173,7 @@ void trl_check_watch_blocking_done(void)
         atomic_store_explicit(&mine->token, 0, memory_order_release);
 }
 
-int trl_check_watch_enter(const trl_check_call_info *call)
+int trl_check_watch_enter(const trl_check_call_info *call, const char *comm_name, bool op)
 {
     int found = -1;
     pthread_mutex_lock(&w.lock);
@@ -165,7 +183,7 @@ int trl_check_watch_enter(const trl_check_call_info *call)
             w.slot[i].used = true;
             w.slot[i].told = false;
             w.slot[i].since = trl_check_now();
-            keep(&w.slot[i].what, call);
+            keep(&w.slot[i].what, call, comm_name, op);
         }
     pthread_mutex_unlock(&w.lock);
     return found;

@@ -39,10 +39,9 @@ static struct {
 } eng = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 /* Set while this thread runs the engine, so the MPI library's progress
- * hook (called from inside the PMPI calls the engine itself makes) does not
- * enter it again. Initial-exec: the hook reads it on every turn of the
- * library's progress loop, and the library is loaded at start-up
- * (LD_PRELOAD or linked), never dlopen'ed, so it needs no TLS lookup call. */
+ * hook (called from inside the engine's own PMPI calls) does not enter it
+ * again. Initial-exec: the hook reads it on every turn of the library's
+ * progress loop, and the library is loaded at start-up, never dlopen'ed. */
 static _Thread_local bool inside __attribute__((tls_model("initial-exec")));
 
 bool trl_engine_busy(void)
@@ -185,15 +184,16 @@ static void release(trl_op *op)
         trl_cache_unpin(op->entry);
     if (op->c)
         drop_comm(op->c);
+    trl_check_op_free(op->check);
     op_delete(op);
 }
 
-/* The schedule finished (or failed): finish the buffers, and tell the
- * program. */
+/* The schedule finished (or failed): finish the buffers, tell the program. */
 static void finish(trl_op *op, int rc)
 {
     unlink_op(op);
     op->running = false;
+    trl_check_op_ended(op->check);
     if (op->hooks.after)
         op->rc = op->hooks.after(op, rc);
     else if (rc != MPI_SUCCESS)
@@ -224,6 +224,7 @@ static int begin(trl_op *op)
     op->running = true;
     op->finished = false;
     link_op(op);
+    trl_check_op_began(op->check);
     int run = trl_exec_start(&op->x, &op->entry->sched, &op->call, &op->mem);
     if (run != MPI_SUCCESS) {
         trl_exec_cancel(&op->x);
@@ -295,8 +296,7 @@ void trl_engine_poll(void)
         sched_yield(); /* ranks share cores: let the peer run */
 }
 
-/* Idle polls of trl_op_wait between two turns of the MPI library's own
- * progress engine, as the executor's blocking wait does. */
+/* trl_op_wait's idle polls between two turns of the library's progress. */
 enum { WAIT_MPI_EVERY = 64 };
 
 void trl_op_wait(trl_op *op)
@@ -456,6 +456,7 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
     op->hooks = *hooks;
     op->data = data;
     op->persistent = mode->kind == TRL_MODE_PERSISTENT;
+    op->check = trl_check_on ? trl_check_op_new(comm) : NULL;
     if (op->persistent && e) {
         op->call.tag_base = tag_base;
         op->call.tag_span = tag_span;

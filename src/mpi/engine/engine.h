@@ -49,12 +49,13 @@ struct trl_op {
     void *data;          /* the hooks' own */
     MPI_Request request; /* the program's handle */
     bool persistent;
-    bool in_table;             /* findable by its handle (trl_op_of) */
-    bool running;              /* started and not yet finished */
-    bool finished;             /* persistent: finished, not yet completed by
+    bool in_table;              /* findable by its handle (trl_op_of) */
+    bool running;               /* started and not yet finished */
+    bool finished;              /* persistent: finished, not yet completed by
                                   a completion call */
-    bool holds_type, holds_op; /* holds call.dtype, call.op (holds.h) */
-    int rc;                    /* the last run's result */
+    bool holds_type, holds_op;  /* holds call.dtype, call.op (holds.h) */
+    int rc;                     /* the last run's result */
+    struct trl_check_op *check; /* TRELLIS_CHECK's watch of its runs, or NULL */
     /* Set by each run (only where there is an entry), so a new op need not
      * clear them: the execution is most of an op's size. */
     trl_exec_call call;

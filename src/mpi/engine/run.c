@@ -1,6 +1,9 @@
 #include "mpi/engine/run.h"
 
+#include <sched.h>
+
 #include "exec/exec_mpi.h"
+#include "mpi/engine/check.h"
 #include "mpi/engine/trace.h"
 
 const trl_mode trl_blocking = {TRL_MODE_BLOCKING, NULL};
@@ -26,6 +29,34 @@ static int run_threaded(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, co
     return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
 }
 
+/* While a blocking run waits: collectives in flight advance, and the
+ * check's words of this call, sent before it (check.h), are looked for:
+ * a mismatched call may wait for what never comes, and the words say why. */
+static __thread const trl_shm *idle_shm;
+
+static void idle_checked(void)
+{
+    trl_check_idle();
+    if (trl_engine_busy())
+        trl_engine_progress();
+    else if (idle_shm && idle_shm->yield)
+        sched_yield();
+}
+
+static void set_idle(trl_exec_call *call, trl_comm *c)
+{
+    /* The words first, if here: found at the head of the peer's ring they
+     * need not wait in the stash while the run takes the data behind them. */
+    if (trl_check_on && trl_check_deferred())
+        trl_check_idle();
+    if (trl_check_on && trl_check_deferred()) {
+        idle_shm = &c->shm;
+        call->idle = idle_checked;
+    } else if (trl_engine_busy()) {
+        call->idle = trl_engine_progress;
+    }
+}
+
 int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
                    void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_op_hooks *hooks,
                    void *data, const trl_mode *mode)
@@ -40,8 +71,7 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
     if (!hooks->before && !hooks->after && !hooks->release && !TRL_TRACING) {
         /* The small calls' path: nothing around the run. */
         trl_tags_next(&c->tags, e->call, e->tag_class, &call.tag_base, &call.tag_span);
-        if (trl_engine_busy()) /* collectives in flight advance while this one waits */
-            call.idle = trl_engine_progress;
+        set_idle(&call, c);
         int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
         return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
     }
@@ -50,8 +80,7 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
     int before = hooks->before ? hooks->before(&self) : MPI_SUCCESS;
     self.rc = before;
     trl_tags_next(&c->tags, e->call, e->tag_class, &call.tag_base, &call.tag_span);
-    if (trl_engine_busy())
-        call.idle = trl_engine_progress;
+    set_idle(&call, c);
     int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
     if (hooks->after)
         rc = hooks->after(&self, rc);
@@ -78,4 +107,48 @@ int trl_nothing(MPI_Comm comm, const trl_mode *mode)
     int rc = trl_op_submit(mode, NULL, comm, NULL, NULL, NULL, MPI_BYTE, MPI_OP_NULL, &no_hooks,
                            NULL);
     return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
+}
+
+/* ---- TRELLIS_CHECK's words between two ranks (run.h) ---- */
+
+enum { TRL_WORDS_TAG = -2 };
+
+int trl_run_words_post(trl_comm *c, const int64_t mine[2], int *tag, bool *served)
+{
+    int peer = c ? 1 - c->rank : 0;
+    *served = c && c->size == 2 && !trl_engine_threaded() &&
+              trl_shm_carries(&c->shm, peer, 2 * sizeof(int64_t));
+    if (!*served)
+        return MPI_SUCCESS;
+    /* One tag for every call's words, which no schedule uses (schedules'
+     * are 0..MPI_TAG_UB): a pair's messages keep their order, and each call
+     * takes the peer's words before it returns, so the k-th words taken are
+     * the peer's k-th call's. */
+    *tag = TRL_WORDS_TAG;
+    for (;;) {
+        bool done = false, drained;
+        int rc = trl_shm_send(&c->shm, peer, *tag, mine, 2, MPI_INT64_T, c->dup, &done);
+        if (rc != MPI_SUCCESS || done)
+            return rc;
+        /* the ring is full: the peer may be waiting for its own ring to
+         * this rank to drain (shm.h, trl_shm_drain) */
+        rc = trl_shm_drain(&c->shm, &drained);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (c->shm.yield)
+            sched_yield();
+    }
+}
+
+int trl_run_words_take(trl_comm *c, int tag, int64_t theirs[2], bool wait, bool *done)
+{
+    for (;;) {
+        int rc = trl_shm_recv(&c->shm, 1 - c->rank, tag, theirs, 2, MPI_INT64_T, c->dup, done);
+        if (rc != MPI_SUCCESS || *done || !wait)
+            return rc;
+        if (trl_engine_busy())
+            trl_engine_progress();
+        else if (c->shm.yield)
+            sched_yield();
+    }
 }

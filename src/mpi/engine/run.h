@@ -5,6 +5,8 @@
 #define TRL_MPI_RUN_H
 
 #include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "mpi/context/comm.h"
 #include "mpi/engine/engine.h"
@@ -30,6 +32,16 @@ int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *se
 int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
                    void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_op_hooks *hooks,
                    void *data, const trl_mode *mode);
+
+/* TRELLIS_CHECK's words between two ranks of a node (engine/check.h,
+ * entry/entries.c): posted before a blocking call, taken after it (or
+ * while it waits). Post: one message to the peer through shared memory,
+ * its tag the next blocking run's; *served false where that cannot be (c
+ * not of 2 ranks that share memory, or a progress thread owning the
+ * engine), the same on both ranks; *tag: theirs. Take: the peer's, *done once there;
+ * with wait, waits for it. */
+int trl_run_words_post(trl_comm *c, const int64_t mine[2], int *tag, bool *served);
+int trl_run_words_take(trl_comm *c, int tag, int64_t theirs[2], bool wait, bool *done);
 
 /* A call with nothing to move: MPI_SUCCESS, or a request that completes
  * at once (at every start, if persistent). */

@@ -313,11 +313,13 @@ static int alltoall_blocks(trl_coll coll, const void *sendbuf, const int sendcou
     in_place(&k, sendbuf == MPI_IN_PLACE);
     trl_check_pre *pre = trl_check_pre_new(TRL_PRE_ALLTOALL, 0, k.w.size, k.w.size);
     for (int i = 0; pre && i < k.w.size; i++) {
-        trl_sig recv = trl_sig_of(recvcounts[i], recvtypes ? recvtypes[i] : recvtype);
+        MPI_Datatype rt = recvtypes ? recvtypes[i] : recvtype;
+        MPI_Datatype st = sendtypes ? sendtypes[i] : sendtype;
+        trl_sig recv = trl_sig_of(recvcounts[i], rt);
         pre->in[i] = recv;
-        pre->out[i] = sendbuf == MPI_IN_PLACE
-                          ? recv
-                          : trl_sig_of(sendcounts[i], sendtypes ? sendtypes[i] : sendtype);
+        /* the same block both ways (an exchange of equals), or in place */
+        bool same = sendbuf == MPI_IN_PLACE || (st == rt && sendcounts[i] == recvcounts[i]);
+        pre->out[i] = same ? recv : trl_sig_of(sendcounts[i], st);
     }
     return finish(&k, pre, &L_ALLTOALLV, mode, site);
 }

@@ -34,6 +34,7 @@ static int share_matrix(trl_comm *c, trl_coll_args *a, const size_t *mine, size_
     const trl_algo *algo = trl_comm_choose(c, a);
     if (!algo || !algo->build || !(algo->needs & TRL_NEEDS_ALL_COUNTS))
         return MPI_SUCCESS;
+    trl_before_library_collective();
     size_t p = (size_t)c->size, *m = malloc(p * (p + 1) * sizeof *m);
     if (!m)
         return MPI_ERR_NO_MEM;

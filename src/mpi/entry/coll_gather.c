@@ -52,6 +52,7 @@ static bool needs_counts(trl_comm *c, trl_coll_args *a)
 static int swap_counts(trl_comm *c, bool gather, int root, const size_t *counts, size_t *all,
                        bool *refused)
 {
+    trl_before_library_collective();
     int rc;
     if (gather) {
         uint64_t mine = counts ? counts[c->rank] : REFUSED;

@@ -75,6 +75,7 @@ static int share_edge_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
     const trl_algo *algo = trl_comm_choose(c, a);
     if (!algo || !algo->build || !(algo->needs & TRL_NEEDS_ALL_COUNTS))
         return MPI_SUCCESS;
+    trl_before_library_collective();
     trl_coll_args chosen = *a;
     chosen.algo = algo;
     const trl_nbhd *g = &c->nbhd;

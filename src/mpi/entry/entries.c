@@ -74,6 +74,8 @@ TRL_MPI_ALL_COLLECTIVES(TRL_OPENING)
         TRL_CHECKED(name, &trl_blocking, TRL_C_ARGS(__VA_ARGS__))                                  \
         bool served;                                                                               \
         int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &trl_blocking, &served);                    \
+        if (!served && trl_check_on)                                                               \
+            trl_check_settle_call(); /* the library's call waits without looking */                \
         if (!served)                                                                               \
             rc = PMPI_##Name(TRL_C_ARGS(__VA_ARGS__));                                             \
         if (trl_check_on)                                                                          \
@@ -92,9 +94,23 @@ static int allreduce_unchecked(const void *sendbuf, void *recvbuf, int count, MP
     return served ? rc : PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
+/* ... and for two ranks its words one way and the other, through shared
+ * memory (engine/run.h). */
+static int words_post(MPI_Comm comm, const int64_t mine[2], trl_check_words *w, bool *served)
+{
+    trl_comm *c = trl_comm_find(comm);
+    w->c = c;
+    return trl_run_words_post(c, mine, &w->tag, served);
+}
+
+static int words_take(const trl_check_words *w, int64_t theirs[2], bool wait, bool *done)
+{
+    return trl_run_words_take(w->c, w->tag, theirs, wait, done);
+}
+
 void trl_entries_check_start(void)
 {
-    trl_check_set_allreduce(allreduce_unchecked);
+    trl_check_set_exchange(allreduce_unchecked, words_post, words_take);
 }
 
 /* MPI_IX */
