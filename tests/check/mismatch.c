@@ -343,6 +343,29 @@ static void c_inter_reduce_op(void)
     int root = rank == 0 ? MPI_ROOT : rank == 1 ? MPI_PROC_NULL : 0;
     MPI_Reduce(ibuf, obuf, 1, MPI_INT, ON(2, MPI_MAX, MPI_SUM), root, ic);
 }
+/* Per-peer counts across the groups (each group 2 ranks): one block a
+ * sender's counts make larger than its receiver's expect. */
+static void c_inter_alltoallv_counts(void)
+{
+    MPI_Comm ic = inter();
+    int sc[2] = {1, 1}, rc[2] = {1, 1}, d[2] = {0, 2};
+    if (rank == 2)
+        sc[1] = 2; /* the first group's rank 1 expects 1 from it */
+    MPI_Alltoallv(ibuf, sc, d, MPI_INT, obuf, rc, d, MPI_INT, ic);
+}
+static void c_inter_gatherv_counts(void)
+{
+    MPI_Comm ic = inter();
+    int counts[2] = {1, 1}, displs[2] = {0, 1};
+    int root = rank == 0 ? MPI_ROOT : rank == 1 ? MPI_PROC_NULL : 0;
+    MPI_Gatherv(ibuf, ON(3, 2, 1), MPI_INT, obuf, counts, displs, MPI_INT, root, ic);
+}
+static void c_inter_allgatherv_types(void)
+{
+    MPI_Comm ic = inter();
+    int counts[2] = {1, 1}, displs[2] = {0, 1};
+    MPI_Allgatherv(ibuf, 1, ON(1, MPI_FLOAT, MPI_INT), obuf, counts, displs, MPI_INT, ic);
+}
 static MPI_Comm ring(void)
 {
     int dims[1] = {size}, periods[1] = {1};
@@ -417,6 +440,9 @@ static const struct {
     CASE(inter_no_root),
     CASE(inter_allgather_count),
     CASE(inter_reduce_op),
+    CASE(inter_alltoallv_counts),
+    CASE(inter_gatherv_counts),
+    CASE(inter_allgatherv_types),
     CASE(neighbor_alltoall_count),
     CASE(neighbor_alltoallv_counts),
     CASE(neighbor_allgather_type),

@@ -514,6 +514,15 @@ int trl_check_call(const trl_check_where *w, trl_check_desc *d, trl_check_pre *p
     trl_check_set(d, TRL_CK_SEQ, ++cc->calls[stream]);
     trl_check_set(d, TRL_CK_MODE, (int64_t)mode->kind + (cc->where.inter ? 8 : 0));
     d->v[TRL_CK_SITE] = trl_check_site_of(site);
+    if (pre && pre->kind == TRL_PRE_INTER) {
+        /* summed in the rows (check_report.c), never exchanged */
+        uint64_t digest = 0;
+        bool sure = trl_check_pre_digest_inter(pre, cc->where.low ? 0 : 1, cc->where.rank, &digest);
+        d->v[TRL_CK_DIGEST] = (int64_t)digest;
+        d->v[TRL_CK_DIGESTED] = sure;
+        trl_check_pre_free(pre);
+        pre = NULL;
+    }
     if (mode->kind != TRL_MODE_BLOCKING) {
         trl_check_call_info call = {cc, stream, labels, {0}};
         row_of(d, cc, call.row);

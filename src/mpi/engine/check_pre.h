@@ -26,6 +26,8 @@ typedef enum {
                           alltoall paired the edges of a periodic dimension of two ranks
                           otherwise than its blocking one (tests/mpi/coll_check_neighbor
                           --seed 336, 4 ranks) */
+    TRL_PRE_INTER,     /* an intercommunicator's: out[j] to the other group's rank j, in[i]
+                          from its rank i (bytes -1: none); summed, never exchanged */
 } trl_pre_kind;
 
 typedef struct {
@@ -55,6 +57,8 @@ int trl_check_pre_wait(trl_check_pre *p);
  * sides, a side in MPI_PACKED (which matches by size alone) or a
  * neighbourhood's edges; then only the exchange can tell. */
 bool trl_check_pre_digest(const trl_check_pre *p, int rank, int size, uint64_t *digest);
+/* The same for a TRL_PRE_INTER (group: this rank's, 0 the first). */
+bool trl_check_pre_digest_inter(const trl_check_pre *p, int group, int rank, uint64_t *digest);
 /* After the exchange: set row's LOCAL from the first block that differs. */
 void trl_check_pre_compare(const trl_check_pre *p, int64_t *row);
 /* Free p (NULL: nothing), unless a request of it is still in flight. */

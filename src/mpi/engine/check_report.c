@@ -278,6 +278,21 @@ static bool no_root(const int64_t *rows, int n)
     return any;
 }
 
+/* An intercommunicator v or w form whose ranks all vouch for their
+ * per-peer digests, which do not cancel out: a block one group sends is
+ * not what the other group's receiver expects. */
+static bool digests_differ(const int64_t *rows, int n)
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < n; i++) {
+        const int64_t *r = rows + (size_t)i * TRL_CK_ROW;
+        if (!r[TRL_CK_DIGESTED])
+            return false;
+        sum += (uint64_t)r[TRL_CK_DIGEST];
+    }
+    return sum != 0;
+}
+
 bool trl_check_rows_differ(const int64_t *rows, int n, bool inter)
 {
     for (int f = 0; f < TRL_CK_COMPARED; f++)
@@ -286,7 +301,7 @@ bool trl_check_rows_differ(const int64_t *rows, int n, bool inter)
     for (int i = 0; i < n; i++)
         if (rows[(size_t)i * TRL_CK_ROW + TRL_CK_LOCAL] != TRL_CK_LOCAL_OK)
             return true;
-    return no_root(rows, n) || (!inter && xy_differ(rows, n));
+    return no_root(rows, n) || (!inter && xy_differ(rows, n)) || (inter && digests_differ(rows, n));
 }
 
 /* ---- the report ---- */
@@ -491,6 +506,11 @@ static void put_report(text *t, const trl_check_call_info *call, const int64_t *
             put_groups(t, "send buffer", rows, n, inter, key_inplace, show_inplace);
         for (int i = 0; i < n; i++)
             put_local(t, call, rows + (size_t)i * TRL_CK_ROW, inter);
+        if (inter && digests_differ(rows, n))
+            put(t, "  per-peer blocks: a count or type signature that one group's ranks send "
+                   "differs from what the other group's receivers expect of it (compare each "
+                   "rank's sendcounts and sendtypes with its receivers' recvcounts and "
+                   "recvtypes)\n");
     }
     put_groups(t, "call site", rows, n, inter, key_site, show_site);
     put(t, "Trellis stops the job (the MPI standard makes this call erroneous).\n");

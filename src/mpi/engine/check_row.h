@@ -35,6 +35,11 @@ enum {
     TRL_CK_GROUP,    /* intercommunicator: 0 first group, 1 second; else 0 */
     TRL_CK_RANK,     /* in its group */
     TRL_CK_SITE,     /* the call site, an offset in its object */
+    /* intercommunicator v and w forms: this rank's per-peer digest
+     * (trl_check_pre_digest_inter), which the rows' must cancel out, and
+     * whether it vouches for it (not where a block is MPI_PACKED) */
+    TRL_CK_DIGEST,
+    TRL_CK_DIGESTED,
     TRL_CK_FIELDS
 };
 

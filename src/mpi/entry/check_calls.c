@@ -3,11 +3,13 @@
  * signature of each block that one rank sends and another receives. On an
  * intracommunicator a collective's blocks are one size all round (X: what
  * a rank sends, Y: what it receives, all equal) unless its counts differ
- * per peer (v and w forms, neighbourhood collectives): those compare each
- * block with the peer's view of it in a pre-exchange. On an
+ * per peer (v and w forms, neighbourhood collectives): those list each
+ * block a rank sends and expects (trl_check_pre), which the check sums into
+ * a digest or carries to the peer in a pre-exchange. On an
  * intercommunicator X is the data from the first group to the second and
- * Y the other way; a root's group passes MPI_ROOT (the root) and
- * MPI_PROC_NULL, the other group the root's rank. */
+ * Y the other way, the v and w forms' blocks summed alike; a root's group
+ * passes MPI_ROOT (the root) and MPI_PROC_NULL, the other group the root's
+ * rank. */
 #include "mpi/entry/check_calls.h"
 
 #include <stdlib.h>
@@ -185,6 +187,42 @@ static const trl_check_labels L_GATHERV = {"", NULL, "recvcounts[%1$d] at the ro
 static const trl_check_labels L_SCATTERV = {"", NULL, "its recvcount",
                                             "sendcounts[%2$d] at the root"};
 
+/* An intercommunicator's per-peer blocks, n_out to the other group's
+ * ranks and n_in from them, each none (bytes -1) until set: summed in the
+ * rows (check_pre.h, TRL_PRE_INTER). */
+static trl_check_pre *inter_blocks(int n_out, int n_in)
+{
+    trl_check_pre *pre = trl_check_pre_new(TRL_PRE_INTER, 0, n_out, n_in);
+    for (int j = 0; pre && j < n_out; j++)
+        pre->out[j] = (trl_sig){0, -1};
+    for (int i = 0; pre && i < n_in; i++)
+        pre->in[i] = (trl_sig){0, -1};
+    return pre;
+}
+
+/* A rooted v form on an intercommunicator: the root's blocks to or from
+ * each rank of the other group (counts), a leaf's one from or to the root. */
+static trl_check_pre *inter_rooted(const call *k, role r, bool to_root, const int counts[],
+                                   MPI_Datatype root_type, int count, MPI_Datatype type)
+{
+    int n = k->w.remote_size, root = (int)k->d.v[TRL_CK_ROOT_ARG];
+    bool root_sends = !to_root;
+    trl_check_pre *pre = r == ROLE_ROOT   ? inter_blocks(root_sends ? n : 0, root_sends ? 0 : n)
+                         : r == ROLE_LEAF ? inter_blocks(root_sends ? 0 : n, root_sends ? n : 0)
+                                          : inter_blocks(0, 0);
+    if (!pre)
+        return NULL;
+    for (int i = 0; r == ROLE_ROOT && i < n; i++) {
+        trl_sig s = trl_sig_of(counts[i], root_type);
+        root_sends ? (pre->out[i] = s) : (pre->in[i] = s);
+    }
+    if (r == ROLE_LEAF && root >= 0 && root < n) {
+        trl_sig s = trl_sig_of(count, type);
+        root_sends ? (pre->in[root] = s) : (pre->out[root] = s);
+    }
+    return pre;
+}
+
 int trl_check_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                       MPI_Comm comm, const trl_mode *mode, const void *site)
@@ -193,9 +231,11 @@ int trl_check_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     if (!begin(&k, comm, TRL_COLL_GATHERV, mode))
         return MPI_SUCCESS;
     (void)recvbuf, (void)displs;
-    bool at_root = root_role(&k, root) == ROLE_ROOT;
-    if (k.w.inter) /* per-peer counts compared on intracommunicators only */
-        return finish(&k, NULL, &L_GATHERV, mode, site);
+    role r = root_role(&k, root);
+    bool at_root = r == ROLE_ROOT;
+    if (k.w.inter)
+        return finish(&k, inter_rooted(&k, r, true, recvcounts, recvtype, sendcount, sendtype),
+                      &L_GATHERV, mode, site);
     if (!at_root && sendbuf == MPI_IN_PLACE)
         local(&k, TRL_CK_LOCAL_INPLACE, 0, 0);
     trl_check_pre *pre = trl_check_pre_new(TRL_PRE_GATHER, root, 1, at_root ? k.w.size : 0);
@@ -216,9 +256,11 @@ int trl_check_scatterv(const void *sendbuf, const int sendcounts[], const int di
     if (!begin(&k, comm, TRL_COLL_SCATTERV, mode))
         return MPI_SUCCESS;
     (void)sendbuf, (void)displs;
-    bool at_root = root_role(&k, root) == ROLE_ROOT;
-    if (k.w.inter) /* per-peer counts compared on intracommunicators only */
-        return finish(&k, NULL, &L_SCATTERV, mode, site);
+    role r = root_role(&k, root);
+    bool at_root = r == ROLE_ROOT;
+    if (k.w.inter)
+        return finish(&k, inter_rooted(&k, r, false, sendcounts, sendtype, recvcount, recvtype),
+                      &L_SCATTERV, mode, site);
     if (!at_root && recvbuf == MPI_IN_PLACE)
         local(&k, TRL_CK_LOCAL_INPLACE, 0, 0);
     trl_check_pre *pre = trl_check_pre_new(TRL_PRE_SCATTER, root, at_root ? k.w.size : 0, 1);
@@ -286,8 +328,15 @@ int trl_check_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
     if (!begin(&k, comm, TRL_COLL_ALLGATHERV, mode))
         return MPI_SUCCESS;
     (void)recvbuf, (void)displs;
-    if (k.w.inter)
-        return finish(&k, NULL, &L_ALLGATHERV, mode, site);
+    if (k.w.inter) {
+        int n = k.w.remote_size;
+        trl_check_pre *pre = inter_blocks(n, n);
+        for (int i = 0; pre && i < n; i++) {
+            pre->out[i] = trl_sig_of(sendcount, sendtype);
+            pre->in[i] = trl_sig_of(recvcounts[i], recvtype);
+        }
+        return finish(&k, pre, &L_ALLGATHERV, mode, site);
+    }
     in_place(&k, sendbuf == MPI_IN_PLACE);
     trl_check_pre *pre = trl_check_pre_new(TRL_PRE_ALLGATHER, 0, 1, k.w.size);
     if (pre) {
@@ -308,11 +357,12 @@ static int alltoall_blocks(trl_coll coll, const void *sendbuf, const int sendcou
     call k;
     if (!begin(&k, comm, coll, mode))
         return MPI_SUCCESS;
-    if (k.w.inter)
-        return finish(&k, NULL, &L_ALLTOALLV, mode, site);
-    in_place(&k, sendbuf == MPI_IN_PLACE);
-    trl_check_pre *pre = trl_check_pre_new(TRL_PRE_ALLTOALL, 0, k.w.size, k.w.size);
-    for (int i = 0; pre && i < k.w.size; i++) {
+    int n = k.w.inter ? k.w.remote_size : k.w.size;
+    trl_check_pre *pre = k.w.inter ? inter_blocks(n, n)
+                                   : trl_check_pre_new(TRL_PRE_ALLTOALL, 0, n, n);
+    if (!k.w.inter)
+        in_place(&k, sendbuf == MPI_IN_PLACE);
+    for (int i = 0; pre && i < n; i++) {
         MPI_Datatype rt = recvtypes ? recvtypes[i] : recvtype;
         MPI_Datatype st = sendtypes ? sendtypes[i] : sendtype;
         trl_sig recv = trl_sig_of(recvcounts[i], rt);
