@@ -9,8 +9,13 @@ np=$1 lib=$2 prog=$3 case=$4 mode=$5
 shift 5
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 mpi_impl() { PYTHONPATH="$repo/python" python3 -m trellis.mpi_impl "$@" --mpi "${TRELLIS_MPI:-openmpi}"; }
+# TRELLIS_RULES, where the test sets one, reaches every rank (a case run under an
+# algorithm the built-in rules do not choose there).
+rules=()
+[ -n "${TRELLIS_RULES:-}" ] && rules=(--env "TRELLIS_RULES=$TRELLIS_RULES")
 mapfile -d '' -t launcher < <(mpi_impl launch --np "$np" --share-cores --preload "$lib" \
-    --env TRELLIS_CHECK=1 --env TRELLIS_CHECK_TIMEOUT=1 --env "TRELLIS_TEST_MODE=$mode")
+    --env TRELLIS_CHECK=1 --env TRELLIS_CHECK_TIMEOUT=1 --env "TRELLIS_TEST_MODE=$mode" \
+    ${rules[@]+"${rules[@]}"})
 mapfile -d '' -t launcher_env < <(mpi_impl env)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
