@@ -256,21 +256,29 @@ void trl_check_set_exchange(trl_check_allreduce_fn allreduce, trl_check_post_fn 
 static void check_rows(trl_check_call_info *call, trl_check_pre *pre)
 {
     int rc = MPI_SUCCESS;
-    if (pre)
+    trl_check_pre *inter_pre = pre && pre->kind == TRL_PRE_INTER ? pre : NULL;
+    if (pre && !inter_pre)
         rc = trl_check_pre_start(pre, call->cc->pre[0], call->row[TRL_CK_SEQ], true);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && !inter_pre)
         trl_check_pre_compare(pre, call->row);
-    trl_check_pre_free(pre);
+    if (!inter_pre)
+        trl_check_pre_free(pre);
     MPI_Comm check = call->cc->check[0];
     int n = 0;
     PMPI_Comm_size(check, &n);
     int64_t *rows = rc == MPI_SUCCESS ? malloc(sizeof(int64_t) * TRL_CK_ROW * (size_t)n) : NULL;
-    if (!rows)
+    if (!rows) {
+        trl_check_pre_free(inter_pre);
         return;
+    }
     bool inter = call->cc->where.inter;
     if (PMPI_Allgather(call->row, TRL_CK_ROW, MPI_INT64_T, rows, TRL_CK_ROW, MPI_INT64_T, check) ==
             MPI_SUCCESS &&
         trl_check_rows_differ(rows, n, inter)) {
+        /* an intercommunicator's blocks: which pair differs, if any */
+        if (inter_pre && trl_check_digests_differ(rows, n))
+            trl_check_pre_name_inter(inter_pre, call->cc->where.low ? 0 : 1, call->cc->where.rank,
+                                     check, call->row);
         call->row[TRL_CK_SITE] = trl_check_site_deep(call->row[TRL_CK_SITE]);
         if (PMPI_Allgather(call->row, TRL_CK_ROW, MPI_INT64_T, rows, TRL_CK_ROW, MPI_INT64_T,
                            check) == MPI_SUCCESS &&
@@ -278,6 +286,7 @@ static void check_rows(trl_check_call_info *call, trl_check_pre *pre)
             mismatch(call, rows);
     }
     free(rows);
+    trl_check_pre_free(inter_pre);
 }
 
 /* This thread's blocking call: described here (the watchdog reads it
@@ -520,8 +529,10 @@ int trl_check_call(const trl_check_where *w, trl_check_desc *d, trl_check_pre *p
         bool sure = trl_check_pre_digest_inter(pre, cc->where.low ? 0 : 1, cc->where.rank, &digest);
         d->v[TRL_CK_DIGEST] = (int64_t)digest;
         d->v[TRL_CK_DIGESTED] = sure;
-        trl_check_pre_free(pre);
-        pre = NULL;
+        if (mode->kind != TRL_MODE_BLOCKING) { /* the blocks are named by blocking calls only */
+            trl_check_pre_free(pre);
+            pre = NULL;
+        }
     }
     if (mode->kind != TRL_MODE_BLOCKING) {
         trl_check_call_info call = {cc, stream, labels, {0}};

@@ -201,6 +201,80 @@ bool trl_check_pre_digest_inter(const trl_check_pre *p, int group, int rank, uin
     return d.sure;
 }
 
+/* One block as trl_check_pre_name_inter all-gathers it. */
+enum { T_TO, T_FROM, T_SENT, T_BYTES, T_HASH, T_WORDS };
+
+static int by_pair(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    for (int f = T_TO; f <= T_SENT; f++)
+        if (x[f] != y[f])
+            return x[f] < y[f] ? -1 : 1;
+    return 0;
+}
+
+static int64_t *put_block(int64_t *t, int from, int to, trl_sig s, bool sent)
+{
+    t[T_TO] = to;
+    t[T_FROM] = from;
+    t[T_SENT] = sent; /* the expectation (0) sorts before the block sent (1) */
+    t[T_BYTES] = s.bytes;
+    t[T_HASH] = s.hash;
+    return t + T_WORDS;
+}
+
+void trl_check_pre_name_inter(const trl_check_pre *p, int group, int rank, MPI_Comm check,
+                              int64_t *row)
+{
+    int me = group << 24 | rank, them = (1 - group) << 24, n = 0, total = 0;
+    int *counts = NULL, *displs = NULL;
+    int64_t *mine = malloc(sizeof(int64_t) * T_WORDS * (size_t)(p->n_out + p->n_in + 1)),
+            *all = NULL, *t = mine;
+    for (int j = 0; mine && j < p->n_out; j++)
+        if (p->out[j].bytes >= 0)
+            t = put_block(t, me, them | j, p->out[j], true);
+    for (int i = 0; mine && i < p->n_in; i++)
+        if (p->in[i].bytes >= 0)
+            t = put_block(t, them | i, me, p->in[i], false);
+    int words = mine ? (int)(t - mine) : 0;
+    PMPI_Comm_size(check, &n);
+    counts = malloc(sizeof(int) * (size_t)n);
+    displs = malloc(sizeof(int) * (size_t)n);
+    bool ok = mine && counts && displs &&
+              PMPI_Allgather(&words, 1, MPI_INT, counts, 1, MPI_INT, check) == MPI_SUCCESS;
+    for (int i = 0; ok && i < n; i++) {
+        displs[i] = total;
+        total += counts[i];
+    }
+    all = ok ? malloc(sizeof(int64_t) * (size_t)(total + 1)) : NULL;
+    ok = all && PMPI_Allgatherv(mine, words, MPI_INT64_T, all, counts, displs, MPI_INT64_T,
+                                check) == MPI_SUCCESS;
+    /* The same order on every rank: by receiver, sender, then the two
+     * sides; the first pair whose sides differ is named by its receiver. */
+    size_t blocks = ok ? (size_t)total / T_WORDS : 0;
+    if (blocks > 0)
+        qsort(all, blocks, sizeof(int64_t) * T_WORDS, by_pair);
+    for (size_t b = 0; b + 1 < blocks; b++) {
+        const int64_t *want = all + b * T_WORDS, *got = want + T_WORDS;
+        if (want[T_SENT] || !got[T_SENT] || want[T_TO] != got[T_TO] || want[T_FROM] != got[T_FROM])
+            continue;
+        trl_sig w = {want[T_HASH], want[T_BYTES]}, g = {got[T_HASH], got[T_BYTES]};
+        if (trl_sig_match(w, g))
+            continue;
+        if (want[T_TO] == me && row[TRL_CK_LOCAL] == TRL_CK_LOCAL_OK) {
+            row[TRL_CK_LOCAL] = TRL_CK_LOCAL_PEER;
+            row[TRL_CK_PEER] = want[T_FROM] & 0xffffff;
+            row[TRL_CK_WANT] = w.bytes;
+            row[TRL_CK_GOT] = g.bytes;
+        }
+        break;
+    }
+    free(mine);
+    free(all);
+    free(counts);
+    free(displs);
+}
+
 /* After the exchange: LOCAL from the first block that differs. */
 void trl_check_pre_compare(const trl_check_pre *p, int64_t *row)
 {

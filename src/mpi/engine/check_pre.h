@@ -59,6 +59,12 @@ int trl_check_pre_wait(trl_check_pre *p);
 bool trl_check_pre_digest(const trl_check_pre *p, int rank, int size, uint64_t *digest);
 /* The same for a TRL_PRE_INTER (group: this rank's, 0 the first). */
 bool trl_check_pre_digest_inter(const trl_check_pre *p, int group, int rank, uint64_t *digest);
+/* A TRL_PRE_INTER's blocks whose digests did not cancel out: every rank's
+ * blocks all-gathered on check (the merged communicator, collective over
+ * it), and the first pair whose two sides differ marked on its receiver's
+ * row (LOCAL, PEER: the sender's rank in its group, WANT, GOT). */
+void trl_check_pre_name_inter(const trl_check_pre *p, int group, int rank, MPI_Comm check,
+                              int64_t *row);
 /* After the exchange: set row's LOCAL from the first block that differs. */
 void trl_check_pre_compare(const trl_check_pre *p, int64_t *row);
 /* Free p (NULL: nothing), unless a request of it is still in flight. */

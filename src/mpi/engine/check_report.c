@@ -281,7 +281,7 @@ static bool no_root(const int64_t *rows, int n)
 /* An intercommunicator v or w form whose ranks all vouch for their
  * per-peer digests, which do not cancel out: a block one group sends is
  * not what the other group's receiver expects. */
-static bool digests_differ(const int64_t *rows, int n)
+bool trl_check_digests_differ(const int64_t *rows, int n)
 {
     uint64_t sum = 0;
     for (int i = 0; i < n; i++) {
@@ -301,7 +301,8 @@ bool trl_check_rows_differ(const int64_t *rows, int n, bool inter)
     for (int i = 0; i < n; i++)
         if (rows[(size_t)i * TRL_CK_ROW + TRL_CK_LOCAL] != TRL_CK_LOCAL_OK)
             return true;
-    return no_root(rows, n) || (!inter && xy_differ(rows, n)) || (inter && digests_differ(rows, n));
+    return no_root(rows, n) || (!inter && xy_differ(rows, n)) ||
+           (inter && trl_check_digests_differ(rows, n));
 }
 
 /* ---- the report ---- */
@@ -451,7 +452,7 @@ static void put_local(text *t, const trl_check_call_info *call, const int64_t *r
     const trl_check_labels *lb = call->labels;
     char who[64];
     snprintf(who, sizeof who, "%srank %d",
-             inter ? (r[TRL_CK_GROUP] ? "second group's " : "first group's ") : "",
+             inter ? (r[TRL_CK_GROUP] ? "the second group's " : "the first group's ") : "",
              (int)r[TRL_CK_RANK]);
     switch (r[TRL_CK_LOCAL]) {
     case TRL_CK_LOCAL_PEER: {
@@ -506,7 +507,7 @@ static void put_report(text *t, const trl_check_call_info *call, const int64_t *
             put_groups(t, "send buffer", rows, n, inter, key_inplace, show_inplace);
         for (int i = 0; i < n; i++)
             put_local(t, call, rows + (size_t)i * TRL_CK_ROW, inter);
-        if (inter && digests_differ(rows, n))
+        if (inter && trl_check_digests_differ(rows, n))
             put(t, "  per-peer blocks: a count or type signature that one group's ranks send "
                    "differs from what the other group's receivers expect of it (compare each "
                    "rank's sendcounts and sendtypes with its receivers' recvcounts and "

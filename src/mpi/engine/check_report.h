@@ -14,6 +14,9 @@ void trl_check_report(const trl_check_call_info *call, const int64_t *rows, int 
 
 /* Whether rows differ where they must not. */
 bool trl_check_rows_differ(const int64_t *rows, int n, bool inter);
+/* An intercommunicator v or w form's rows, all vouching for their per-peer
+ * digests, which do not cancel out. */
+bool trl_check_digests_differ(const int64_t *rows, int n);
 
 /* "file.c:42 (function)" or "function+0x1f (object)" for a call site
  * (an offset in the object the program's call sites lie in). */
