@@ -233,9 +233,8 @@ static void mismatch(const trl_check_call_info *call, const int64_t *rows)
 
 /* ---- blocking calls ---- */
 
-/* The exchange of a blocking call's check on an intracommunicator
- * (trl_check_set_exchange): Trellis' own on the program's communicator once
- * the entry layer has handed it over; the MPI library's until then. */
+/* How a blocking call's words travel (trl_check_set_exchange): Trellis'
+ * own once the entry layer hands them over; the library's until then. */
 static trl_check_allreduce_fn fast_allreduce = PMPI_Allreduce;
 static trl_check_post_fn fast_post;
 static trl_check_take_fn fast_take;
@@ -248,34 +247,40 @@ void trl_check_set_exchange(trl_check_allreduce_fn allreduce, trl_check_post_fn 
     fast_take = take;
 }
 
+/* A blocking call's pre-exchange, now: LOCAL from a block that differs. */
+static int exchange_now(trl_check_call_info *call, trl_check_pre *pre)
+{
+    int rc = trl_check_pre_start(pre, call->cc->pre[0], call->row[TRL_CK_SEQ], true);
+    if (rc == MPI_SUCCESS)
+        trl_check_pre_compare(pre, call->row);
+    trl_check_pre_free(pre);
+    return rc;
+}
+
 /* Where the words do not agree (or cannot be had: an intercommunicator):
  * the pre-exchange, which finds the block that differs, then the rows,
  * which tell the rest, twice where they differ: first to tell, then with
  * each rank's site from its stack, still in the call, for the report.
- * Every rank takes the same turns. */
+ * Every rank takes the same turns. An intercommunicator's blocks
+ * (TRL_PRE_INTER) are not exchanged: all-gathered only where the rows'
+ * digests show a pair that differs, to name it. */
 static void check_rows(trl_check_call_info *call, trl_check_pre *pre)
 {
     int rc = MPI_SUCCESS;
-    trl_check_pre *inter_pre = pre && pre->kind == TRL_PRE_INTER ? pre : NULL;
-    if (pre && !inter_pre)
-        rc = trl_check_pre_start(pre, call->cc->pre[0], call->row[TRL_CK_SEQ], true);
-    if (rc == MPI_SUCCESS && !inter_pre)
-        trl_check_pre_compare(pre, call->row);
-    if (!inter_pre)
-        trl_check_pre_free(pre);
+    trl_check_pre *inter_pre = NULL;
+    if (pre && pre->kind == TRL_PRE_INTER)
+        inter_pre = pre;
+    else if (pre)
+        rc = exchange_now(call, pre);
     MPI_Comm check = call->cc->check[0];
     int n = 0;
     PMPI_Comm_size(check, &n);
     int64_t *rows = rc == MPI_SUCCESS ? malloc(sizeof(int64_t) * TRL_CK_ROW * (size_t)n) : NULL;
-    if (!rows) {
-        trl_check_pre_free(inter_pre);
-        return;
-    }
     bool inter = call->cc->where.inter;
-    if (PMPI_Allgather(call->row, TRL_CK_ROW, MPI_INT64_T, rows, TRL_CK_ROW, MPI_INT64_T, check) ==
+    if (rows &&
+        PMPI_Allgather(call->row, TRL_CK_ROW, MPI_INT64_T, rows, TRL_CK_ROW, MPI_INT64_T, check) ==
             MPI_SUCCESS &&
         trl_check_rows_differ(rows, n, inter)) {
-        /* an intercommunicator's blocks: which pair differs, if any */
         if (inter_pre && trl_check_digests_differ(rows, n))
             trl_check_pre_name_inter(inter_pre, call->cc->where.low ? 0 : 1, call->cc->where.rank,
                                      check, call->row);
@@ -287,6 +292,16 @@ static void check_rows(trl_check_call_info *call, trl_check_pre *pre)
     }
     free(rows);
     trl_check_pre_free(inter_pre);
+}
+
+/* The words combined over the ranks (all; rc: how the exchange went):
+ * where they agree the call passes, else the rows tell (check_rows). */
+static void verdict(trl_check_call_info *call, trl_check_pre *pre, const int64_t all[2], int rc)
+{
+    if (rc == MPI_SUCCESS && !trl_check_words_agree(all))
+        check_rows(call, pre);
+    else
+        trl_check_pre_free(pre);
 }
 
 /* This thread's blocking call: described here (the watchdog reads it
@@ -318,10 +333,7 @@ static void take_verdict(bool wait)
         return;
     deferred.on = false; /* before check_rows, whose collectives may fail */
     trl_check_words_combine(deferred.mine, all);
-    if (rc == MPI_SUCCESS && !trl_check_words_agree(all))
-        check_rows(&deferred.call, deferred.pre);
-    else
-        trl_check_pre_free(deferred.pre);
+    verdict(&deferred.call, deferred.pre, all, rc);
 }
 
 void trl_check_idle(void)
@@ -335,53 +347,42 @@ void trl_check_settle_call(void)
 }
 
 /* A blocking call's check: two ranks post their words and leave the
- * verdict for later; more run one allreduce of their words on the
- * program's communicator, as one more collective before the call, through
- * Trellis: the fastest there is, and no Trellis state on the check's
- * duplicates, which would have to go collectively when the program frees
- * the communicator, inside the library's attribute deletion, whose order
- * differs from rank to rank (a hang seen in tests/check). Blocking calls
- * are in the same order on every rank, mismatched or not, so these
- * exchanges always meet. */
+ * verdict for later; more allreduce them through Trellis on the program's
+ * communicator before the call (no Trellis state on the check's duplicates,
+ * which would go collectively inside the library's attribute deletion,
+ * whose order differs from rank to rank: a hang seen in tests/check).
+ * Blocking calls come in one order on every rank, so these always meet. */
 static int check_now(trl_check_call_info *call, MPI_Comm comm, trl_check_pre *pre)
 {
     const trl_check_where *w = &call->cc->where;
-    if (w->inter || w->size == 1) {
-        int64_t v[2];
-        if (!w->inter)
-            trl_check_words_of(call, pre, v);
-        if (w->inter || !trl_check_words_agree(v))
-            check_rows(call, pre);
-        else
-            trl_check_pre_free(pre);
+    if (w->inter) { /* no words: the rows' fields differ by group */
+        check_rows(call, pre);
         return MPI_SUCCESS;
     }
     if (pre && pre->kind == TRL_PRE_NEIGHBOR) {
         /* the edges' blocks cannot be summed (check_pre.h): compared now */
-        if (trl_check_pre_start(pre, call->cc->pre[0], call->row[TRL_CK_SEQ], true) == MPI_SUCCESS)
-            trl_check_pre_compare(pre, call->row);
-        trl_check_pre_free(pre);
+        exchange_now(call, pre);
         pre = NULL;
     }
-    int64_t v[2], all[2];
+    int64_t v[2], all[2] = {0, 0};
     trl_check_words_of(call, pre, v);
-    bool posted = false;
     int rc = MPI_SUCCESS;
-    if (w->size == 2 && fast_post) {
-        rc = fast_post(comm, v, &deferred.words, &posted);
+    if (w->size == 1) {
+        memcpy(all, v, sizeof v);
+    } else {
+        bool posted = false;
+        if (w->size == 2 && fast_post)
+            rc = fast_post(comm, v, &deferred.words, &posted);
         if (posted && rc == MPI_SUCCESS) {
             deferred.on = true; /* call is deferred.call */
             deferred.pre = pre;
             memcpy(deferred.mine, v, sizeof v);
             return MPI_SUCCESS;
         }
+        if (rc == MPI_SUCCESS)
+            rc = fast_allreduce(v, all, 2, MPI_INT64_T, trl_check_words_op, comm);
     }
-    if (rc == MPI_SUCCESS)
-        rc = fast_allreduce(v, all, 2, MPI_INT64_T, trl_check_words_op, comm);
-    if (rc == MPI_SUCCESS && !trl_check_words_agree(all))
-        check_rows(call, pre);
-    else
-        trl_check_pre_free(pre);
+    verdict(call, pre, all, rc);
     return MPI_SUCCESS;
 }
 

@@ -74,7 +74,6 @@ int trl_check_call(const trl_check_where *w, trl_check_desc *d, trl_check_pre *p
 typedef int (*trl_check_allreduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
 typedef struct {
     void *c; /* the entry layer's: where the words went */
-    int tag;
 } trl_check_words;
 typedef int (*trl_check_post_fn)(MPI_Comm comm, const int64_t mine[2], trl_check_words *w,
                                  bool *served);
@@ -95,6 +94,15 @@ void trl_check_set_exchange(trl_check_allreduce_fn allreduce, trl_check_post_fn 
 bool trl_check_deferred(void);
 void trl_check_idle(void);
 void trl_check_settle_call(void);
+
+/* Before a collective of the MPI library's in a call (the call itself, or
+ * counts shared on Trellis' duplicate): the check's verdict on the call,
+ * if still to come, since the library waits without looking for it. */
+static inline void trl_before_library_collective(void)
+{
+    if (trl_check_on)
+        trl_check_settle_call();
+}
 
 /* A blocking call checked by trl_check_call returned: its verdict (if
  * deferred), and the watchdog's end of it. */

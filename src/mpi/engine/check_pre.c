@@ -186,17 +186,40 @@ bool trl_check_pre_digest(const trl_check_pre *p, int rank, int size, uint64_t *
     return d.sure;
 }
 
-bool trl_check_pre_digest_inter(const trl_check_pre *p, int group, int rank, uint64_t *sum)
+/* A rank of an intercommunicator's place in its blocks: its group (0 the
+ * first) above its rank. */
+enum { PLACE_RANK_BITS = 24 };
+
+static int inter_place(int group, int rank)
 {
-    /* a rank's place: its group above its rank */
-    int me = group << 24 | rank, them = (1 - group) << 24;
-    digest d = {0, true};
+    return group << PLACE_RANK_BITS | rank;
+}
+
+/* A TRL_PRE_INTER's blocks, each as (from, to) places, to fn: the ones
+ * sent, then the ones expected. */
+typedef void inter_block_fn(void *ctx, int from, int to, trl_sig s, bool sent);
+
+static void each_inter_block(const trl_check_pre *p, int group, int rank, inter_block_fn *fn,
+                             void *ctx)
+{
+    int me = inter_place(group, rank), them = inter_place(1 - group, 0);
     for (int j = 0; j < p->n_out; j++)
         if (p->out[j].bytes >= 0)
-            add_block(&d, me, them | j, p->out[j], true);
+            fn(ctx, me, them | j, p->out[j], true);
     for (int i = 0; i < p->n_in; i++)
         if (p->in[i].bytes >= 0)
-            add_block(&d, them | i, me, p->in[i], false);
+            fn(ctx, them | i, me, p->in[i], false);
+}
+
+static void digest_block(void *ctx, int from, int to, trl_sig s, bool sent)
+{
+    add_block(ctx, from, to, s, sent);
+}
+
+bool trl_check_pre_digest_inter(const trl_check_pre *p, int group, int rank, uint64_t *sum)
+{
+    digest d = {0, true};
+    each_inter_block(p, group, rank, digest_block, &d);
     *sum = d.sum;
     return d.sure;
 }
@@ -213,29 +236,26 @@ static int by_pair(const void *a, const void *b)
     return 0;
 }
 
-static int64_t *put_block(int64_t *t, int from, int to, trl_sig s, bool sent)
+static void put_block(void *ctx, int from, int to, trl_sig s, bool sent)
 {
+    int64_t **at = ctx, *t = *at;
     t[T_TO] = to;
     t[T_FROM] = from;
     t[T_SENT] = sent; /* the expectation (0) sorts before the block sent (1) */
     t[T_BYTES] = s.bytes;
     t[T_HASH] = s.hash;
-    return t + T_WORDS;
+    *at = t + T_WORDS;
 }
 
 void trl_check_pre_name_inter(const trl_check_pre *p, int group, int rank, MPI_Comm check,
                               int64_t *row)
 {
-    int me = group << 24 | rank, them = (1 - group) << 24, n = 0, total = 0;
+    int me = inter_place(group, rank), n = 0, total = 0;
     int *counts = NULL, *displs = NULL;
     int64_t *mine = malloc(sizeof(int64_t) * T_WORDS * (size_t)(p->n_out + p->n_in + 1)),
             *all = NULL, *t = mine;
-    for (int j = 0; mine && j < p->n_out; j++)
-        if (p->out[j].bytes >= 0)
-            t = put_block(t, me, them | j, p->out[j], true);
-    for (int i = 0; mine && i < p->n_in; i++)
-        if (p->in[i].bytes >= 0)
-            t = put_block(t, them | i, me, p->in[i], false);
+    if (mine)
+        each_inter_block(p, group, rank, put_block, &t);
     int words = mine ? (int)(t - mine) : 0;
     PMPI_Comm_size(check, &n);
     counts = malloc(sizeof(int) * (size_t)n);
@@ -263,7 +283,7 @@ void trl_check_pre_name_inter(const trl_check_pre *p, int group, int rank, MPI_C
             continue;
         if (want[T_TO] == me && row[TRL_CK_LOCAL] == TRL_CK_LOCAL_OK) {
             row[TRL_CK_LOCAL] = TRL_CK_LOCAL_PEER;
-            row[TRL_CK_PEER] = want[T_FROM] & 0xffffff;
+            row[TRL_CK_PEER] = want[T_FROM] & ((1 << PLACE_RANK_BITS) - 1);
             row[TRL_CK_WANT] = w.bytes;
             row[TRL_CK_GOT] = g.bytes;
         }

@@ -256,55 +256,48 @@ static bool is_predefined(MPI_Datatype type)
     return type == MPI_PACKED || pair_seq(type, &pair) || trl_type_named(type);
 }
 
-/* The call path's: most programs pass a predefined type or two over and
- * over (a derived type's handle may come back as another type once freed,
- * so only predefined ones are remembered). */
-static seq base_seq(MPI_Datatype type, int *size)
+/* count elements of a type whose own signature is base, of size bytes */
+static trl_sig sig_of_count(seq base, int count, int size)
 {
-    static TRL_CHECK_TLS MPI_Datatype last = MPI_DATATYPE_NULL;
-    static TRL_CHECK_TLS seq last_seq;
-    static TRL_CHECK_TLS int last_size;
-    if (type == last) {
-        *size = last_size;
-        return last_seq;
-    }
-    PMPI_Type_size(type, size);
-    seq s = sig_seq(type, 0);
-    if (is_predefined(type)) {
-        last = type;
-        last_seq = s;
-        last_size = *size;
-    }
-    return s;
+    seq s = repeat(base, count);
+    return (trl_sig){s.packed ? TRL_SIG_PACKED : (int64_t)s.h, (int64_t)count * size};
 }
 
 trl_sig trl_sig_of(int count, MPI_Datatype type)
 {
     if (type == MPI_DATATYPE_NULL || count <= 0)
         return (trl_sig){0, 0};
-    /* the last few counts of the last type (a v call's blocks) */
+    /* The call path's: most programs pass a predefined type or two over and
+     * over, a v call one count a peer. The last predefined type is kept,
+     * with its last few counts' signatures (a derived type's handle may
+     * come back as another type once freed: those are never kept). */
     enum { COUNTS = 4 };
     static TRL_CHECK_TLS struct {
         MPI_Datatype type;
+        int size;
+        seq base;
         int count[COUNTS], next;
         trl_sig sig[COUNTS];
-    } memo = {MPI_DATATYPE_NULL, {0}, 0, {{0, 0}}};
-    if (type == memo.type)
+    } memo = {.type = MPI_DATATYPE_NULL};
+    if (type == memo.type) {
         for (int i = 0; i < COUNTS; i++)
             if (memo.count[i] == count)
                 return memo.sig[i];
-    int size = 0;
-    seq s = repeat(base_seq(type, &size), count);
-    trl_sig sig = {s.packed ? TRL_SIG_PACKED : (int64_t)s.h, (int64_t)count * size};
-    if (type != memo.type && is_predefined(type)) {
+    } else {
+        int size = 0;
+        PMPI_Type_size(type, &size);
+        seq base = sig_seq(type, 0);
+        if (!is_predefined(type))
+            return sig_of_count(base, count, size);
         memo.type = type;
+        memo.size = size;
+        memo.base = base;
         for (int i = 0; i < COUNTS; i++)
             memo.count[i] = 0;
     }
-    if (type == memo.type) {
-        memo.count[memo.next] = count;
-        memo.sig[memo.next] = sig;
-        memo.next = (memo.next + 1) % COUNTS;
-    }
+    trl_sig sig = sig_of_count(memo.base, count, memo.size);
+    memo.count[memo.next] = count;
+    memo.sig[memo.next] = sig;
+    memo.next = (memo.next + 1) % COUNTS;
     return sig;
 }

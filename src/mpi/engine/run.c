@@ -29,32 +29,42 @@ static int run_threaded(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, co
     return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
 }
 
-/* While a blocking run waits: collectives in flight advance, and the
- * check's words of this call, sent before it (check.h), are looked for:
- * a mismatched call may wait for what never comes, and the words say why. */
+/* A wait's turn with nothing moved: collectives in flight advance, or,
+ * where ranks share cores, the core goes to the rank awaited. */
+static void wait_turn(const trl_shm *shm)
+{
+    if (trl_engine_busy())
+        trl_engine_progress();
+    else if (shm->yield)
+        sched_yield();
+}
+
+/* While a blocking run waits, the check's words of this call, sent before
+ * it (check.h), are looked for too: a mismatched call may wait for what
+ * never comes, and the words say why. */
 static __thread const trl_shm *idle_shm;
 
 static void idle_checked(void)
 {
     trl_check_idle();
-    if (trl_engine_busy())
-        trl_engine_progress();
-    else if (idle_shm && idle_shm->yield)
-        sched_yield();
+    wait_turn(idle_shm);
 }
 
 static void set_idle(trl_exec_call *call, trl_comm *c)
 {
-    /* The words first, if here: found at the head of the peer's ring they
-     * need not wait in the stash while the run takes the data behind them. */
-    if (trl_check_on && trl_check_deferred())
-        trl_check_idle();
     if (trl_check_on && trl_check_deferred()) {
-        idle_shm = &c->shm;
-        call->idle = idle_checked;
-    } else if (trl_engine_busy()) {
-        call->idle = trl_engine_progress;
+        /* The words first, if here: found at the head of the peer's ring
+         * they need not wait in the stash while the run takes the data
+         * behind them. */
+        trl_check_idle();
+        if (trl_check_deferred()) {
+            idle_shm = &c->shm;
+            call->idle = idle_checked;
+            return;
+        }
     }
+    if (trl_engine_busy()) /* collectives in flight advance while this one waits */
+        call->idle = trl_engine_progress;
 }
 
 int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
@@ -113,7 +123,7 @@ int trl_nothing(MPI_Comm comm, const trl_mode *mode)
 
 enum { TRL_WORDS_TAG = -2 };
 
-int trl_run_words_post(trl_comm *c, const int64_t mine[2], int *tag, bool *served)
+int trl_run_words_post(trl_comm *c, const int64_t mine[2], bool *served)
 {
     int peer = c ? 1 - c->rank : 0;
     *served = c && c->size == 2 && !trl_engine_threaded() &&
@@ -124,10 +134,9 @@ int trl_run_words_post(trl_comm *c, const int64_t mine[2], int *tag, bool *serve
      * are 0..MPI_TAG_UB): a pair's messages keep their order, and each call
      * takes the peer's words before it returns, so the k-th words taken are
      * the peer's k-th call's. */
-    *tag = TRL_WORDS_TAG;
     for (;;) {
         bool done = false, drained;
-        int rc = trl_shm_send(&c->shm, peer, *tag, mine, 2, MPI_INT64_T, c->dup, &done);
+        int rc = trl_shm_send(&c->shm, peer, TRL_WORDS_TAG, mine, 2, MPI_INT64_T, c->dup, &done);
         if (rc != MPI_SUCCESS || done)
             return rc;
         /* the ring is full: the peer may be waiting for its own ring to
@@ -140,15 +149,13 @@ int trl_run_words_post(trl_comm *c, const int64_t mine[2], int *tag, bool *serve
     }
 }
 
-int trl_run_words_take(trl_comm *c, int tag, int64_t theirs[2], bool wait, bool *done)
+int trl_run_words_take(trl_comm *c, int64_t theirs[2], bool wait, bool *done)
 {
     for (;;) {
-        int rc = trl_shm_recv(&c->shm, 1 - c->rank, tag, theirs, 2, MPI_INT64_T, c->dup, done);
+        int rc = trl_shm_recv(&c->shm, 1 - c->rank, TRL_WORDS_TAG, theirs, 2, MPI_INT64_T, c->dup,
+                              done);
         if (rc != MPI_SUCCESS || *done || !wait)
             return rc;
-        if (trl_engine_busy())
-            trl_engine_progress();
-        else if (c->shm.yield)
-            sched_yield();
+        wait_turn(&c->shm);
     }
 }

@@ -36,12 +36,12 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
 /* TRELLIS_CHECK's words between two ranks of a node (engine/check.h,
  * entry/entries.c): posted before a blocking call, taken after it (or
  * while it waits). Post: one message to the peer through shared memory,
- * under a tag no schedule uses (*tag, for take); *served false where that
- * cannot be (c not of 2 ranks that share memory, or a progress thread
- * owning the engine), the same on both ranks. Take: the peer's, *done once
- * there; with wait, waits for it. */
-int trl_run_words_post(trl_comm *c, const int64_t mine[2], int *tag, bool *served);
-int trl_run_words_take(trl_comm *c, int tag, int64_t theirs[2], bool wait, bool *done);
+ * under a tag no schedule uses; *served false where that cannot be (c not
+ * of 2 ranks that share memory, or a progress thread owning the engine),
+ * the same on both ranks. Take: the peer's, *done once there; with wait,
+ * waits for it. */
+int trl_run_words_post(trl_comm *c, const int64_t mine[2], bool *served);
+int trl_run_words_take(trl_comm *c, int64_t theirs[2], bool wait, bool *done);
 
 /* A call with nothing to move: MPI_SUCCESS, or a request that completes
  * at once (at every start, if persistent). */

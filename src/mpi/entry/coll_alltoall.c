@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "mpi/engine/check.h"
 #include "mpi/entry/coll_common.h"
 #include "mpi/entry/coll_forms.h"
 #include "mpi/entry/validate.h"

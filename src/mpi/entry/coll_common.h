@@ -13,7 +13,6 @@
 #include "exec/pack.h"
 #include "mpi/context/comm.h"
 #include "mpi/context/schedule.h"
-#include "mpi/engine/check.h"
 #include "mpi/engine/engine.h"
 #include "mpi/engine/run.h"
 
@@ -149,14 +148,5 @@ int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *
 bool trl_move_repeat(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, const void *sendbuf,
                      int send_count, MPI_Datatype send_type, void *recvbuf, int recv_count,
                      MPI_Datatype recv_type, const trl_mode *mode, trl_move_key *key, int *rc);
-
-/* Before a collective of the MPI library's inside a call (counts shared
- * on Trellis' duplicate): the check's verdict on the call, if still to
- * come (engine/check.h), since the library waits without looking for it. */
-static inline void trl_before_library_collective(void)
-{
-    if (trl_check_on)
-        trl_check_settle_call();
-}
 
 #endif

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/engine/check.h"
 #include "mpi/entry/coll_common.h"
 #include "mpi/entry/coll_forms.h"
 #include "mpi/entry/validate.h"

@@ -15,6 +15,7 @@
 #include "algo/params.h"
 #include "core/status.h"
 #include "exec/mpi_impl.h"
+#include "mpi/engine/check.h"
 #include "mpi/entry/coll_common.h"
 #include "mpi/entry/coll_forms.h"
 #include "mpi/entry/validate.h"

@@ -74,10 +74,10 @@ TRL_MPI_ALL_COLLECTIVES(TRL_OPENING)
         TRL_CHECKED(name, &trl_blocking, TRL_C_ARGS(__VA_ARGS__))                                  \
         bool served;                                                                               \
         int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &trl_blocking, &served);                    \
-        if (!served && trl_check_on)                                                               \
-            trl_check_settle_call(); /* the library's call waits without looking */                \
-        if (!served)                                                                               \
+        if (!served) {                                                                             \
+            trl_before_library_collective();                                                       \
             rc = PMPI_##Name(TRL_C_ARGS(__VA_ARGS__));                                             \
+        }                                                                                          \
         if (trl_check_on)                                                                          \
             trl_check_done();                                                                      \
         return rc;                                                                                 \
@@ -100,12 +100,12 @@ static int words_post(MPI_Comm comm, const int64_t mine[2], trl_check_words *w, 
 {
     trl_comm *c = trl_comm_find(comm);
     w->c = c;
-    return trl_run_words_post(c, mine, &w->tag, served);
+    return trl_run_words_post(c, mine, served);
 }
 
 static int words_take(const trl_check_words *w, int64_t theirs[2], bool wait, bool *done)
 {
-    return trl_run_words_take(w->c, w->tag, theirs, wait, done);
+    return trl_run_words_take(w->c, theirs, wait, done);
 }
 
 void trl_entries_check_start(void)
