@@ -182,6 +182,11 @@ typedef struct {
      * change which messages a rank exchanges, since ranks may differ. */
     bool in_place;
     trl_call_kind call; /* blocking or not: the rules may tell them apart */
+    /* A persistent neighbourhood v or w call whose runs from the second on
+     * have their host's block sizes, which its first sends
+     * (mpi/entry/neighbor_sizes.h): an algorithm with TRL_NEEDS_ALL_COUNTS
+     * serves it then. */
+    bool counts_planned;
     const trl_params *params;
     const struct trl_algo *algo; /* set by trl_algo_build, for defaults */
     /* Where each rank of the communicator sits (host, socket, NUMA domain);

@@ -14,10 +14,15 @@ const char *trl_algo_unusable(const trl_algo *algo, const trl_coll_args *a)
     if ((algo->needs & TRL_NEEDS_COMMUTATIVE) && !a->commutative)
         return "it needs a commutative operation";
     /* The counts are exchanged by a blocking collective before the
-     * schedule is built, which a call that may not wait cannot do. */
-    if ((algo->needs & TRL_NEEDS_ALL_COUNTS) && a->call != TRL_CALL_BLOCKING)
-        return "it needs every rank's counts, which a non-blocking or persistent call cannot "
-               "exchange before it returns";
+     * schedule is built, which a call that may not wait cannot do; a
+     * persistent neighbourhood call sends them in its first run, which runs
+     * another algorithm, and plans the runs after it. */
+    if ((algo->needs & TRL_NEEDS_ALL_COUNTS) && a->call != TRL_CALL_BLOCKING && !a->counts_planned)
+        return a->call == TRL_CALL_PERSISTENT && a->nbhd
+                   ? "it needs its host's block sizes, which a persistent call's first start "
+                     "sends: it serves the starts after it"
+                   : "it needs every rank's counts, which a non-blocking or persistent call "
+                     "cannot exchange before it returns";
     if ((algo->needs & TRL_NEEDS_BLOCK_PLACEMENT) && !trl_topo_stats(a->topo, a->size).block)
         return "it needs placement=block (every host holding consecutive ranks)";
     if (algo->unusable) {

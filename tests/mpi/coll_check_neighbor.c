@@ -12,7 +12,9 @@
  * 100003 without --quick), the v forms with counts per edge and gaps between
  * blocks, the w form with a strided derived datatype and byte displacements.
  * Blocks from MPI_PROC_NULL and gaps must stay untouched. Calls go through
- * call_mode.h (TRELLIS_TEST_MODE). Then, blocking only: MPI_IN_PLACE must be
+ * call_mode.h (TRELLIS_TEST_MODE). On each graph, where the library has
+ * persistent collectives, all five persistent at once, each started three
+ * times with new data (check_persistent). Then, blocking only: MPI_IN_PLACE must be
  * refused with an error, and (where the library has them) non-blocking and
  * persistent calls must complete right while point-to-point messages and
  * another collective are outstanding on the same communicator.
@@ -24,6 +26,9 @@
  *
  * Prints "coll_check_neighbor ranks=P: N checks, F failed". */
 #include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +42,13 @@ static int set_up(MPI_Comm c)
 {
     return MPI_Barrier(c);
 }
+
+/* The persistent forms' init, where the library declares them. */
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define PINIT(Name) MPIX_##Name##_init
+#elif MPI_VERSION >= 4
+#define PINIT(Name) MPI_##Name##_init
+#endif
 
 #include "call_mode.h"
 #include "check.h"
@@ -90,151 +102,236 @@ static bool wanted(const char *coll)
     return !only || strcmp(only, coll) == 0;
 }
 
-static void check_allgather(const graph *g, int n, bool v)
+/* The five collectives, as this file names them. */
+enum { AG, AGV, A2A, A2AV, A2AW, KINDS };
+static const char *const kind_names[KINDS] = {"neighbor_allgather", "neighbor_allgatherv",
+                                              "neighbor_alltoall", "neighbor_alltoallv",
+                                              "neighbor_alltoallw"};
+
+static bool is_v(int kind)
 {
-    int my = v ? vcount(rank, 0, n) : n;
-    int *send = malloc(((size_t)my + 1) * sizeof *send);
-    for (int e = 0; e < my; e++)
-        send[e] = value(rank, 0, e);
-    int *counts = malloc(((size_t)g->indeg + 1) * sizeof *counts);
-    int *displs = malloc(((size_t)g->indeg + 1) * sizeof *displs);
-    size_t total = 0;
-    for (int i = 0; i < g->indeg; i++) {
-        int s = g->sources[i];
-        counts[i] = s == MPI_PROC_NULL ? (v ? 1 : n) : v ? vcount(s, 0, n) : n;
-        displs[i] = (int)total + (v ? 1 : 0); /* a gap before each block */
-        total += (size_t)counts[i] + (v ? 1 : 0);
-    }
-    if (!v)
-        total = (size_t)n * (size_t)g->indeg;
-    int *recv = malloc((total + 1) * sizeof *recv);
-    for (size_t x = 0; x <= total; x++)
-        recv[x] = SENTINEL;
-    int rc = v ? MPI_Neighbor_allgatherv(send, my, MPI_INT, recv, counts, displs, MPI_INT, g->comm)
-               : MPI_Neighbor_allgather(send, n, MPI_INT, recv, n, MPI_INT, g->comm);
-    CHECK(rc == MPI_SUCCESS, "%s allgather%s n=%d: rc %d", g->name, v ? "v" : "", n, rc);
-    int bad = 0;
-    for (int i = 0; i < g->indeg; i++) {
-        int s = g->sources[i], at = v ? displs[i] : i * n, cnt = v ? counts[i] : n;
-        for (int e = 0; e < cnt; e++) {
-            int want = s == MPI_PROC_NULL ? SENTINEL : value(s, 0, e);
-            bad += recv[at + e] != want;
-        }
-        if (v)
-            bad += recv[at - 1] != SENTINEL;
-    }
-    CHECK(bad == 0, "%s neighbor_allgather%s n=%d: %d wrong elements", g->name, v ? "v" : "", n,
-          bad);
-    free(send);
-    free(counts);
-    free(displs);
-    free(recv);
+    return kind == AGV || kind == A2AV || kind == A2AW;
 }
 
-/* alltoall (mode 0), alltoallv (1), alltoallw (2). In the w form, odd send
- * blocks and even receive blocks use a strided type (an int every 8 bytes). */
-static void check_alltoall(const graph *g, int n, int mode, MPI_Datatype strided)
+static bool gathers(int kind)
 {
-    int out = g->outdeg[rank], in = g->indeg;
-    int *scount = malloc(((size_t)out + 1) * sizeof(int)),
-        *sdispl = malloc(((size_t)out + 1) * sizeof(int));
-    int *rcount = malloc(((size_t)in + 1) * sizeof(int)),
-        *rdispl = malloc(((size_t)in + 1) * sizeof(int));
-    MPI_Aint *sbyte = malloc(((size_t)out + 1) * sizeof(MPI_Aint));
-    MPI_Aint *rbyte = malloc(((size_t)in + 1) * sizeof(MPI_Aint));
-    MPI_Datatype *stypes = malloc(((size_t)out + 1) * sizeof(MPI_Datatype));
-    MPI_Datatype *rtypes = malloc(((size_t)in + 1) * sizeof(MPI_Datatype));
-    size_t stotal = 0, rtotal = 0; /* in ints */
-    for (int j = 0; j < out; j++) {
-        scount[j] = mode ? vcount(rank, j, n) : n;
-        int stride = mode == 2 && j % 2 ? 2 : 1;
-        stypes[j] = stride == 2 ? strided : MPI_INT;
-        sdispl[j] = (int)stotal + (mode ? 1 : 0);
-        sbyte[j] = (MPI_Aint)sdispl[j] * (MPI_Aint)sizeof(int);
-        stotal += (size_t)scount[j] * (size_t)stride + (mode ? 1 : 0);
+    return kind == AG || kind == AGV;
+}
+
+/* One call's buffers and arrays. The v and w forms: counts per edge
+ * (vcount) and a gap before each block; the w form: odd send blocks and
+ * even receive blocks of a strided type (an int every 8 bytes), byte
+ * displacements. allgather(v) send one block (ns 1). Sizes in ints. */
+typedef struct {
+    int kind, n, ns;
+    int *scount, *sdispl, *rcount, *rdispl;
+    MPI_Aint *sbyte, *rbyte;
+    MPI_Datatype *stypes, *rtypes;
+    size_t stotal, rtotal;
+    int *send, *recv, *want;
+} bufs;
+
+/* The send blocks with round's values (value + round), the receive buffer
+ * SENTINEL, and want what the call must leave there: a block's elements
+ * where they land, SENTINEL everywhere else (gaps, strides, MPI_PROC_NULL
+ * blocks). */
+static void bufs_fill(const graph *g, bufs *b, int round)
+{
+    for (size_t x = 0; x <= b->stotal; x++)
+        b->send[x] = SENTINEL;
+    for (int j = 0; j < b->ns; j++) {
+        int stride = b->kind == A2AW && j % 2 ? 2 : 1;
+        int at = is_v(b->kind) ? b->sdispl[j] : j * b->n;
+        for (int e = 0; e < b->scount[j]; e++)
+            b->send[at + e * stride] = value(rank, j, e) + round;
     }
-    if (!mode)
-        stotal = (size_t)n * (size_t)out;
-    for (int i = 0; i < in; i++) {
-        int s = g->sources[i];
-        rcount[i] = s == MPI_PROC_NULL ? (mode ? 1 : n)
-                    : mode             ? vcount(s, sender_block(g, i), n)
-                                       : n;
-        int stride = mode == 2 && i % 2 == 0 ? 2 : 1;
-        rtypes[i] = stride == 2 ? strided : MPI_INT;
-        rdispl[i] = (int)rtotal + (mode ? 1 : 0);
-        rbyte[i] = (MPI_Aint)rdispl[i] * (MPI_Aint)sizeof(int);
-        rtotal += (size_t)rcount[i] * (size_t)stride + (mode ? 1 : 0);
-    }
-    if (!mode)
-        rtotal = (size_t)n * (size_t)in;
-    int *send = malloc((stotal + 1) * sizeof *send), *recv = malloc((rtotal + 1) * sizeof *recv);
-    for (size_t x = 0; x <= stotal; x++)
-        send[x] = SENTINEL;
-    for (int j = 0; j < out; j++) {
-        int stride = mode == 2 && j % 2 ? 2 : 1, at = mode ? sdispl[j] : j * n;
-        for (int e = 0; e < scount[j]; e++)
-            send[at + e * stride] = value(rank, j, e);
-    }
-    for (size_t x = 0; x <= rtotal; x++)
-        recv[x] = SENTINEL;
-    int rc;
-    if (mode == 0)
-        rc = MPI_Neighbor_alltoall(send, n, MPI_INT, recv, n, MPI_INT, g->comm);
-    else if (mode == 1)
-        rc = MPI_Neighbor_alltoallv(send, scount, sdispl, MPI_INT, recv, rcount, rdispl, MPI_INT,
-                                    g->comm);
-    else
-        rc = MPI_Neighbor_alltoallw(send, scount, sbyte, stypes, recv, rcount, rbyte, rtypes,
-                                    g->comm);
-    static const char *names[] = {"alltoall", "alltoallv", "alltoallw"};
-    CHECK(rc == MPI_SUCCESS, "%s neighbor_%s n=%d: rc %d", g->name, names[mode], n, rc);
-    int bad = 0;
-    /* Every int of the receive buffer: a block's elements where they land,
-     * SENTINEL everywhere else (gaps, strides, MPI_PROC_NULL blocks). */
-    int *want = malloc((rtotal + 1) * sizeof *want);
-    for (size_t x = 0; x <= rtotal; x++)
-        want[x] = SENTINEL;
-    for (int i = 0; i < in; i++) {
+    for (size_t x = 0; x <= b->rtotal; x++)
+        b->recv[x] = b->want[x] = SENTINEL;
+    for (int i = 0; i < g->indeg; i++) {
         int s = g->sources[i];
         if (s == MPI_PROC_NULL)
             continue;
-        int j = sender_block(g, i), stride = mode == 2 && i % 2 == 0 ? 2 : 1;
-        int at = mode ? rdispl[i] : i * n;
-        for (int e = 0; e < rcount[i]; e++)
-            want[at + e * stride] = value(s, j, e);
+        int j = gathers(b->kind) ? 0 : sender_block(g, i);
+        int stride = b->kind == A2AW && i % 2 == 0 ? 2 : 1;
+        int at = is_v(b->kind) ? b->rdispl[i] : i * b->n;
+        for (int e = 0; e < b->rcount[i]; e++)
+            b->want[at + e * stride] = value(s, j, e) + round;
     }
-    for (size_t x = 0; x <= rtotal; x++)
-        bad += recv[x] != want[x];
-    CHECK(bad == 0, "%s neighbor_%s n=%d: %d wrong ints", g->name, names[mode], n, bad);
-    free(want);
-    free(send);
-    free(recv);
-    free(scount);
-    free(sdispl);
-    free(rcount);
-    free(rdispl);
-    free(sbyte);
-    free(rbyte);
-    free(stypes);
-    free(rtypes);
 }
+
+static void bufs_make(const graph *g, int kind, int n, MPI_Datatype strided, bufs *b)
+{
+    int in = g->indeg, v = is_v(kind);
+    *b = (bufs){.kind = kind, .n = n, .ns = gathers(kind) ? 1 : g->outdeg[rank]};
+    size_t ns = (size_t)b->ns + 1, nr = (size_t)in + 1;
+    b->scount = malloc(ns * sizeof(int));
+    b->sdispl = malloc(ns * sizeof(int));
+    b->sbyte = malloc(ns * sizeof(MPI_Aint));
+    b->stypes = malloc(ns * sizeof(MPI_Datatype));
+    b->rcount = malloc(nr * sizeof(int));
+    b->rdispl = malloc(nr * sizeof(int));
+    b->rbyte = malloc(nr * sizeof(MPI_Aint));
+    b->rtypes = malloc(nr * sizeof(MPI_Datatype));
+    for (int j = 0; j < b->ns; j++) {
+        b->scount[j] = v ? vcount(rank, j, n) : n;
+        int stride = kind == A2AW && j % 2 ? 2 : 1;
+        b->stypes[j] = stride == 2 ? strided : MPI_INT;
+        b->sdispl[j] = (int)b->stotal + v;
+        b->sbyte[j] = (MPI_Aint)b->sdispl[j] * (MPI_Aint)sizeof(int);
+        b->stotal += (size_t)b->scount[j] * (size_t)stride + (size_t)v;
+    }
+    if (!v)
+        b->stotal = (size_t)n * (size_t)b->ns;
+    for (int i = 0; i < in; i++) {
+        int s = g->sources[i];
+        b->rcount[i] = s == MPI_PROC_NULL ? (v ? 1 : n)
+                       : v                ? vcount(s, gathers(kind) ? 0 : sender_block(g, i), n)
+                                          : n;
+        int stride = kind == A2AW && i % 2 == 0 ? 2 : 1;
+        b->rtypes[i] = stride == 2 ? strided : MPI_INT;
+        b->rdispl[i] = (int)b->rtotal + v;
+        b->rbyte[i] = (MPI_Aint)b->rdispl[i] * (MPI_Aint)sizeof(int);
+        b->rtotal += (size_t)b->rcount[i] * (size_t)stride + (size_t)v;
+    }
+    if (!v)
+        b->rtotal = (size_t)n * (size_t)in;
+    b->send = malloc((b->stotal + 1) * sizeof(int));
+    b->recv = malloc((b->rtotal + 1) * sizeof(int));
+    b->want = malloc((b->rtotal + 1) * sizeof(int));
+    bufs_fill(g, b, 0);
+}
+
+static void bufs_free(bufs *b)
+{
+    void *all[] = {b->scount, b->sdispl, b->sbyte, b->stypes, b->rcount, b->rdispl,
+                   b->rbyte,  b->rtypes, b->send,  b->recv,   b->want};
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+        free(all[k]);
+}
+
+static int bufs_bad(const bufs *b)
+{
+    int bad = 0;
+    for (size_t x = 0; x <= b->rtotal; x++)
+        bad += b->recv[x] != b->want[x];
+    return bad;
+}
+
+/* Each collective's arguments before info and request. allgatherv sends its
+ * one block from past its gap. */
+#define ARGS_AG(b, g) (b)->send, (b)->n, MPI_INT, (b)->recv, (b)->n, MPI_INT, (g)->comm
+#define ARGS_AGV(b, g)                                                                             \
+    (b)->send + (b)->sdispl[0], (b)->scount[0], MPI_INT, (b)->recv, (b)->rcount, (b)->rdispl,      \
+        MPI_INT, (g)->comm
+#define ARGS_A2AV(b, g)                                                                            \
+    (b)->send, (b)->scount, (b)->sdispl, MPI_INT, (b)->recv, (b)->rcount, (b)->rdispl, MPI_INT,    \
+        (g)->comm
+#define ARGS_A2AW(b, g)                                                                            \
+    (b)->send, (b)->scount, (b)->sbyte, (b)->stypes, (b)->recv, (b)->rcount, (b)->rbyte,           \
+        (b)->rtypes, (g)->comm
+
+static int bufs_call(const graph *g, const bufs *b)
+{
+    switch (b->kind) {
+    case AG: return MPI_Neighbor_allgather(ARGS_AG(b, g));
+    case AGV: return MPI_Neighbor_allgatherv(ARGS_AGV(b, g));
+    case A2A: return MPI_Neighbor_alltoall(ARGS_AG(b, g));
+    case A2AV: return MPI_Neighbor_alltoallv(ARGS_A2AV(b, g));
+    default: return MPI_Neighbor_alltoallw(ARGS_A2AW(b, g));
+    }
+}
+
+/* One call of kind on g with n elements a block, verified. */
+static void check_call(const graph *g, int kind, int n, MPI_Datatype strided)
+{
+    bufs b;
+    bufs_make(g, kind, n, strided, &b);
+    int rc = bufs_call(g, &b);
+    CHECK(rc == MPI_SUCCESS, "%s %s n=%d: rc %d", g->name, kind_names[kind], n, rc);
+    int bad = bufs_bad(&b);
+    CHECK(bad == 0, "%s %s n=%d: %d wrong ints", g->name, kind_names[kind], n, bad);
+    bufs_free(&b);
+}
+
+#ifdef PINIT
+static int bufs_init(const graph *g, const bufs *b, MPI_Request *req)
+{
+    switch (b->kind) {
+    case AG: return PINIT(Neighbor_allgather)(ARGS_AG(b, g), MPI_INFO_NULL, req);
+    case AGV: return PINIT(Neighbor_allgatherv)(ARGS_AGV(b, g), MPI_INFO_NULL, req);
+    case A2A: return PINIT(Neighbor_alltoall)(ARGS_AG(b, g), MPI_INFO_NULL, req);
+    case A2AV: return PINIT(Neighbor_alltoallv)(ARGS_A2AV(b, g), MPI_INFO_NULL, req);
+    default: return PINIT(Neighbor_alltoallw)(ARGS_A2AW(b, g), MPI_INFO_NULL, req);
+    }
+}
+
+/* Persistent calls started again and again: Trellis runs an algorithm that
+ * needs its host's block sizes from the second start on, planned from what
+ * the first sent. Every collective at once, started in an order that
+ * differs between ranks (MPI-4 matches persistent calls by their inits) and
+ * once by MPI_Startall, new data each start, a point-to-point message
+ * outstanding; first a request freed without a start, with other counts,
+ * whose size messages must not be taken for the others'. */
+static void check_persistent(const graph *g, int n, MPI_Datatype strided)
+{
+    bufs dead, b[KINDS];
+    MPI_Request dreq = MPI_REQUEST_NULL, req[KINDS];
+    bufs_make(g, A2AV, n + 3, strided, &dead);
+    int rc = bufs_init(g, &dead, &dreq);
+    CHECK(rc == MPI_SUCCESS, "%s persistent, freed unstarted: rc %d", g->name, rc);
+    if (dreq != MPI_REQUEST_NULL)
+        MPI_Request_free(&dreq);
+    bufs_free(&dead);
+    for (int k = 0; k < KINDS; k++) {
+        bufs_make(g, k, n, strided, &b[k]);
+        req[k] = MPI_REQUEST_NULL;
+        rc = bufs_init(g, &b[k], &req[k]);
+        CHECK(rc == MPI_SUCCESS, "%s persistent %s init: rc %d", g->name, kind_names[k], rc);
+    }
+    int to = (rank + 1) % nranks, from = (rank + nranks - 1) % nranks;
+    for (int round = 1; round <= 3; round++) {
+        for (int k = 0; k < KINDS; k++)
+            bufs_fill(g, &b[k], round);
+        int token = rank + round, got = -1;
+        MPI_Request p2p[2];
+        MPI_Irecv(&got, 1, MPI_INT, from, 78, g->comm, &p2p[0]);
+        if (round == 2)
+            MPI_Startall(KINDS, req);
+        for (int x = 0; round != 2 && x < KINDS; x++)
+            MPI_Start(&req[rank % 2 ? KINDS - 1 - x : x]);
+        MPI_Isend(&token, 1, MPI_INT, to, 78, g->comm, &p2p[1]);
+        rc = MPI_Waitall(KINDS, req, MPI_STATUSES_IGNORE);
+        MPI_Waitall(2, p2p, MPI_STATUSES_IGNORE);
+        CHECK(rc == MPI_SUCCESS && got == from + round, "%s persistent start %d: rc %d, p2p %d",
+              g->name, round, rc, got);
+        for (int k = 0; k < KINDS; k++) {
+            int bad = bufs_bad(&b[k]);
+            CHECK(bad == 0, "%s persistent %s n=%d start %d: %d wrong ints", g->name, kind_names[k],
+                  n, round, bad);
+        }
+    }
+    for (int k = 0; k < KINDS; k++) {
+        if (req[k] != MPI_REQUEST_NULL)
+            MPI_Request_free(&req[k]);
+        bufs_free(&b[k]);
+    }
+}
+#endif
 
 static void run_graph(const graph *g, const int *counts, int ncounts, MPI_Datatype strided)
 {
     for (int c = 0; c < ncounts; c++) {
         int n = counts[c];
-        if (wanted("neighbor_allgather"))
-            check_allgather(g, n, false);
-        if (wanted("neighbor_allgatherv"))
-            check_allgather(g, n, true);
-        if (wanted("neighbor_alltoall"))
-            check_alltoall(g, n, 0, strided);
-        if (wanted("neighbor_alltoallv"))
-            check_alltoall(g, n, 1, strided);
-        if (wanted("neighbor_alltoallw"))
-            check_alltoall(g, n, 2, strided);
+        for (int kind = 0; kind < KINDS; kind++)
+            if (wanted(kind_names[kind]))
+                check_call(g, kind, n, strided);
     }
+#ifdef PINIT
+    /* 2: blocks of 8-24 bytes, some combined and some sent straight under
+     * combine=16 (mpi.neighbor.lanes); 7: larger ones. */
+    for (int n = 2; !only && n <= 7; n += 5)
+        check_persistent(g, n, strided);
+#endif
 }
 
 static void free_graph(graph *g)

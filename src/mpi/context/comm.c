@@ -43,8 +43,6 @@ static void free_comm(trl_comm *c)
     trl_topo_free(&c->topo);
     trl_nbhd_free(&c->nbhd);
     free(c->nbvec);
-    if (c->has_nbsizes)
-        PMPI_Comm_free(&c->nbsizes);
     trl_exec_mem_free(&c->mem);
     trl_shm_detach(&c->shm);
     if (c->dup != MPI_COMM_NULL)

@@ -69,11 +69,6 @@ typedef struct {
      * (the neighbourhood calls' byte counts and displacements). */
     trl_nbhd nbhd;
     size_t *nbvec;
-    /* Where a host's ranks tell its leader their block sizes before a v or
-     * w neighbourhood call under locality (entry/coll_neighbor.c): a
-     * duplicate made at the first such call; has_nbsizes: it exists. */
-    MPI_Comm nbsizes;
-    bool has_nbsizes;
     /* The same on every rank of the communicator, different for every
      * communicator: rank 0's world rank and its count of communicators
      * set up (engine/trace.c names calls with it and traced_calls). */

@@ -15,6 +15,16 @@ static void count_groups(trl_tags *t)
     t->per_group = t->slots / groups;
 }
 
+/* Ranges of span tags below the spare ones (trl_tags_spare): the last
+ * range is given up for them where ub + 1 is a multiple of span (32767
+ * ranges of 64K with 2^31 - 1 tags: per_group, a third of them, is the
+ * same as with 32768). At least one. */
+static int ranges(const trl_tags *t)
+{
+    long n = ((long)t->ub + 1 - TRL_TAGS_SPARE) / t->span;
+    return n > 0 ? (int)n : 1;
+}
+
 void trl_tags_init(trl_tags *t, int ub)
 {
     *t = (trl_tags){.ub = ub};
@@ -28,12 +38,12 @@ void trl_tags_init(trl_tags *t, int ub)
     t->span = 1 << 16;
     while (t->span > 1 && (long)t->span - 1 > (long)t->ub)
         t->span >>= 1;
-    t->slots = (int)(((long)t->ub + 1) / t->span);
+    t->slots = ranges(t);
     /* At least 16 ranges for each form of call where spans of a tag period
      * allow it: 21 each with 32767 tags. */
     while (t->span > TRL_SCHED_TAG_PERIOD && t->slots < 16 * CALL_KINDS) {
         t->span >>= 1;
-        t->slots = (int)(((long)t->ub + 1) / t->span);
+        t->slots = ranges(t);
     }
     count_groups(t);
 }
@@ -89,8 +99,13 @@ bool trl_tags_classes(trl_tags *t, int n)
     t->nclasses = n;
     while (t->span > TRL_SCHED_TAG_PERIOD && t->slots / (n * CALL_KINDS) < 16) {
         t->span >>= 1;
-        t->slots = (int)(((long)t->ub + 1) / t->span);
+        t->slots = ranges(t);
     }
     count_groups(t);
     return true;
+}
+
+int trl_tags_spare(const trl_tags *t, int which)
+{
+    return t->slots * t->span + which;
 }

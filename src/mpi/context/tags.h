@@ -31,6 +31,14 @@ typedef struct {
     int nclasses;
 } trl_tags;
 
+/* Tags past every range, each for messages of one fixed purpose that
+ * are not a schedule's (their order on each pair of ranks is the order of
+ * the calls that send them): TRL_TAG_SIZES_BLOCKING, a blocking
+ * neighbourhood call's block sizes, which a host's ranks send the ranks
+ * that carry its traffic (entry/coll_neighbor.c); TRL_TAG_SIZES_INIT, the
+ * same sent at a persistent call's init. */
+enum { TRL_TAG_SIZES_BLOCKING, TRL_TAG_SIZES_INIT, TRL_TAGS_SPARE };
+
 /* Ranges for a communicator whose largest tag is ub. */
 void trl_tags_init(trl_tags *t, int ub);
 void trl_tags_free(trl_tags *t);
@@ -38,6 +46,10 @@ void trl_tags_free(trl_tags *t);
 /* The tag range of the next run of a call of this form and tag class (a
  * cache entry's: cache.h) (of a persistent call: of its init). */
 void trl_tags_next(trl_tags *t, trl_call_kind call, int tag_class, int *base, int *span);
+
+/* The spare tag `which` (TRL_TAG_SIZES_BLOCKING, ...). MPI's smallest
+ * largest tag, 32767, leaves 63 ranges of 512 and 512 tags past them. */
+int trl_tags_spare(const trl_tags *t, int which);
 
 /* Count runs in n classes (an intercommunicator's merged communicator:
  * 1 + its size), each with its own share of the tag ranges; the ranges

@@ -1,7 +1,6 @@
 #define _GNU_SOURCE
 #include "mpi/engine/engine.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -48,6 +47,11 @@ bool trl_engine_busy(void)
 {
     /* TRELLIS_CHECK's checks in flight are followed up in the turns */
     return atomic_load_explicit(&eng.running, memory_order_relaxed) > 0 || trl_check_pending();
+}
+
+int trl_engine_running(void)
+{
+    return atomic_load_explicit(&eng.running, memory_order_relaxed);
 }
 
 bool trl_ops_alive(void)
@@ -176,6 +180,7 @@ static void release(trl_op *op)
     }
     if (op->hooks.release)
         op->hooks.release(op);
+    trl_plan_release(&op->plan);
     if (op->holds_type)
         trl_let_type(op->call.dtype);
     if (op->holds_op)
@@ -193,6 +198,7 @@ static void finish(trl_op *op, int rc)
 {
     unlink_op(op);
     op->running = false;
+    op->arriving = false;
     trl_check_op_ended(op->check);
     if (op->hooks.after)
         op->rc = op->hooks.after(op, rc);
@@ -207,6 +213,11 @@ static void finish(trl_op *op, int rc)
 
 static int begin(trl_op *op)
 {
+    if (op->planned) {
+        int rc = trl_plan_take(&op->plan, &op->planned, &op->entry);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
     if (!op->entry) {
         /* Nothing to move: finished as soon as started. */
         op->rc = MPI_SUCCESS;
@@ -242,6 +253,9 @@ static void run_out(trl_op *op)
         return;
     inside = true;
     int rc = trl_exec_finish(&op->x);
+    while (!trl_plan_in(&op->plan, &op->planned, &rc))
+        if (op->c->shm.yield)
+            sched_yield(); /* the ranks that send it may share this core */
     inside = false;
     finish(op, rc);
 }
@@ -257,12 +271,19 @@ static bool turn(void)
     for (trl_op *op = eng.head, *next; op; op = next) {
         next = op->next;
         share = share || (op->c && op->c->shm.yield);
-        bool done;
-        size_t before = op->x.done;
-        int rc = trl_exec_progress(&op->x, &done);
-        moved = moved || op->x.done != before;
-        if (rc != MPI_SUCCESS)
-            trl_exec_cancel(&op->x);
+        bool done = op->arriving;
+        int rc = MPI_SUCCESS;
+        if (!done) {
+            size_t before = op->x.done;
+            rc = trl_exec_progress(&op->x, &done);
+            moved = moved || op->x.done != before;
+            if (rc != MPI_SUCCESS)
+                trl_exec_cancel(&op->x);
+        }
+        if (done && rc == MPI_SUCCESS && !trl_plan_in(&op->plan, &op->planned, &rc)) {
+            op->arriving = true; /* its plan's messages are still on their way */
+            continue;
+        }
         if (done || rc != MPI_SUCCESS)
             finish(op, rc);
     }
@@ -441,6 +462,7 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
         trl_op tmp = {.hooks = *hooks, .data = data};
         if (hooks->release)
             hooks->release(&tmp);
+        trl_op_plan_drop(mode);
         return MPI_ERR_NO_MEM;
     }
     op->c = c;
@@ -455,6 +477,8 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
     }
     op->hooks = *hooks;
     op->data = data;
+    if (mode->plan)
+        op->plan = *mode->plan;
     op->persistent = mode->kind == TRL_MODE_PERSISTENT;
     op->check = trl_check_on ? trl_check_op_new(comm) : NULL;
     if (op->persistent && e) {
@@ -535,31 +559,7 @@ int trl_op_free(trl_op *op)
     return PMPI_Request_free(&r);
 }
 
-/* ---- the MPI library's hook, and what progress.c drives the engine with ---- */
-
-/* Open MPI calls its progress callbacks from every call that waits or
- * tests (opal_progress), as it does for its own non-blocking collectives:
- * registering there lets a program blocked in MPI_Recv advance Trellis'
- * collectives too, as MPI's progress rule asks. */
-static int hook(void)
-{
-    int before = atomic_load_explicit(&eng.running, memory_order_relaxed);
-    if (before == 0)
-        return 0;
-    trl_engine_progress();
-    return before - atomic_load_explicit(&eng.running, memory_order_relaxed);
-}
-
-void trl_engine_hook(bool on)
-{
-    typedef int (*register_fn)(int (*)(void));
-    void *sym = dlsym(RTLD_DEFAULT, on ? "opal_progress_register" : "opal_progress_unregister");
-    if (sym) {
-        register_fn reg;
-        memcpy(&reg, &sym, sizeof reg);
-        reg(hook);
-    }
-}
+/* ---- what progress.c drives the engine with ---- */
 
 bool trl_engine_turn(void)
 {

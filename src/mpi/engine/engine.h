@@ -27,6 +27,7 @@
 #include "exec/exec_mpi.h"
 #include "mpi/context/comm.h"
 #include "mpi/engine/mode.h"
+#include "mpi/engine/op_plan.h"
 
 typedef struct trl_op trl_op;
 
@@ -56,6 +57,10 @@ struct trl_op {
     bool holds_type, holds_op;  /* holds call.dtype, call.op (holds.h) */
     int rc;                     /* the last run's result */
     struct trl_check_op *check; /* TRELLIS_CHECK's watch of its runs, or NULL */
+    trl_op_plan plan;           /* state NULL: none, or taken */
+    bool planned;               /* its plan's messages arrived: the next run
+                                   takes the planned entry */
+    bool arriving;              /* its schedule ended, its plan's messages not */
     /* Set by each run (only where there is an entry), so a new op need not
      * clear them: the execution is most of an op's size. */
     trl_exec_call call;
@@ -136,9 +141,8 @@ void trl_engine_unlock(void);
 bool trl_engine_threaded(void);
 
 /* What progress.c starts, stops and drives the engine with. */
-/* Register the engine with the MPI library's progress loop (on), where it
- * offers one (Open MPI's opal_progress), or unregister it. */
-void trl_engine_hook(bool on);
+/* How many ops are in flight (cheap: a counter). */
+int trl_engine_running(void);
 /* With the lock held: advance every op in flight once; whether a step
  * finished. */
 bool trl_engine_turn(void);

@@ -13,10 +13,15 @@ typedef enum {
     TRL_MODE_PERSISTENT,  /* MPI_Xxx_init: start at each MPI_Start */
 } trl_mode_kind;
 
+struct trl_op_plan;
+
 /* How a collective was called, passed down from its entry point. */
 typedef struct {
     trl_mode_kind kind;
     MPI_Request *request; /* the program's, for the two kinds above */
+    /* A persistent call whose later starts run a schedule planned from
+     * what its first sends (engine.h); NULL for every other call. */
+    const struct trl_op_plan *plan;
 } trl_mode;
 
 /* The form of call as the rules and the cache know it. */

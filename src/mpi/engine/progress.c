@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "mpi/engine/progress.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -82,9 +83,33 @@ static bool thread_shares_cores(void)
     return cores > 0 && 2L * local > cores;
 }
 
+/* Open MPI calls its progress callbacks from every call that waits or
+ * tests (opal_progress), as it does for its own non-blocking collectives:
+ * registering there lets a program blocked in MPI_Recv advance Trellis'
+ * collectives too, as MPI's progress rule asks. */
+static int hook(void)
+{
+    int before = trl_engine_running();
+    if (before == 0)
+        return 0;
+    trl_engine_progress();
+    return before - trl_engine_running();
+}
+
+static void engine_hook(bool on)
+{
+    typedef int (*register_fn)(int (*)(void));
+    void *sym = dlsym(RTLD_DEFAULT, on ? "opal_progress_register" : "opal_progress_unregister");
+    if (sym) {
+        register_fn reg;
+        memcpy(&reg, &sym, sizeof reg);
+        reg(hook);
+    }
+}
+
 void trl_engine_init(int provided)
 {
-    trl_engine_hook(true);
+    engine_hook(true);
     const char *want = getenv("TRELLIS_PROGRESS");
     if (!want || strcmp(want, "thread") != 0)
         return;
@@ -116,7 +141,7 @@ void trl_engine_init(int provided)
 void trl_engine_finalize(void)
 {
     trl_engine_flush();
-    trl_engine_hook(false);
+    engine_hook(false);
     if (trl_engine_threaded()) {
         trl_engine_lock();
         atomic_store(&th.stop, true);

@@ -6,7 +6,7 @@
 #include "mpi/engine/check.h"
 #include "mpi/engine/trace.h"
 
-const trl_mode trl_blocking = {TRL_MODE_BLOCKING, NULL};
+const trl_mode trl_blocking = {TRL_MODE_BLOCKING, NULL, NULL};
 
 int trl_error(MPI_Comm comm, int rc)
 {
@@ -22,7 +22,7 @@ static int run_threaded(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, co
                         void *data)
 {
     MPI_Request req;
-    trl_mode nb = {TRL_MODE_NONBLOCKING, &req};
+    trl_mode nb = {TRL_MODE_NONBLOCKING, &req, NULL};
     int rc = trl_op_submit(&nb, c, comm, e, sendbuf, recvbuf, dtype, op, hooks, data);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Wait(&req, MPI_STATUS_IGNORE);

@@ -273,6 +273,7 @@ int trl_move_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, trl_move_
         size_t ts = send->used && send->b.types ? ns : 0, tr = recv->used && recv->b.types ? nr : 0;
         d = malloc(sizeof *d + 2 * (ns + nr) * sizeof(size_t) + (ts + tr) * sizeof(MPI_Datatype));
         if (!d) {
+            trl_op_plan_drop(mode);
             trl_move_abandon(send, recv);
             return trl_error(comm, MPI_ERR_NO_MEM);
         }
@@ -343,6 +344,7 @@ int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *
     const trl_cache_entry *e = trl_comm_lookup(c, a);
     *served = e && e->algo->build;
     if (!*served) {
+        trl_op_plan_drop(mode);
         trl_move_abandon(send, recv);
         return MPI_SUCCESS;
     }

@@ -18,6 +18,7 @@
 #include "mpi/engine/check.h"
 #include "mpi/entry/coll_common.h"
 #include "mpi/entry/coll_forms.h"
+#include "mpi/entry/neighbor_sizes.h"
 #include "mpi/entry/validate.h"
 
 /* A side's blocks as the library would judge them: false when it refuses
@@ -45,96 +46,6 @@ static size_t *nb_arrays(trl_comm *c, int *stride)
     if (!c->nbvec)
         c->nbvec = malloc(4 * (size_t)*stride * sizeof *c->nbvec);
     return c->nbvec;
-}
-
-/* Rank r's edges: out-edges, then in-edges. */
-static int edges_of(const trl_nbhd *g, int r)
-{
-    return trl_nbhd_outdegree(g, r) + trl_nbhd_indegree(g, r);
-}
-
-/* Rank r's entries of the table t (neighbor_blocks.h) from buf (out-edges,
- * then in-edges). */
-static void edge_sizes(const trl_nbhd *g, int r, size_t *t, const size_t *buf)
-{
-    int nout = trl_nbhd_outdegree(g, r);
-    for (int k = 0; k < edges_of(g, r); k++)
-        t[k < nout ? trl_nb_out_at(g, r, k) : trl_nb_in_at(g, r, k - nout)] = buf[k];
-}
-
-/* The v and w forms under an algorithm that needs its host's block sizes
- * (TRL_NEEDS_ALL_COUNTS: locality, blocking calls; the choice is the same
- * on every rank): a->counts, every edge's bytes (neighbor_blocks.h), with
- * this rank's own and, on a rank that carries its host's traffic (a lane:
- * the leader by default), its host's other ranks', which each sends every
- * lane of its host first: small messages within hosts, on a duplicate made
- * at the first such call (every rank makes it: every rank is in this
- * call). *table: what to free. */
-static int share_edge_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
-{
-    *table = NULL;
-    const trl_algo *algo = trl_comm_choose(c, a);
-    if (!algo || !algo->build || !(algo->needs & TRL_NEEDS_ALL_COUNTS))
-        return MPI_SUCCESS;
-    trl_before_library_collective();
-    trl_coll_args chosen = *a;
-    chosen.algo = algo;
-    const trl_nbhd *g = &c->nbhd;
-    int me = c->rank, most = 1;
-    for (int r = 0; r < c->size; r++)
-        most = edges_of(g, r) > most ? edges_of(g, r) : most;
-    size_t *t = calloc(trl_nb_edges(g) + 1, sizeof *t);
-    size_t *own = malloc((size_t)most * sizeof *own), *buf = malloc((size_t)most * sizeof *buf);
-    MPI_Request *sent = malloc((size_t)c->size * sizeof *sent);
-    int nsent = 0;
-    trl_nb_hosts h = {0};
-    int rc = t && own && buf && sent ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-    chosen.topo = c->topo.host ? &c->topo : NULL;
-    if (rc == MPI_SUCCESS && trl_nb_hosts_make(&chosen, (int)trl_param_int(&chosen, "lanes"), &h))
-        rc = MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS && !c->has_nbsizes) {
-        rc = PMPI_Comm_dup(c->dup, &c->nbsizes);
-        c->has_nbsizes = rc == MPI_SUCCESS;
-    }
-    if (rc == MPI_SUCCESS) {
-        int nout = trl_nbhd_outdegree(g, me);
-        for (int k = 0; k < edges_of(g, me); k++)
-            own[k] = k < nout ? trl_nb_send_len(a, k) : trl_nb_recv_len(a, k - nout);
-        edge_sizes(g, me, t, own);
-    }
-    /* To every lane of this host but itself, in rank order, not waiting (two
-     * lanes send each other theirs); a lane then takes its host's other
-     * ranks' in rank order. */
-    int H = rc == MPI_SUCCESS ? h.hh.host_of[me] : 0;
-    for (int x = 0; rc == MPI_SUCCESS && x < trl_hier_host_size(&h.hh, H); x++) {
-        int r = trl_hier_host_rank(&h.hh, H, x);
-        if (r != me && edges_of(g, me) > 0 && trl_nb_is_lane(&h, r))
-            rc = PMPI_Isend(own, edges_of(g, me), MPI_UINT64_T, r, 0, c->nbsizes, &sent[nsent++]);
-    }
-    bool lane = rc == MPI_SUCCESS && trl_nb_is_lane(&h, me);
-    for (int x = 0; lane && rc == MPI_SUCCESS && x < trl_hier_host_size(&h.hh, H); x++) {
-        int r = trl_hier_host_rank(&h.hh, H, x);
-        if (r == me || edges_of(g, r) == 0)
-            continue;
-        rc = PMPI_Recv(buf, edges_of(g, r), MPI_UINT64_T, r, 0, c->nbsizes, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS)
-            edge_sizes(g, r, t, buf);
-    }
-    if (nsent > 0) {
-        int wrc = PMPI_Waitall(nsent, sent, TRL_STATUSES_IGNORE);
-        rc = rc == MPI_SUCCESS ? wrc : rc;
-    }
-    free(own);
-    free(buf);
-    free(sent);
-    trl_hier_hosts_free(&h.hh);
-    if (rc != MPI_SUCCESS) {
-        free(t);
-        return rc;
-    }
-    a->counts = t;
-    *table = t;
-    return MPI_SUCCESS;
 }
 
 static int neighbor(trl_comm *c, MPI_Comm comm, trl_coll coll, trl_coll plain, const void *sendbuf,
@@ -186,14 +97,24 @@ static int neighbor(trl_comm *c, MPI_Comm comm, trl_coll coll, trl_coll plain, c
         trl_type_contiguous(send_b->type, &size, &extent);
         a.count = (size_t)send_b->count * (size_t)size;
     }
+    /* The v and w forms under an algorithm that needs its host's block
+     * sizes (neighbor_sizes.h): a blocking call exchanges them first, a
+     * persistent one plans its later starts with them. */
     size_t *table = NULL;
-    if (!trl_coll_has_bytes(coll))
-        rc = share_edge_sizes(c, &a, &table);
+    trl_op_plan plan;
+    bool planned = false;
+    trl_mode with_plan = *mode;
+    if (!trl_coll_has_bytes(coll) && mode->kind == TRL_MODE_PERSISTENT) {
+        rc = trl_nb_plan_sizes(c, &a, &plan, &planned);
+        with_plan.plan = planned ? &plan : NULL;
+    } else if (!trl_coll_has_bytes(coll)) {
+        rc = trl_nb_share_sizes(c, &a, &table);
+    }
     if (rc != MPI_SUCCESS) {
         trl_move_abandon(&send, &recv);
         return trl_error(comm, rc);
     }
-    rc = trl_move_serve(c, comm, &a, &send, &recv, served, mode, NULL);
+    rc = trl_move_serve(c, comm, &a, &send, &recv, served, &with_plan, NULL);
     free(table);
     return rc;
 }

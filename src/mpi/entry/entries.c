@@ -117,7 +117,7 @@ void trl_entries_check_start(void)
 #define TRL_NONBLOCKING(ID, Name, name, forms, binding, ...)                                       \
     int MPI_I##name(TRL_C_PARAMS(__VA_ARGS__), MPI_Request *request)                               \
     {                                                                                              \
-        trl_mode mode = {TRL_MODE_NONBLOCKING, request};                                           \
+        trl_mode mode = {TRL_MODE_NONBLOCKING, request, NULL};                                     \
         TRL_CHECKED(name, &mode, TRL_C_ARGS(__VA_ARGS__))                                          \
         bool served;                                                                               \
         int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &mode, &served);                            \
@@ -132,7 +132,7 @@ TRL_MPI_ALL_COLLECTIVES(TRL_NONBLOCKING)
 #define TRL_PERSISTENT(ID, Name, name, forms, binding, ...)                                        \
     int TRL_INIT(Name)(TRL_C_PARAMS(__VA_ARGS__), MPI_Info info, MPI_Request * request)            \
     {                                                                                              \
-        trl_mode mode = {TRL_MODE_PERSISTENT, request};                                            \
+        trl_mode mode = {TRL_MODE_PERSISTENT, request, NULL};                                      \
         TRL_CHECKED(name, &mode, TRL_C_ARGS(__VA_ARGS__))                                          \
         bool served;                                                                               \
         int rc = serve_##name(TRL_C_ARGS(__VA_ARGS__), &mode, &served);                            \

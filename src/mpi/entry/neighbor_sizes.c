@@ -1,0 +1,263 @@
+#include "mpi/entry/neighbor_sizes.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/neighbor/neighbor_blocks.h"
+#include "algo/params.h"
+#include "exec/mpi_impl.h"
+#include "mpi/context/schedule.h"
+#include "mpi/engine/check.h"
+
+/* Rank r's edges: out-edges, then in-edges. */
+static int edges_of(const trl_nbhd *g, int r)
+{
+    return trl_nbhd_outdegree(g, r) + trl_nbhd_indegree(g, r);
+}
+
+/* Rank r's entries of the table t (neighbor_blocks.h) from buf (out-edges,
+ * then in-edges). */
+static void edge_sizes(const trl_nbhd *g, int r, size_t *t, const size_t *buf)
+{
+    int nout = trl_nbhd_outdegree(g, r);
+    for (int k = 0; k < edges_of(g, r); k++)
+        t[k < nout ? trl_nb_out_at(g, r, k) : trl_nb_in_at(g, r, k - nout)] = buf[k];
+}
+
+/* One call's sizes on their way. */
+typedef struct {
+    size_t *table; /* trl_nb_edges + 1 entries: this rank's edges, then its host's */
+    size_t *own;   /* this rank's edges' bytes, as sent */
+    size_t *in;    /* a lane's: its host's other ranks', back to back */
+    int *from;     /* whose, in that order */
+    int nfrom;
+    MPI_Request *reqs;
+    int nreqs;
+} sizes;
+
+static void sizes_free(sizes *s)
+{
+    free(s->table);
+    free(s->own);
+    free(s->in);
+    free(s->from);
+    free(s->reqs);
+    *s = (sizes){0};
+}
+
+/* Post the messages of a's sizes under algo (a->params: its parameters) on
+ * the spare tag `which` (tags.h): to every lane of this host but itself
+ * from every rank with edges, and on a lane from each such rank of its host.
+ * On failure what was posted is still in *s. */
+static int sizes_post(trl_comm *c, const trl_coll_args *a, const trl_algo *algo, int which,
+                      sizes *s)
+{
+    const trl_nbhd *g = &c->nbhd;
+    int me = c->rank;
+    *s = (sizes){0};
+    trl_coll_args chosen = *a;
+    chosen.algo = algo;
+    chosen.topo = c->topo.host ? &c->topo : NULL;
+    trl_nb_hosts h = {0};
+    if (trl_nb_hosts_make(&chosen, (int)trl_param_int(&chosen, "lanes"), &h))
+        return MPI_ERR_NO_MEM;
+    int H = h.hh.host_of[me], nh = trl_hier_host_size(&h.hh, H);
+    bool lane = trl_nb_is_lane(&h, me);
+    size_t nin = 0;
+    for (int x = 0; lane && x < nh; x++) {
+        int r = trl_hier_host_rank(&h.hh, H, x);
+        nin += r == me ? 0 : (size_t)edges_of(g, r);
+    }
+    s->table = calloc(trl_nb_edges(g) + 1, sizeof *s->table);
+    s->own = malloc(((size_t)edges_of(g, me) + 1) * sizeof *s->own);
+    s->in = malloc((nin + 1) * sizeof *s->in);
+    s->from = malloc((size_t)nh * sizeof *s->from);
+    s->reqs = malloc(2 * (size_t)nh * sizeof *s->reqs);
+    int rc = s->table && s->own && s->in && s->from && s->reqs ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS) {
+        int nout = trl_nbhd_outdegree(g, me);
+        for (int k = 0; k < edges_of(g, me); k++)
+            s->own[k] = k < nout ? trl_nb_send_len(a, k) : trl_nb_recv_len(a, k - nout);
+        edge_sizes(g, me, s->table, s->own);
+    }
+    int tag = trl_tags_spare(&c->tags, which);
+    size_t at = 0;
+    for (int x = 0; lane && rc == MPI_SUCCESS && x < nh; x++) {
+        int r = trl_hier_host_rank(&h.hh, H, x);
+        if (r == me || edges_of(g, r) == 0)
+            continue;
+        rc = PMPI_Irecv(s->in + at, edges_of(g, r), MPI_UINT64_T, r, tag, c->dup,
+                        &s->reqs[s->nreqs]);
+        s->nreqs += rc == MPI_SUCCESS;
+        s->from[s->nfrom++] = r;
+        at += (size_t)edges_of(g, r);
+    }
+    for (int x = 0; rc == MPI_SUCCESS && edges_of(g, me) > 0 && x < nh; x++) {
+        int r = trl_hier_host_rank(&h.hh, H, x);
+        if (r == me || !trl_nb_is_lane(&h, r))
+            continue;
+        rc = PMPI_Isend(s->own, edges_of(g, me), MPI_UINT64_T, r, tag, c->dup, &s->reqs[s->nreqs]);
+        s->nreqs += rc == MPI_SUCCESS;
+    }
+    trl_hier_hosts_free(&h.hh);
+    return rc;
+}
+
+/* The host's sizes received, into the table. */
+static void sizes_take(const trl_nbhd *g, sizes *s)
+{
+    size_t at = 0;
+    for (int i = 0; i < s->nfrom; i++) {
+        edge_sizes(g, s->from[i], s->table, s->in + at);
+        at += (size_t)edges_of(g, s->from[i]);
+    }
+}
+
+/* Sizes whose persistent request went before its first run ended: their
+ * messages still complete in the library, in their order on each pair of
+ * ranks, ahead of later inits' (a receive cancelled would leave its
+ * message for the next init's receive), and their buffers stay until
+ * then. Tested at the next init; the program's threads share them. */
+static struct {
+    pthread_mutex_t lock;
+    sizes *left;
+    int n, cap;
+} orphans = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void orphans_test(void)
+{
+    pthread_mutex_lock(&orphans.lock);
+    for (int i = 0; i < orphans.n;) {
+        int done = 0;
+        if (PMPI_Testall(orphans.left[i].nreqs, orphans.left[i].reqs, &done, TRL_STATUSES_IGNORE) ==
+                MPI_SUCCESS &&
+            !done) {
+            i++;
+            continue;
+        }
+        sizes_free(&orphans.left[i]);
+        orphans.left[i] = orphans.left[--orphans.n];
+    }
+    pthread_mutex_unlock(&orphans.lock);
+}
+
+static void sizes_leave(sizes *s)
+{
+    int done = 0;
+    if (s->nreqs == 0 ||
+        PMPI_Testall(s->nreqs, s->reqs, &done, TRL_STATUSES_IGNORE) != MPI_SUCCESS || done) {
+        sizes_free(s);
+        return;
+    }
+    pthread_mutex_lock(&orphans.lock);
+    if (orphans.n == orphans.cap) {
+        int cap = orphans.cap ? 2 * orphans.cap : 8;
+        sizes *grown = realloc(orphans.left, (size_t)cap * sizeof *grown);
+        if (grown) {
+            orphans.left = grown;
+            orphans.cap = cap;
+        }
+    }
+    if (orphans.n < orphans.cap)
+        orphans.left[orphans.n++] = *s;
+    /* else out of memory: the buffers stay, unreachable, as they must */
+    pthread_mutex_unlock(&orphans.lock);
+    *s = (sizes){0};
+}
+
+int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
+{
+    *table = NULL;
+    const trl_algo *algo = trl_comm_choose(c, a);
+    if (!algo || !algo->build || !(algo->needs & TRL_NEEDS_ALL_COUNTS))
+        return MPI_SUCCESS;
+    trl_before_library_collective(); /* this waits for other ranks as one does */
+    sizes s;
+    int rc = sizes_post(c, a, algo, TRL_TAG_SIZES_BLOCKING, &s);
+    if (s.nreqs > 0) {
+        int wrc = PMPI_Waitall(s.nreqs, s.reqs, TRL_STATUSES_IGNORE);
+        rc = rc == MPI_SUCCESS ? wrc : rc;
+    }
+    if (rc == MPI_SUCCESS) {
+        sizes_take(&c->nbhd, &s);
+        a->counts = *table = s.table;
+        s.table = NULL;
+    }
+    sizes_free(&s);
+    return rc;
+}
+
+/* ---- a persistent call's plan (engine.h) ---- */
+
+typedef struct {
+    sizes s;
+    trl_comm *c; /* the op holds it */
+    trl_coll_args a;
+    size_t *arrays; /* a's send and receive arrays, copied */
+} plan_state;
+
+static int plan_arrived(void *state, bool *in)
+{
+    plan_state *p = state;
+    int done = 0;
+    int rc = PMPI_Testall(p->s.nreqs, p->s.reqs, &done, TRL_STATUSES_IGNORE);
+    *in = done;
+    return rc;
+}
+
+static const trl_cache_entry *plan_planned(void *state)
+{
+    plan_state *p = state;
+    sizes_take(&p->c->nbhd, &p->s);
+    p->a.counts = p->s.table;
+    p->a.counts_planned = true;
+    return trl_comm_lookup(p->c, &p->a);
+}
+
+static void plan_release(void *state)
+{
+    plan_state *p = state;
+    sizes_leave(&p->s);
+    free(p->arrays);
+    free(p);
+}
+
+int trl_nb_plan_sizes(trl_comm *c, trl_coll_args *a, trl_op_plan *plan, bool *plan_needed)
+{
+    *plan_needed = false;
+    a->counts_planned = true;
+    const trl_algo *algo = trl_comm_choose(c, a);
+    a->counts_planned = false;
+    if (!algo || !algo->build || !(algo->needs & TRL_NEEDS_ALL_COUNTS))
+        return MPI_SUCCESS;
+    orphans_test();
+    const trl_nbhd *g = &c->nbhd;
+    size_t ns = a->coll == TRL_COLL_NEIGHBOR_ALLGATHERV ? 1
+                                                        : (size_t)trl_nbhd_outdegree(g, c->rank);
+    size_t nr = (size_t)trl_nbhd_indegree(g, c->rank);
+    plan_state *p = calloc(1, sizeof *p);
+    if (!p || !(p->arrays = malloc((2 * (ns + nr) + 1) * sizeof *p->arrays))) {
+        free(p);
+        return MPI_ERR_NO_MEM;
+    }
+    size_t *v = p->arrays;
+    memcpy(v, a->send_counts, ns * sizeof *v);
+    memcpy(v + ns, a->send_displs, ns * sizeof *v);
+    memcpy(v + 2 * ns, a->recv_counts, nr * sizeof *v);
+    memcpy(v + 2 * ns + nr, a->recv_displs, nr * sizeof *v);
+    p->c = c;
+    p->a = *a;
+    p->a.send_counts = v;
+    p->a.send_displs = v + ns;
+    p->a.recv_counts = v + 2 * ns;
+    p->a.recv_displs = v + 2 * ns + nr;
+    int rc = sizes_post(c, a, algo, TRL_TAG_SIZES_INIT, &p->s);
+    if (rc != MPI_SUCCESS) {
+        plan_release(p);
+        return rc;
+    }
+    *plan = (trl_op_plan){p, plan_arrived, plan_planned, plan_release};
+    *plan_needed = true;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,33 @@
+/* The block sizes of a v or w neighbourhood call under an algorithm that
+ * needs its host's (TRL_NEEDS_ALL_COUNTS: locality): each rank sends its
+ * own edges' bytes to the ranks that carry its host's traffic (the lanes:
+ * trl_nb_is_lane), small messages within hosts on the communicator's
+ * duplicate under a spare tag (tags.h), and a lane builds its host's part
+ * of the table the algorithm reads (neighbor_blocks.h, a->counts).
+ *
+ * A blocking call exchanges them before it builds. A persistent call, whose
+ * init may not wait for other ranks, posts them at its init, runs the
+ * algorithm the rules give it without them (linear) at its first start,
+ * and the planned one from its second on (engine.h, trl_op_plan). A
+ * non-blocking call cannot do either: the rules pass the algorithm over. */
+#ifndef TRL_NEIGHBOR_SIZES_H
+#define TRL_NEIGHBOR_SIZES_H
+
+#include <stddef.h>
+
+#include "mpi/context/comm.h"
+#include "mpi/engine/engine.h"
+
+/* A blocking call: a->counts becomes the table (*table: what to free; NULL
+ * where the algorithm chosen does not need it). Returns an MPI error
+ * code. */
+int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table);
+
+/* A persistent call at its init, where the rules give it an algorithm
+ * that needs the table (*plan_needed; false: nothing done): post the
+ * sizes' messages and fill *plan, whose planned entry is a's with the
+ * table, a's arrays copied. *a is left for the first start's choice
+ * (counts_planned off). Returns an MPI error code (nothing left behind). */
+int trl_nb_plan_sizes(trl_comm *c, trl_coll_args *a, trl_op_plan *plan, bool *plan_needed);
+
+#endif
