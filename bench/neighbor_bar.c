@@ -11,6 +11,9 @@
  *            12 destinations, repeats allowed): MPI_Neighbor_alltoallv
  *   cart2d_ag, cart3d_ag  the two grids with MPI_Neighbor_allgather (one
  *            block to every neighbour); not in the default list
+ *   random_agv, random_w  the random graph with MPI_Neighbor_allgatherv and
+ *            MPI_Neighbor_alltoallw (MPI_BYTE blocks at byte displacements);
+ *            not in the default list
  *
  * at sizes per neighbour from --min to --max (x2), each for --rounds
  * rounds of --iters calls per variant; a round's time is the slowest
@@ -33,13 +36,9 @@
 #include "bench_util.h"
 
 #if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
-#define A2A_INIT  MPIX_Neighbor_alltoall_init
-#define A2AV_INIT MPIX_Neighbor_alltoallv_init
-#define AG_INIT   MPIX_Neighbor_allgather_init
+#define PINIT(Name) MPIX_##Name##_init
 #elif MPI_VERSION >= 4
-#define A2A_INIT  MPI_Neighbor_alltoall_init
-#define A2AV_INIT MPI_Neighbor_alltoallv_init
-#define AG_INIT   MPI_Neighbor_allgather_init
+#define PINIT(Name) MPI_##Name##_init
 #endif
 
 enum { LIB, BLOCKING, NONBLOCKING, PERSISTENT, NVARIANTS };
@@ -48,13 +47,22 @@ static const char *variant_names[] = {"mpi", "trellis", "trellis_nonblocking",
 
 static int rank, nranks;
 
+/* The collective a graph is timed with. */
+enum { A2A, A2AV, A2AW, AG, AGV };
+
 typedef struct {
     const char *name;
     MPI_Comm comm;
-    bool vector;    /* alltoallv */
-    bool allgather; /* allgather: one block to every neighbour */
+    int kind;
     int indeg, outdeg;
 } graph;
+
+/* Whether receive block i lies at rd[i] (the v and w forms) rather than at
+ * i x n. */
+static bool vector_kind(int kind)
+{
+    return kind == A2AV || kind == A2AW || kind == AGV;
+}
 
 static unsigned lcg(unsigned *s)
 {
@@ -66,8 +74,8 @@ static void make_graph(graph *g, const char *name, unsigned seed)
 {
     memset(g, 0, sizeof *g);
     g->name = name;
-    if (!strcmp(name, "random")) {
-        g->vector = true;
+    if (!strncmp(name, "random", 6)) {
+        g->kind = !strcmp(name, "random_agv") ? AGV : !strcmp(name, "random_w") ? A2AW : A2AV;
         int *deg = malloc((size_t)nranks * sizeof *deg),
             *dst = malloc(13 * (size_t)nranks * sizeof *dst);
         unsigned s = seed;
@@ -88,7 +96,7 @@ static void make_graph(graph *g, const char *name, unsigned seed)
         int w;
         MPI_Dist_graph_neighbors_count(g->comm, &g->indeg, &g->outdeg, &w);
     } else {
-        g->allgather = strstr(name, "_ag") != NULL;
+        g->kind = strstr(name, "_ag") ? AG : A2A;
         int nd = !strncmp(name, "cart3d", 6) ? 3 : 2, dims[3] = {0, 0, 0}, periods[3] = {1, 1, 1};
         if (nranks == 16 && nd == 3) {
             dims[0] = dims[1] = 2;
@@ -103,49 +111,58 @@ static void make_graph(graph *g, const char *name, unsigned seed)
 
 typedef struct {
     char *send, *recv;
-    int *sc, *sd, *rc, *rd; /* alltoallv: bytes */
+    int *sc, *sd, *rc, *rd; /* the v forms: bytes */
+    MPI_Aint *sdb, *rdb;    /* alltoallw: the same displacements */
+    MPI_Datatype *st, *rt;  /* alltoallw: MPI_BYTE each */
     int n;
 } buffers;
 
+/* Each collective's arguments before its request (and info). */
+#define ARGS_A2A  b->send, b->n, MPI_BYTE, b->recv, b->n, MPI_BYTE, g->comm
+#define ARGS_A2AV b->send, b->sc, b->sd, MPI_BYTE, b->recv, b->rc, b->rd, MPI_BYTE, g->comm
+#define ARGS_A2AW b->send, b->sc, b->sdb, b->st, b->recv, b->rc, b->rdb, b->rt, g->comm
+#define ARGS_AGV  b->send, b->n, MPI_BYTE, b->recv, b->rc, b->rd, MPI_BYTE, g->comm
+
+/* The call as variant makes it (persistent: start *req). */
 static int call(int variant, const graph *g, buffers *b, MPI_Request *req)
 {
-    if (g->allgather) {
-        if (variant == LIB)
-            return PMPI_Neighbor_allgather(b->send, b->n, MPI_BYTE, b->recv, b->n, MPI_BYTE,
-                                           g->comm);
-        if (variant == BLOCKING)
-            return MPI_Neighbor_allgather(b->send, b->n, MPI_BYTE, b->recv, b->n, MPI_BYTE,
-                                          g->comm);
-        if (variant == NONBLOCKING) {
-            MPI_Request r;
-            MPI_Ineighbor_allgather(b->send, b->n, MPI_BYTE, b->recv, b->n, MPI_BYTE, g->comm, &r);
-            return MPI_Wait(&r, MPI_STATUS_IGNORE);
-        }
+    MPI_Request r;
+    if (variant == PERSISTENT) {
         MPI_Start(req);
         return MPI_Wait(req, MPI_STATUS_IGNORE);
     }
-    if (variant == LIB)
-        return g->vector ? PMPI_Neighbor_alltoallv(b->send, b->sc, b->sd, MPI_BYTE, b->recv, b->rc,
-                                                   b->rd, MPI_BYTE, g->comm)
-                         : PMPI_Neighbor_alltoall(b->send, b->n, MPI_BYTE, b->recv, b->n, MPI_BYTE,
-                                                  g->comm);
-    if (variant == BLOCKING)
-        return g->vector ? MPI_Neighbor_alltoallv(b->send, b->sc, b->sd, MPI_BYTE, b->recv, b->rc,
-                                                  b->rd, MPI_BYTE, g->comm)
-                         : MPI_Neighbor_alltoall(b->send, b->n, MPI_BYTE, b->recv, b->n, MPI_BYTE,
-                                                 g->comm);
-    MPI_Request r;
     if (variant == NONBLOCKING) {
-        if (g->vector)
-            MPI_Ineighbor_alltoallv(b->send, b->sc, b->sd, MPI_BYTE, b->recv, b->rc, b->rd,
-                                    MPI_BYTE, g->comm, &r);
-        else
-            MPI_Ineighbor_alltoall(b->send, b->n, MPI_BYTE, b->recv, b->n, MPI_BYTE, g->comm, &r);
+        switch (g->kind) {
+        case A2A: MPI_Ineighbor_alltoall(ARGS_A2A, &r); break;
+        case A2AV: MPI_Ineighbor_alltoallv(ARGS_A2AV, &r); break;
+        case A2AW: MPI_Ineighbor_alltoallw(ARGS_A2AW, &r); break;
+        case AG: MPI_Ineighbor_allgather(ARGS_A2A, &r); break;
+        default: MPI_Ineighbor_allgatherv(ARGS_AGV, &r); break;
+        }
         return MPI_Wait(&r, MPI_STATUS_IGNORE);
     }
-    MPI_Start(req);
-    return MPI_Wait(req, MPI_STATUS_IGNORE);
+    bool lib = variant == LIB;
+    switch (g->kind) {
+    case A2A: return lib ? PMPI_Neighbor_alltoall(ARGS_A2A) : MPI_Neighbor_alltoall(ARGS_A2A);
+    case A2AV: return lib ? PMPI_Neighbor_alltoallv(ARGS_A2AV) : MPI_Neighbor_alltoallv(ARGS_A2AV);
+    case A2AW: return lib ? PMPI_Neighbor_alltoallw(ARGS_A2AW) : MPI_Neighbor_alltoallw(ARGS_A2AW);
+    case AG: return lib ? PMPI_Neighbor_allgather(ARGS_A2A) : MPI_Neighbor_allgather(ARGS_A2A);
+    default: return lib ? PMPI_Neighbor_allgatherv(ARGS_AGV) : MPI_Neighbor_allgatherv(ARGS_AGV);
+    }
 }
+
+#ifdef PINIT
+static void init(const graph *g, buffers *b, MPI_Request *req)
+{
+    switch (g->kind) {
+    case A2A: PINIT(Neighbor_alltoall)(ARGS_A2A, MPI_INFO_NULL, req); break;
+    case A2AV: PINIT(Neighbor_alltoallv)(ARGS_A2AV, MPI_INFO_NULL, req); break;
+    case A2AW: PINIT(Neighbor_alltoallw)(ARGS_A2AW, MPI_INFO_NULL, req); break;
+    case AG: PINIT(Neighbor_allgather)(ARGS_A2A, MPI_INFO_NULL, req); break;
+    default: PINIT(Neighbor_allgatherv)(ARGS_AGV, MPI_INFO_NULL, req); break;
+    }
+}
+#endif
 
 /* Each rank's send block j holds (rank, j); check what arrived once. */
 static bool check(const graph *g, const buffers *b)
@@ -167,7 +184,8 @@ static bool check(const graph *g, const buffers *b)
     }
     bool ok = true;
     for (int i = 0; i < g->indeg && ok; i++) {
-        int len = g->vector ? b->rc[i] : b->n, at = g->vector ? b->rd[i] : i * b->n;
+        bool v = vector_kind(g->kind);
+        int len = v ? b->rc[i] : b->n, at = v ? b->rd[i] : i * b->n;
         for (int e = 0; e < len && ok; e++)
             ok = (unsigned char)b->recv[at + e] == (unsigned char)(src[i] * 7 + 1);
     }
@@ -184,27 +202,29 @@ static int run(const graph *g, int n, int iters, int rounds)
     b.sd = malloc(((size_t)out + 1) * sizeof(int));
     b.rc = malloc(((size_t)in + 1) * sizeof(int));
     b.rd = malloc(((size_t)in + 1) * sizeof(int));
+    b.sdb = malloc(((size_t)out + 1) * sizeof(MPI_Aint));
+    b.rdb = malloc(((size_t)in + 1) * sizeof(MPI_Aint));
+    b.st = malloc(((size_t)out + 1) * sizeof(MPI_Datatype));
+    b.rt = malloc(((size_t)in + 1) * sizeof(MPI_Datatype));
     for (int j = 0; j < out; j++) {
         b.sc[j] = n;
         b.sd[j] = j * n;
+        b.sdb[j] = (MPI_Aint)j * n;
+        b.st[j] = MPI_BYTE;
     }
     for (int i = 0; i < in; i++) {
         b.rc[i] = n;
         b.rd[i] = i * n;
+        b.rdb[i] = (MPI_Aint)i * n;
+        b.rt[i] = MPI_BYTE;
     }
     b.send = malloc((size_t)out * (size_t)n + 1);
     b.recv = malloc((size_t)in * (size_t)n + 1);
     memset(b.send, rank * 7 + 1, (size_t)out * (size_t)n + 1);
     MPI_Request preq = MPI_REQUEST_NULL;
     int nvar = NVARIANTS;
-#ifdef A2A_INIT
-    if (g->allgather)
-        AG_INIT(b.send, n, MPI_BYTE, b.recv, n, MPI_BYTE, g->comm, MPI_INFO_NULL, &preq);
-    else if (g->vector)
-        A2AV_INIT(b.send, b.sc, b.sd, MPI_BYTE, b.recv, b.rc, b.rd, MPI_BYTE, g->comm,
-                  MPI_INFO_NULL, &preq);
-    else
-        A2A_INIT(b.send, n, MPI_BYTE, b.recv, n, MPI_BYTE, g->comm, MPI_INFO_NULL, &preq);
+#ifdef PINIT
+    init(g, &b, &preq);
 #else
     nvar = PERSISTENT;
 #endif
@@ -244,6 +264,10 @@ static int run(const graph *g, int n, int iters, int rounds)
     free(b.sd);
     free(b.rc);
     free(b.rd);
+    free(b.sdb);
+    free(b.rdb);
+    free(b.st);
+    free(b.rt);
     return all_bad;
 }
 
@@ -286,13 +310,14 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("graph,bytes,variant,median_us,min_us,max_us\n");
     int bad = 0;
-    static const char *names[] = {"cart2d", "cart3d", "random", "cart2d_ag", "cart3d_ag"};
-    for (int k = 0; k < 5; k++) {
+    static const char *names[] = {"cart2d",    "cart3d",     "random",  "cart2d_ag",
+                                  "cart3d_ag", "random_agv", "random_w"};
+    for (int k = 0; k < (int)(sizeof names / sizeof *names); k++) {
         if (!listed(graphs, names[k]))
             continue;
         graph g;
         make_graph(&g, names[k], (unsigned)seed);
-        for (int n = min; n <= (!strcmp(names[k], "random") ? rmax : max); n *= 2)
+        for (int n = min; n <= (!strncmp(names[k], "random", 6) ? rmax : max); n *= 2)
             bad += run(&g, n, iters, rounds);
         MPI_Comm_free(&g.comm);
     }

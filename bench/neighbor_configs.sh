@@ -9,9 +9,9 @@
 #                             [-- neighbor_bar options...]
 #
 # Configurations: linear, locality (one leader a host), locality lanes=4,
-# each forced on neighbor_allgather, neighbor_alltoall and neighbor_alltoallv
-# with TRELLIS_RULES (neighbor_bar's graphs: --graphs cart2d_ag,cart3d_ag for
-# allgather).
+# each forced on all five neighbourhood collectives with TRELLIS_RULES
+# (neighbor_bar's graphs: --graphs cart2d_ag,cart3d_ag for allgather,
+# random_agv and random_w for allgatherv and alltoallw).
 # --reps: launches per configuration (default 4), taken in turn so that a
 # slow stretch of the machine touches all three. --testbed: across the
 # emulated cluster that is up (trellis testbed up), as the bar is defined.
@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-colls="neighbor_allgather neighbor_alltoall neighbor_alltoallv"
+colls="neighbor_allgather neighbor_allgatherv neighbor_alltoall neighbor_alltoallv neighbor_alltoallw"
 declare -A rules=()
 for config in linear locality lanes4; do
     algo=$config

@@ -137,6 +137,10 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
             inactive_status(status);
             return MPI_SUCCESS;
         }
+        /* As a non-blocking op waits: in the executor's own loop where it
+         * is the only op in flight. */
+        if (!trl_engine_threaded())
+            trl_op_wait(op);
         while (!op->finished)
             trl_engine_poll();
         return take(op, status);
