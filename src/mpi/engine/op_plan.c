@@ -40,6 +40,8 @@ void trl_plan_release(trl_op_plan *p)
 
 void trl_op_plan_drop(const trl_mode *mode)
 {
-    if (mode->plan && mode->plan->state && mode->plan->release)
-        mode->plan->release(mode->plan->state);
+    if (mode->plan) {
+        trl_op_plan unused = *mode->plan;
+        trl_plan_release(&unused);
+    }
 }

@@ -1,5 +1,4 @@
-/* A persistent op whose schedule after its first run is planned from what
- * its ranks send each other meanwhile (engine.h runs it). */
+/* The plan of a persistent op (engine.h runs it). */
 #ifndef TRL_OP_PLAN_H
 #define TRL_OP_PLAN_H
 

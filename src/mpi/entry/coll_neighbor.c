@@ -11,11 +11,7 @@
  * MPICH 4.0.2 does not check it and reads the address (a crash). */
 #include <stdlib.h>
 
-#include "algo/neighbor/neighbor_blocks.h"
-#include "algo/params.h"
 #include "core/status.h"
-#include "exec/mpi_impl.h"
-#include "mpi/engine/check.h"
 #include "mpi/entry/coll_common.h"
 #include "mpi/entry/coll_forms.h"
 #include "mpi/entry/neighbor_sizes.h"
