@@ -42,7 +42,9 @@ for d in tests/cli tests/python; do
     [[ -d $d ]] && py_dirs+=("$d")
 done
 echo "test: pytest ${py_dirs[*]}"
-.venv/bin/pytest -q "${py_dirs[@]}" 2>&1 | tee "$LOGS/pytest"
+# Two workers, as ctest runs two tests (pytest-xdist); a file's tests stay on one worker,
+# so test_testbed.py's, which each want the machine's network namespaces, never overlap.
+.venv/bin/pytest -q -n 2 --dist loadfile "${py_dirs[@]}" 2>&1 | tee "$LOGS/pytest"
 pytest_rc=${PIPESTATUS[0]}
 
 echo "test: ruff check python tests bench scripts"

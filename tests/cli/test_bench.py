@@ -49,7 +49,8 @@ def test_tiny_matrix(run_trellis, tmp_path):
         assert float(s["min_us"]) == min(reps)
         assert float(s["max_us"]) == max(reps)
         want = statistics.median(reps) / statistics.median(base)
-        assert float(s["ratio_to_baseline"]) == pytest.approx(want, rel=1e-3)
+        # Written to 4 decimals: a ratio far under 1 (a loaded machine) keeps fewer digits.
+        assert float(s["ratio_to_baseline"]) == pytest.approx(want, rel=1e-3, abs=5e-5)
     png = (out / "plot.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", png[16:24])

@@ -133,7 +133,10 @@ def test_incomplete_command_lines(argv: str) -> None:
     assert err.value.status == 2
 
 
-def test_dry_run_prints_the_command(run_trellis) -> None:
+def test_dry_run_prints_the_command(run_trellis, monkeypatch) -> None:
+    # Set in the caller's shell, they are passed on as they are and not printed.
+    monkeypatch.delenv("OMPI_ALLOW_RUN_AS_ROOT", raising=False)
+    monkeypatch.delenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", raising=False)
     proc = run_trellis("run", "-np", "2", "--dry-run", "./x")
     assert proc.returncode == 0, proc.stderr
     words = shlex.split(proc.stdout)

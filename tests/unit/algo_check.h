@@ -47,7 +47,7 @@ typedef struct {
  * slice comes from its key (its index in the whole sweep, which seeds its data
  * too), so CHECK_SLICES consecutive seeds run every case once, and the same
  * case has the same data with any seed or none. */
-enum { CHECK_SLICES = 4 };
+enum { CHECK_SLICES = 8 };
 bool check_picked(tally *t, bool core, unsigned key);
 
 typedef struct {

@@ -6,8 +6,8 @@
  *   test_algos --check-list <collective:algorithm>...
  *
  * --seed S (ctest passes TRELLIS_TEST_SEED, tests/CMakeLists.txt) runs the
- * core of the sweep and a quarter of the rest, which S picks (check_picked,
- * algo_check.h): 4 consecutive seeds run every case. Without it every case
+ * core of the sweep and an eighth of the rest, which S picks (check_picked,
+ * algo_check.h): 8 consecutive seeds run every case. Without it every case
  * runs. The core: every parameter variant, size, layout and count at the
  * first root, not in place, on the int64 sum and (reductions) the
  * non-commutative product; the largest count on the int64 sum up to 9 ranks.
