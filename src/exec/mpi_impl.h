@@ -17,6 +17,9 @@
  *                            choice buffers; `handles`: the functions with
  *                            only handles and integers (barrier, init,
  *                            finalize), which bindings may call differently
+ *   TRL_FORTRAN_NAMES_logicals(X, lower, Mixed, UPPER)
+ *                            the same for the functions with a LOGICAL
+ *                            argument (MPI_Cart_create, ...)
  *   TRL_FORTRAN_NAMES_requests(X, lower, Mixed, UPPER)
  *                            the same for the request calls (MPI_Wait,
  *                            MPI_Start, ...; fortran_requests.c), with
@@ -26,6 +29,9 @@
  *                            whether a Fortran buffer argument that reaches
  *                            those symbols is the MPI_IN_PLACE or MPI_BOTTOM
  *                            sentinel
+ *   trl_fortran_unweighted(p), trl_fortran_weights_empty(p)
+ *                            the same for a weights argument and the
+ *                            MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY sentinels
  *   TRL_PCOLL(Name_init), TRL_PCOLL_PMPI(Name_init)
  *                            the C names of a persistent collective and of the
  *                            MPI library's own: MPI-4's MPI_Name_init, or Open
@@ -66,6 +72,10 @@
     X(lower, MPI_##UPPER) X(lower, ompi_##lower##_f) X(lower, MPI_##Mixed##_f)             \
     X(lower, MPI_##Mixed##_f08)
 #define TRL_FORTRAN_NAMES_handles TRL_FORTRAN_NAMES_buffers
+/* Its `use mpi_f08` functions with a LOGICAL (mpi_cart_create_f08_, ...)
+ * call libmpi_mpifh's pmpi_cart_create_ etc., not ompi_cart_create_f. */
+#define TRL_FORTRAN_NAMES_logicals(X, lower, Mixed, UPPER)                                 \
+    TRL_FORTRAN_NAMES_handles(X, lower, Mixed, UPPER) X(lower, mpi_##lower##_f08_)
 /* clang-format on */
 /* Its Fortran non-blocking collectives Trellis serves complete through its
  * progress hook (engine.c), so its own completion calls do; its Fortran
@@ -85,6 +95,14 @@ extern int mpi_fortran_bottom_ __attribute__((weak));
 extern int mpi_fortran_bottom __attribute__((weak));
 extern int mpi_fortran_bottom__ __attribute__((weak));
 extern int MPI_FORTRAN_BOTTOM __attribute__((weak));
+extern int mpi_fortran_unweighted_ __attribute__((weak));
+extern int mpi_fortran_unweighted __attribute__((weak));
+extern int mpi_fortran_unweighted__ __attribute__((weak));
+extern int MPI_FORTRAN_UNWEIGHTED __attribute__((weak));
+extern int mpi_fortran_weights_empty_ __attribute__((weak));
+extern int mpi_fortran_weights_empty __attribute__((weak));
+extern int mpi_fortran_weights_empty__ __attribute__((weak));
+extern int MPI_FORTRAN_WEIGHTS_EMPTY __attribute__((weak));
 
 static inline bool trl_fortran_is(const void *p, const int *a, const int *b, const int *c,
                                   const int *d)
@@ -104,6 +122,20 @@ static inline bool trl_fortran_bottom(const void *p)
 {
     return trl_fortran_is(p, &mpi_fortran_bottom_, &mpi_fortran_bottom, &mpi_fortran_bottom__,
                           &MPI_FORTRAN_BOTTOM);
+}
+
+#define TRL_FORTRAN_WEIGHT_SENTINELS 1
+
+static inline bool trl_fortran_unweighted(const void *p)
+{
+    return trl_fortran_is(p, &mpi_fortran_unweighted_, &mpi_fortran_unweighted,
+                          &mpi_fortran_unweighted__, &MPI_FORTRAN_UNWEIGHTED);
+}
+
+static inline bool trl_fortran_weights_empty(const void *p)
+{
+    return trl_fortran_is(p, &mpi_fortran_weights_empty_, &mpi_fortran_weights_empty,
+                          &mpi_fortran_weights_empty__, &MPI_FORTRAN_WEIGHTS_EMPTY);
 }
 
 /* Open MPI 4 has persistent collectives as an extension, MPIX_*. */
@@ -166,12 +198,30 @@ static inline int trl_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *s
  * call PMPI_* (nm -D libmpichfort.so, objdump). */
 #define TRL_FORTRAN_NAMES_buffers(X, lower, Mixed, UPPER)
 #define TRL_FORTRAN_NAMES_handles(X, lower, Mixed, UPPER)  X(lower, mpi_##lower##_f08_)
+#define TRL_FORTRAN_NAMES_logicals                         TRL_FORTRAN_NAMES_handles
 /* Its `use mpi_f08` completion calls, MPI_Start(all), MPI_Request_free and
  * MPI_Cancel call PMPI_*: without Trellis' own a Trellis non-blocking
  * collective would never finish (MPICH offers no progress hook) and a
  * persistent one never start. mpif.h's and `use mpi`'s call MPI_*. */
 #define TRL_FORTRAN_NAMES_requests(X, lower, Mixed, UPPER) X(lower, mpi_##lower##_f08_)
 #define TRL_FORTRAN_F08_STATUS                             1
+
+/* mpi_f08's MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are variables of a module
+ * of libmpichfort (its mpi_dist_graph_create_f08_ compares the weights'
+ * address with them). Weak: absent, their address is NULL. */
+extern int __mpi_f08_link_constants_MOD_mpi_unweighted __attribute__((weak));
+extern int __mpi_f08_link_constants_MOD_mpi_weights_empty __attribute__((weak));
+#define TRL_FORTRAN_WEIGHT_SENTINELS                       1
+
+static inline bool trl_fortran_unweighted(const void *p)
+{
+    return p && p == &__mpi_f08_link_constants_MOD_mpi_unweighted;
+}
+
+static inline bool trl_fortran_weights_empty(const void *p)
+{
+    return p && p == &__mpi_f08_link_constants_MOD_mpi_weights_empty;
+}
 
 /* mpi_f08's TYPE(MPI_Status) as C has it (MPI_F08_status, the fields of
  * MPI_Status). MPICH's MPI_Status_c2f08 lives in its Fortran library, which
@@ -197,6 +247,7 @@ static inline void trl_status_c2f08(const MPI_Status *c, MPI_F08_status *f)
 #define TRL_MPI_YIELD_ENV      NULL
 #define TRL_FORTRAN_NAMES_buffers(X, lower, Mixed, UPPER)
 #define TRL_FORTRAN_NAMES_handles(X, lower, Mixed, UPPER)
+#define TRL_FORTRAN_NAMES_logicals(X, lower, Mixed, UPPER)
 #define TRL_FORTRAN_NAMES_requests(X, lower, Mixed, UPPER)
 #if MPI_VERSION >= 4
 #define TRL_PCOLL(name)      MPI_##name
@@ -207,20 +258,25 @@ static inline void trl_status_c2f08(const MPI_Status *c, MPI_F08_status *f)
 
 #endif
 
+/* A sentinel no Fortran argument that reaches Trellis can be. */
+#define TRL_FORTRAN_NO_SENTINEL(name)                                                              \
+    static inline bool name(const void *p)                                                         \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return false;                                                                              \
+    }
+
 #ifndef TRL_FORTRAN_SENTINELS
 /* Buffers reach Trellis' Fortran symbols only from functions without any
  * (the `handles` ones), or already converted. */
-static inline bool trl_fortran_in_place(const void *p)
-{
-    (void)p;
-    return false;
-}
+TRL_FORTRAN_NO_SENTINEL(trl_fortran_in_place)
+TRL_FORTRAN_NO_SENTINEL(trl_fortran_bottom)
+#endif
 
-static inline bool trl_fortran_bottom(const void *p)
-{
-    (void)p;
-    return false;
-}
+#ifndef TRL_FORTRAN_WEIGHT_SENTINELS
+/* No weights reach Trellis' Fortran symbols (no `logicals` names). */
+TRL_FORTRAN_NO_SENTINEL(trl_fortran_unweighted)
+TRL_FORTRAN_NO_SENTINEL(trl_fortran_weights_empty)
 #endif
 
 #endif

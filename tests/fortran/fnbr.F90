@@ -53,10 +53,10 @@ contains
 
 #include "report.inc"
 
-  ! Trellis sets a communicator up at its first blocking collective, and serves the
-  ! non-blocking calls on it only then (the bindings may create it past Trellis).
+  ! No blocking call first: Trellis sets the communicator up in its constructor,
+  ! which each binding reaches through Trellis' own symbols (run_forced.sh fails
+  ! where a non-blocking call found it not set up).
   subroutine set_up()
-    call MPI_Barrier(comm, ierr)
     call MPI_Comm_rank(comm, me, ierr)
   end subroutine
 
@@ -107,13 +107,14 @@ contains
     ksrc = [1, 0, 2]
   end subroutine
 
-  ! Every collective on comm, blocking and not, for each size; then comm goes.
+  ! Every collective on comm, non-blocking and blocking (the first call on a new
+  ! communicator non-blocking), for each size; then comm goes.
   subroutine every_call()
     logical :: nb
     integer :: form
     do k = 1, size(sizes)
       n = sizes(k)
-      do form = 0, 1
+      do form = 1, 0, -1
         nb = form == 1
         call fixed_count(nb, .false.)
         call allgatherv(nb)

@@ -53,6 +53,14 @@ if [ $rc -ne 0 ]; then
   exit 1
 fi
 grep -q ", 0 failed$" "$out" || { echo "FAILED: no clean summary line" >&2; exit 1; }
+# Every intracommunicator a test makes is set up in its constructor (C's and
+# the Fortran bindings'): a non-blocking or persistent call that found one
+# not set up went to the MPI library unseen by the checks below.
+if grep -q "that Trellis has not set up" "$err"; then
+  echo "FAILED: a call went to the MPI library on a communicator Trellis had not set up:" >&2
+  grep "that Trellis has not set up" "$err" | head -1 >&2
+  exit 1
+fi
 # The rules to verify: the last one (of a rules file, its last line), or
 # with TRELLIS_TEST_CHECK_ALL=1 every one, each with its own algorithm.
 if [ -f "$rule" ]; then text=$(cat "$rule"); else text=$rule; fi

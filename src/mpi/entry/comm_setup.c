@@ -4,6 +4,8 @@
  * topology constructors too: a program calls its first collective on a
  * graph communicator as on any other); so does each new intercommunicator (its merged communicator: inter.h), from
  * MPI_Intercomm_create and from MPI_Comm_dup, split and create of one.
+ * Fortran programs' constructors reach these through fortran.c, where the
+ * bindings would call PMPI_* directly.
  * MPI_Comm_spawn, accept, connect and join are left alone: their other
  * side may be a program without Trellis, which would never join the
  * merge (inter.h).

@@ -41,6 +41,15 @@ static MPI_Datatype *types_c(const MPI_Fint *types, int n)
     return out;
 }
 
+const int *trl_fortran_weights(const MPI_Fint *w)
+{
+    if (trl_fortran_unweighted(w))
+        return MPI_UNWEIGHTED;
+    if (trl_fortran_weights_empty(w))
+        return MPI_WEIGHTS_EMPTY;
+    return (const int *)w;
+}
+
 MPI_Datatype *trl_fortran_types(const MPI_Fint *types, MPI_Fint comm)
 {
     MPI_Comm c = PMPI_Comm_f2c(comm);
@@ -83,6 +92,7 @@ void trl_fortran_requests_back(MPI_Request *c, MPI_Fint *requests, MPI_Fint coun
 TRL_MPI_ALL_COLLECTIVES(FORTRAN_BLOCKING)
 TRL_MPI_ALL_COLLECTIVES(FORTRAN_NONBLOCKING)
 TRL_FORTRAN_FREES(DEFINE)
+TRL_FORTRAN_COMM_CONSTRUCTORS(DEFINE)
 
 /* Starting and stopping: Trellis starts in MPI_Init (init.c), which the
  * Fortran bindings would bypass too. Fortran has no argc and argv. */

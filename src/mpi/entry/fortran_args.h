@@ -44,6 +44,10 @@ void trl_fortran_requests_back(MPI_Request *c, MPI_Fint *requests, MPI_Fint coun
 
 void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 
+/* A Fortran weights argument as C's: the MPI_UNWEIGHTED and
+ * MPI_WEIGHTS_EMPTY sentinels become C's. */
+const int *trl_fortran_weights(const MPI_Fint *w);
+
 /* What each argument kind becomes: its parameter, what runs before the call
  * (declaring c_NAME where a conversion needs a variable), its C argument,
  * and what runs after the call (rc is its result). The kinds:
@@ -54,7 +58,12 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
  *   INTS        an INTEGER array in (counts, displacements)
  *   AINTS       an INTEGER(KIND=MPI_ADDRESS_KIND) array in (byte
  *               displacements: MPI_Aints)
- *   TYPE OP COMM  a handle
+ *   TYPE OP COMM INFO GROUP  a handle
+ *   COMM_OUT    a communicator out (a constructor's)
+ *   LOGICAL     a LOGICAL in; LOGICALS, an array of them (periods): any
+ *               value but 0 is true, as in C
+ *   WEIGHTS     an INTEGER array in, or the MPI_UNWEIGHTED or
+ *               MPI_WEIGHTS_EMPTY sentinel, which become C's
  *   TYPE_INOUT, OP_INOUT  a handle in and out (MPI_Type_free, MPI_Op_free)
  *   SEND_TYPES  alltoallw's datatype per rank of comm, send side (not read
  *               when sendbuf is MPI_IN_PLACE); RECV_TYPES, receive side
@@ -79,6 +88,12 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define PARAM_TYPE(n)              MPI_Fint *n
 #define PARAM_OP(n)                MPI_Fint *n
 #define PARAM_COMM(n)              MPI_Fint *n
+#define PARAM_INFO(n)              MPI_Fint *n
+#define PARAM_GROUP(n)             MPI_Fint *n
+#define PARAM_COMM_OUT(n)          MPI_Fint *n
+#define PARAM_LOGICAL(n)           MPI_Fint *n
+#define PARAM_LOGICALS(n)          MPI_Fint *n
+#define PARAM_WEIGHTS(n)           MPI_Fint *n
 #define PARAM_TYPE_INOUT(n)        MPI_Fint *n
 #define PARAM_OP_INOUT(n)          MPI_Fint *n
 #define PARAM_SEND_TYPES(n)        MPI_Fint *n
@@ -105,6 +120,12 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define BEFORE_TYPE(n)
 #define BEFORE_OP(n)
 #define BEFORE_COMM(n)
+#define BEFORE_INFO(n)
+#define BEFORE_GROUP(n)
+#define BEFORE_COMM_OUT(n) MPI_Comm c_##n = MPI_COMM_NULL;
+#define BEFORE_LOGICAL(n)
+#define BEFORE_LOGICALS(n)
+#define BEFORE_WEIGHTS(n)
 #define BEFORE_TYPE_INOUT(n) MPI_Datatype c_##n = PMPI_Type_f2c(*(n));
 #define BEFORE_OP_INOUT(n)   MPI_Op c_##n = PMPI_Op_f2c(*(n));
 #define BEFORE_SEND_TYPES(n)                                                                       \
@@ -136,6 +157,12 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define ARG_TYPE(n)              PMPI_Type_f2c(*(n))
 #define ARG_OP(n)                PMPI_Op_f2c(*(n))
 #define ARG_COMM(n)              PMPI_Comm_f2c(*(n))
+#define ARG_INFO(n)              PMPI_Info_f2c(*(n))
+#define ARG_GROUP(n)             PMPI_Group_f2c(*(n))
+#define ARG_COMM_OUT(n)          &c_##n
+#define ARG_LOGICAL(n)           (*(n) != 0)
+#define ARG_LOGICALS(n)          (const int *)(n)
+#define ARG_WEIGHTS(n)           trl_fortran_weights(n)
 #define ARG_TYPE_INOUT(n)        &c_##n
 #define ARG_OP_INOUT(n)          &c_##n
 #define ARG_SEND_TYPES(n)        c_##n
@@ -162,6 +189,12 @@ void trl_fortran_set_ierror(MPI_Fint *ierror, int rc);
 #define AFTER_TYPE(n)
 #define AFTER_OP(n)
 #define AFTER_COMM(n)
+#define AFTER_INFO(n)
+#define AFTER_GROUP(n)
+#define AFTER_COMM_OUT(n) *(n) = PMPI_Comm_c2f(c_##n);
+#define AFTER_LOGICAL(n)
+#define AFTER_LOGICALS(n)
+#define AFTER_WEIGHTS(n)
 #define AFTER_TYPE_INOUT(n) *(n) = PMPI_Type_c2f(c_##n);
 #define AFTER_OP_INOUT(n)   *(n) = PMPI_Op_c2f(c_##n);
 #define AFTER_SEND_TYPES(n) free(c_##n);

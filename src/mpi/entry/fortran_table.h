@@ -20,6 +20,44 @@
     X(handles, type_free, Type_free, TYPE_FREE, (TYPE_INOUT, datatype))                            \
     X(handles, op_free, Op_free, OP_FREE, (OP_INOUT, op))
 
+/* The communicator constructors (comm_setup.c), where bindings call
+ * PMPI_* directly: Open MPI's every binding, MPICH's `use mpi_f08` (all
+ * without a buffer: the `handles` class, `logicals` for those with a
+ * LOGICAL argument). Without these a communicator a
+ * Fortran program makes would be set up only at its first blocking
+ * collective, and its non-blocking collectives before that would go to the
+ * MPI library. */
+#define TRL_FORTRAN_COMM_CONSTRUCTORS(X)                                                           \
+    X(handles, comm_dup, Comm_dup, COMM_DUP, (COMM, comm), (COMM_OUT, newcomm))                    \
+    X(handles, comm_dup_with_info, Comm_dup_with_info, COMM_DUP_WITH_INFO, (COMM, comm),           \
+      (INFO, info), (COMM_OUT, newcomm))                                                           \
+    X(handles, comm_split, Comm_split, COMM_SPLIT, (COMM, comm), (INT, color), (INT, key),         \
+      (COMM_OUT, newcomm))                                                                         \
+    X(handles, comm_split_type, Comm_split_type, COMM_SPLIT_TYPE, (COMM, comm), (INT, split_type), \
+      (INT, key), (INFO, info), (COMM_OUT, newcomm))                                               \
+    X(handles, comm_create, Comm_create, COMM_CREATE, (COMM, comm), (GROUP, group),                \
+      (COMM_OUT, newcomm))                                                                         \
+    X(handles, comm_create_group, Comm_create_group, COMM_CREATE_GROUP, (COMM, comm),              \
+      (GROUP, group), (INT, tag), (COMM_OUT, newcomm))                                             \
+    X(logicals, cart_create, Cart_create, CART_CREATE, (COMM, comm_old), (INT, ndims),             \
+      (INTS, dims), (LOGICALS, periods), (LOGICAL, reorder), (COMM_OUT, comm_cart))                \
+    X(logicals, cart_sub, Cart_sub, CART_SUB, (COMM, comm), (LOGICALS, remain_dims),               \
+      (COMM_OUT, newcomm))                                                                         \
+    X(logicals, graph_create, Graph_create, GRAPH_CREATE, (COMM, comm_old), (INT, nnodes),         \
+      (INTS, index), (INTS, edges), (LOGICAL, reorder), (COMM_OUT, comm_graph))                    \
+    X(logicals, dist_graph_create, Dist_graph_create, DIST_GRAPH_CREATE, (COMM, comm_old),         \
+      (INT, n), (INTS, sources), (INTS, degrees), (INTS, destinations), (WEIGHTS, weights),        \
+      (INFO, info), (LOGICAL, reorder), (COMM_OUT, comm_dist_graph))                               \
+    X(logicals, dist_graph_create_adjacent, Dist_graph_create_adjacent,                            \
+      DIST_GRAPH_CREATE_ADJACENT, (COMM, comm_old), (INT, indegree), (INTS, sources),              \
+      (WEIGHTS, sourceweights), (INT, outdegree), (INTS, destinations), (WEIGHTS, destweights),    \
+      (INFO, info), (LOGICAL, reorder), (COMM_OUT, comm_dist_graph))                               \
+    X(logicals, intercomm_merge, Intercomm_merge, INTERCOMM_MERGE, (COMM, intercomm),              \
+      (LOGICAL, high), (COMM_OUT, newintracomm))                                                   \
+    X(handles, intercomm_create, Intercomm_create, INTERCOMM_CREATE, (COMM, local_comm),           \
+      (INT, local_leader), (COMM, peer_comm), (INT, remote_leader), (INT, tag),                    \
+      (COMM_OUT, newintercomm))
+
 /* The request calls, for MPI libraries whose bindings would bypass Trellis'
  * own (fortran_requests.c). The status kinds are mpi_f08's. */
 #define TRL_FORTRAN_REQUEST_CALLS(X)                                                               \
