@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 31's bar on one emulated-cluster shape: Open MPI's default, han, Trellis with
+# Issue 31's bar on one emulated-cluster shape: Open MPI's default (twice: the second,
+# `again`, measures the noise between jobs), han, Trellis with
 # the tuned built-in rules and with the hand rules alone (TRELLIS_TUNED=0), and, if
 # given, a rules file of `trellis tune`, interleaved by `trellis bench`, at 4 B, 64 KiB
 # and 1 MiB for the nine collectives of the bar.
@@ -10,7 +11,7 @@
 # Needs root (trellis testbed). Writes results/tune_bar/SHAPE/SIZE/ (bench's CSVs, plot)
 # and prints each size's table (bench/tune_bar_table.py makes the bar's table of them).
 # REPS (3) repetitions; the iterations per run shrink with
-# the size so that a shape takes about 10 minutes on a 2-core machine.
+# the size so that a shape takes about 12 minutes on a 2-core machine.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TRELLIS="$ROOT/.venv/bin/trellis"
@@ -19,8 +20,11 @@ rules=${2:-}
 [[ $shape =~ ^([0-9]+)x([0-9]+)(-(.+))?$ ]] || { echo "bad shape $shape" >&2; exit 2; }
 hosts=${BASH_REMATCH[1]} slots=${BASH_REMATCH[2]} rate=${BASH_REMATCH[4]}
 colls=allreduce,bcast,reduce,allgather,alltoall,barrier,gather,scatter,reduce_scatter
+# `again`: Open MPI's default a second time (its tuned component at its default
+# priority), the control that measures how far apart two jobs of the same
+# configuration land (bench/tune_bar_table.py's noise).
 configs=(--config ompi --config han --config "tuned:TRELLIS_TUNED=1"
-         --config "hand:TRELLIS_TUNED=0")
+         --config "hand:TRELLIS_TUNED=0" --config "again:OMPI_MCA_coll_tuned_priority=30")
 # The file over the hand rules alone, as `trellis tune` measured it.
 [[ -n $rules ]] && configs+=(--config "file:rules=$(realpath "$rules");TRELLIS_TUNED=0")
 "$TRELLIS" testbed down >/dev/null 2>&1 || true
