@@ -55,6 +55,8 @@ def test_slower_beyond_the_controls_spread(tmp_path, table):
     assert "| reduce | 4 | 100 | 110 | 105 | 1.05 | 1.05 | no |" in text
     assert "90th percentile 9.0%" in text
     assert "and by more than 9.0%: bcast 4 (1.20)" in text
+    # The control's median is 4.5%: reduce's 5% is beyond it, but only just.
+    assert "By more than the control's median, 4.5%: bcast 4 (1.20), reduce 4 (1.05)" in text
 
 
 def test_slower_in_one_repetition_only_is_not_beyond(tmp_path, table):
