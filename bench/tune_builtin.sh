@@ -52,6 +52,9 @@ assemble() {
         echo "# made by bench/tune_builtin.sh from its runs in build/tune/: each run's header"
         echo "# gives its date, machine, MPI library and command, each rule the measurements"
         echo "# behind it. They name their layout exactly; the rules written by hand follow."
+        echo "# Where two quiet measurements on both link classes disagreed with a run, a rule was"
+        echo "# changed afterwards by hand: its comment is dated and cites those measurements, and"
+        echo "# assembling anew from build/tune/ drops it (carry it over, or measure it again)."
         for f in "$OUT"/*.rules; do
             [[ -e $f ]] || continue
             echo
