@@ -5,14 +5,16 @@ counts, interleaved and repeated (docs/bench.md).
         --config ompi --config han --config 'hier:rules=allreduce hier' --out results/
 
 Each repetition runs every (process count, size) once per configuration, the
-configurations in a rotating order, so drift hits all alike. A cell's time is the
-median over repetitions of each run's median (bench/latency: per iteration the slowest
-rank, median over iterations; every result checked); its spread the fastest and slowest
-repetition; its ratio the cell's median over the baseline configuration's."""
+configurations in a rotating and shuffled order (run_order), so drift hits all alike.
+A cell's time is the median over repetitions of each run's median (bench/latency: per
+iteration the slowest rank, median over iterations; every result checked); its spread
+the fastest and slowest repetition; its ratio the cell's median over the baseline
+configuration's."""
 
 import argparse
 import csv
 import os
+import random
 import statistics
 import sys
 from collections import defaultdict
@@ -105,6 +107,17 @@ def progress(done: int, total: int, what: str) -> None:
     if done == total:
         sys.stderr.write("\n")
     sys.stderr.flush()
+
+
+def run_order(configs: list, rep: int, ranks: int, nbytes: int) -> list:
+    """The order of one repetition's runs of a cell: who goes first rotates, so each
+    configuration leads as often as the others, and the rest follow in a shuffled order,
+    seeded by the cell, so no configuration always runs right after the same one (a job
+    can leave the machine warm or busy for the next)."""
+    shift = (rep + ranks + nbytes) % len(configs)
+    rest = configs[shift + 1 :] + configs[:shift]
+    random.Random(f"{rep}:{ranks}:{nbytes}").shuffle(rest)  # noqa: S311 -- an order, not a secret
+    return [configs[shift], *rest]
 
 
 def summarize(raw: list[dict], baseline: str, order: list[str]) -> list[dict]:
@@ -217,8 +230,7 @@ def run(args: argparse.Namespace) -> str:
     for rep in range(args.reps):
         for ranks in args.np:
             for nbytes in args.sizes:
-                shift = (rep + ranks + nbytes) % len(configs)  # rotate who goes first
-                for config in configs[shift:] + configs[:shift]:
+                for config in run_order(configs, rep, ranks, nbytes):
                     progress(done, total, f"rep {rep + 1} np={ranks} {nbytes} B {config.name}")
                     for row in bench_matrix.measure(config, ranks, nbytes, matrix):
                         raw.append({"rep": rep + 1, "config": config.name, "ranks": ranks, **row})

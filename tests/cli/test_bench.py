@@ -11,7 +11,7 @@ import pytest
 
 from trellis import testbed
 from trellis.bench_matrix import Run, command, parse_config
-from trellis.cmd_bench import figure, summarize
+from trellis.cmd_bench import figure, run_order, summarize
 from trellis.native import TrellisError
 
 
@@ -199,3 +199,18 @@ def test_testbed_of_another_shape_says_its_bandwidth(tmp_path, monkeypatch) -> N
         testbed.up(tmp_path, 3, 1, None, "10.9.0.0/24")
     assert "None" not in str(err.value)
     assert "2 hosts x 1 slots, subnet 10.9.0.0/24, bandwidth uncapped" in str(err.value)
+
+
+def test_run_order_rotates_the_first_and_varies_who_follows_whom() -> None:
+    """Each cell runs every configuration once; who leads rotates; and over repetitions a
+    configuration does not always follow the same one (the bar's control `again` always
+    ran right before `ompi` under a plain rotation)."""
+    configs = ["ompi", "han", "tuned", "hand", "again"]
+    followers = set()
+    for rep in range(12):
+        order = run_order(configs, rep, 16, 65536)
+        assert sorted(order) == sorted(configs)
+        assert order[0] == configs[(rep + 16 + 65536) % len(configs)]
+        assert order == run_order(configs, rep, 16, 65536)  # repeatable
+        followers.add(order[order.index("again") + 1] if order[-1] != "again" else None)
+    assert len(followers - {None}) >= 3, followers
