@@ -183,3 +183,22 @@ def run_point(  # noqa: PLR0913 -- one point's inputs, each different
         noise=tune_stats.spread(search.blocks[wins]), model_rank=rank,
         seconds=time.monotonic() - start,
     )  # fmt: skip
+
+
+def confirm(s: Session, point: Point, pair: tuple[Candidate, Candidate], rounds: int, *,
+            first_round: int = 0) -> tune_stats.Ratio:  # fmt: skip
+    """pair's first candidate's time over its second's, measured afresh: `rounds` rounds of
+    the two alone (numbered on from first_round in the CSV). The best of several noisy
+    candidates is picked for measuring fast, so its ratios from the blocks that picked it
+    lean its way; fresh blocks do not."""
+    race = _enter(s, point, list(pair))
+    if len(race.search.ids) < 2:  # noqa: PLR2004 -- the two of them
+        return tune_stats.Ratio(math.nan, 0.0, math.inf, 0)
+    ids = race.search.ids
+    last = first_round + rounds
+    race.search = tune_stats.Search(ids, None, min_rounds=last, max_rounds=last,
+                                    rounds=first_round)  # fmt: skip
+    iters = _block_iters(s, race)
+    while not _round(s, race, iters):
+        pass
+    return tune_stats.ratio(race.search.blocks[ids[0]], race.search.blocks[ids[1]])

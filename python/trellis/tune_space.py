@@ -64,6 +64,8 @@ class Candidate:
             return "built-in"
         if self.algorithm == TUNED_NAME:
             return "tuned"
+        if self.algorithm == AGAIN_NAME:
+            return "tuned again"
         return " ".join([self.algorithm, *(f"{k}={v}" for k, v in self.params)])
 
     def rule(self, filters: str = "") -> str:
@@ -72,15 +74,24 @@ class Candidate:
             return ""
         if self.algorithm == TUNED_NAME:
             return self.text
+        if self.algorithm == AGAIN_NAME:  # the same rules, told apart by a comment
+            return f"{self.text} # again"
         return " ".join(x for x in (self.coll, filters, self.label) if x)
 
 
 BUILTIN_NAME = "(built-in)"
 TUNED_NAME = "(tuned)"
+# --check's control: the tuned rules a second time, under another name and worker id, so
+# that how far apart two names of one configuration measure is measured too.
+AGAIN_NAME = "(tuned again)"
 
 
 def builtin(coll: str) -> Candidate:
     return Candidate(coll, BUILTIN_NAME)
+
+
+def again(tuned: Candidate) -> Candidate:
+    return Candidate(tuned.coll, AGAIN_NAME, text=tuned.text)
 
 
 def mpi(coll: str) -> Candidate:

@@ -58,6 +58,8 @@ def test_tune_two_collectives(trellis_exe: Path, tmp_path: Path) -> None:
     assert check.returncode == 0, check.stderr
     assert "mean penalty against the best at the tuned sizes" in check.stdout
     assert "mean penalty against the best at the between sizes" in check.stdout
+    assert "control (the tuned rules again, under another name) at the tuned sizes" in check.stdout
+    assert "held out, at the between sizes: mean penalty" in check.stdout
 
 
 def test_killed_run_resumes(trellis_exe: Path, tmp_path: Path) -> None:

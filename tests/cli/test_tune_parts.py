@@ -7,12 +7,13 @@ import json
 import math
 import os
 import random
+import statistics
 import time
 from pathlib import Path
 
 import pytest
 
-from trellis import native, tune_plan, tune_rules, tune_space, tune_stats
+from trellis import native, tune_check, tune_plan, tune_rules, tune_space, tune_stats
 from trellis.tune_run import Session, run_point
 from trellis.tune_space import Candidate, Layout
 from trellis.tune_worker import Block
@@ -265,3 +266,59 @@ def test_sizeless_collective_gets_one_rule() -> None:
 def test_inline_drops_comments() -> None:
     assert tune_rules.inline("# x\nbcast linear # y\n\nreduce chain\n") == \
         "bcast linear;reduce chain"  # fmt: skip
+
+
+# ---- --check's held-out penalty ------------------------------------------------------
+
+
+def check_point(seed: int, slower: float) -> tuple[float, float]:
+    """One --check point on a synthetic machine with 8% noise a block: the tuned choice
+    `slower` times the four others, which are equal. Its penalty from the race's blocks,
+    and from fresh ones (tune_check.held_out)."""
+    point = tune_plan.Point("allreduce", Layout(4, 2, 2), (4096,))
+    tuned = Candidate("allreduce", tune_space.TUNED_NAME, text="allreduce ring")
+    cands = [tuned, tune_space.builtin("allreduce"), tune_space.mpi("allreduce"),
+             Candidate("allreduce", "recursive_doubling"),
+             Candidate("allreduce", "rabenseifner")]  # fmt: skip
+    truth = {c.rule(): 100.0 for c in cands} | {tuned.rule(): 100.0 * slower}
+    machine = FakeMachine(truth, noise=0.08, seed=seed)
+    session = Session(machine.measure, machine.define)
+    o = run_point(session, point, cands, builtin_label="", deadline=math.inf)
+    return max(o.of("tuned").ratio - 1, 0.0), tune_check.held_out(session, point, o, cands) - 1
+
+
+def test_held_out_penalty_is_free_of_the_winners_bias() -> None:
+    """Where every candidate is as fast, the race's winner measured fastest by luck, so the
+    tuned choice's penalty against it from the same blocks is above 0 on average; measured
+    afresh it is about 0. Where the tuned choice is 10% slower, fresh blocks say about 10%."""
+    equal = [check_point(seed, 1.0) for seed in range(40)]
+    in_sample = statistics.fmean(p for p, _ in equal)
+    held = statistics.fmean(h for _, h in equal)
+    assert in_sample > 0.01
+    assert abs(held) < in_sample / 2
+    slower = [check_point(seed, 1.1) for seed in range(40)]
+    assert statistics.fmean(h for _, h in slower) == pytest.approx(0.10, abs=0.025)
+
+
+def test_check_report_gives_both_penalties() -> None:
+    layout = Layout(16, 4, 4)
+    won = outcome(4, "ring", layout)
+    won.measured.append(tune_rules.Measured("tuned", 11.0, 1.1, 1.0, 1.2, 5))
+    won.measured.append(tune_rules.Measured("tuned again", 10.5, 1.05, 1.0, 1.1, 5))
+    text = tune_check.report([("tuned", won, 1.04), ("between", won, 0.98)])
+    control = "control (the tuned rules again, under another name) at the tuned sizes: "
+    assert control + "mean penalty 5.0% over 1 points" in text
+    assert "held out, at the tuned sizes: mean penalty 4.0% over 1 points" in text
+    assert "held out, at the between sizes: mean penalty 0.0% over 1 points" in text
+    assert "mean of the ratios less one -2.0%" in text
+    assert "mean penalty against the best at the tuned sizes: 10.0% over 1 points" in text
+
+
+def test_the_control_is_the_tuned_rules_under_another_id() -> None:
+    """--check's control runs the same rules as the tuned candidate, but the worker must
+    see other text, or it would give both one id and measure them as one."""
+    tuned = Candidate("bcast", tune_space.TUNED_NAME, text="bcast binomial;reduce chain")
+    again = tune_space.again(tuned)
+    assert again.label == "tuned again"
+    assert again.rule() != tuned.rule()
+    assert tune_rules.inline(again.rule()) == tune_rules.inline(tuned.rule())
