@@ -102,8 +102,11 @@ if [[ ${1:-} == --assemble ]]; then
         target=${2:?--to needs a file}
         shift 2
     fi
-    (($#)) || mapfile -t runs < <(default_runs)
-    (($#)) && runs=("$@")
+    if (($#)); then
+        runs=("$@")
+    else
+        mapfile -t runs < <(default_runs)
+    fi
     assemble "$target" "${runs[@]}"
     exit 0
 fi
