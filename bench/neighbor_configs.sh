@@ -6,14 +6,17 @@
 # the built-in rules for the neighbourhood collectives were chosen from.
 #
 #   bench/neighbor_configs.sh [--reps N] [--out DIR] [--testbed]
-#                             [-- neighbor_bar options...]
+#                             [--configs LIST] [-- neighbor_bar options...]
 #
-# Configurations: linear, locality (one leader a host), locality lanes=4,
+# Configurations (--configs, comma-separated; default
+# locality,lanes4,linear): linear; locality (one leader a host); lanes4
+# (locality lanes=4); localitym and lanes4m (the same with local=merged:
+# edges within a host ride in the messages the two ranks exchange anyway),
 # each forced on all five neighbourhood collectives with TRELLIS_RULES
 # (neighbor_bar's graphs: --graphs cart2d_ag,cart3d_ag for allgather,
 # random_agv and random_w for allgatherv and alltoallw).
 # --reps: launches per configuration (default 4), taken in turn so that a
-# slow stretch of the machine touches all three. --testbed: across the
+# slow stretch of the machine touches them all. --testbed: across the
 # emulated cluster that is up (trellis testbed up), as the bar is defined.
 # Writes DIR/<config>_<k>/launch_1.csv and DIR/compare.md (default DIR
 # results/neighbor_configs). Exits non-zero if a launch failed.
@@ -22,32 +25,41 @@ set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out="$repo/results/neighbor_configs"
 reps=4
+configs=locality,lanes4,linear
 bar=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --reps) reps="$2"; shift ;;
     --out) out="$2"; shift ;;
     --testbed) bar+=(--testbed) ;;
+    --configs) configs="$2"; shift ;;
     --) shift; break ;;
-    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "neighbor_configs.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
 done
 colls="neighbor_allgather neighbor_allgatherv neighbor_alltoall neighbor_alltoallv neighbor_alltoallw"
+declare -A algos=([linear]=linear [locality]=locality [lanes4]="locality lanes=4"
+    [localitym]="locality local=merged" [lanes4m]="locality lanes=4 local=merged")
 declare -A rules=()
-for config in linear locality lanes4; do
-    algo=$config
-    [ "$config" = lanes4 ] && algo="locality lanes=4"
+IFS=, read -r -a chosen <<<"$configs"
+for config in "${chosen[@]}"; do
+    algo=${algos[$config]:-}
+    if [ -z "$algo" ]; then
+        echo "neighbor_configs.sh: unknown configuration '$config' (${!algos[*]})" >&2
+        exit 2
+    fi
     for coll in $colls; do
         rules[$config]+="$coll $algo; "
     done
 done
 mkdir -p "$out" || exit 2
-rm -rf "$out"/linear_* "$out"/locality_* "$out"/lanes4_* "$out/compare.md"
+for config in "${!algos[@]}"; do rm -rf "$out/${config}_"*; done
+rm -f "$out/compare.md"
 failed=0
 for k in $(seq 1 "$reps"); do
-    for config in locality lanes4 linear; do
+    for config in "${chosen[@]}"; do
         echo "neighbor_configs.sh: launch $k of $reps, $config" >&2
         TRELLIS_RULES="${rules[$config]}" bash "$repo/bench/neighbor_bar.sh" \
             ${bar[@]+"${bar[@]}"} --reps 1 --out "$out/${config}_$k" -- "$@" >/dev/null ||
@@ -55,7 +67,7 @@ for k in $(seq 1 "$reps"); do
     done
 done
 
-python3 - "$out" >"$out/compare.md" <<'EOF'
+python3 - "$out" "${chosen[@]}" >"$out/compare.md" <<'EOF'
 import csv
 import statistics
 import sys
@@ -63,7 +75,7 @@ from collections import defaultdict
 from pathlib import Path
 
 out = Path(sys.argv[1])
-configs = ("linear", "locality", "lanes4")
+configs = sys.argv[2:]
 ratio = defaultdict(list)  # (graph, bytes, config) -> mpi/trellis of each launch
 trellis = defaultdict(list)
 for config in configs:
