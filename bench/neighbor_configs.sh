@@ -6,12 +6,12 @@
 # the built-in rules for the neighbourhood collectives were chosen from.
 #
 #   bench/neighbor_configs.sh [--reps N] [--out DIR] [--testbed]
-#                             [--configs LIST] [-- neighbor_bar options...]
+#                             [--config NAME=ALGORITHM]...
+#                             [-- neighbor_bar options...]
 #
-# Configurations (--configs, comma-separated; default
-# locality,lanes4,linear): linear; locality (one leader a host); lanes4
-# (locality lanes=4); localitym and lanes4m (the same with local=merged:
-# edges within a host ride in the messages the two ranks exchange anyway),
+# Configurations: linear, locality (one leader a host), locality lanes=4
+# (named lanes4), or those of --config instead (NAME a word, ALGORITHM
+# the rest of a rule: --config lanes2='locality lanes=2'), in that order,
 # each forced on all five neighbourhood collectives with TRELLIS_RULES
 # (neighbor_bar's graphs: --graphs cart2d_ag,cart3d_ag for allgather,
 # random_agv and random_w for allgatherv and alltoallw).
@@ -25,41 +25,47 @@ set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out="$repo/results/neighbor_configs"
 reps=4
-configs=locality,lanes4,linear
+names=()
+declare -A algos=()
 bar=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --reps) reps="$2"; shift ;;
     --out) out="$2"; shift ;;
     --testbed) bar+=(--testbed) ;;
-    --configs) configs="$2"; shift ;;
+    --config)
+        name=${2%%=*}
+        if [[ ! "$name" =~ ^[A-Za-z0-9_]+$ || "$2" != *=?* ]]; then
+            echo "neighbor_configs.sh: --config NAME=ALGORITHM, got '$2'" >&2
+            exit 2
+        fi
+        names+=("$name")
+        algos[$name]=${2#*=}
+        shift
+        ;;
     --) shift; break ;;
-    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "neighbor_configs.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
 done
 colls="neighbor_allgather neighbor_allgatherv neighbor_alltoall neighbor_alltoallv neighbor_alltoallw"
-declare -A algos=([linear]=linear [locality]=locality [lanes4]="locality lanes=4"
-    [localitym]="locality local=merged" [lanes4m]="locality lanes=4 local=merged")
+if [ ${#names[@]} -eq 0 ]; then
+    names=(locality lanes4 linear)
+    algos=([locality]=locality [lanes4]="locality lanes=4" [linear]=linear)
+fi
 declare -A rules=()
-IFS=, read -r -a chosen <<<"$configs"
-for config in "${chosen[@]}"; do
-    algo=${algos[$config]:-}
-    if [ -z "$algo" ]; then
-        echo "neighbor_configs.sh: unknown configuration '$config' (${!algos[*]})" >&2
-        exit 2
-    fi
+for config in "${names[@]}"; do
     for coll in $colls; do
-        rules[$config]+="$coll $algo; "
+        rules[$config]+="$coll ${algos[$config]}; "
     done
 done
 mkdir -p "$out" || exit 2
-for config in "${!algos[@]}"; do rm -rf "$out/${config}_"*; done
+for config in "${names[@]}"; do rm -rf "$out/${config}_"[0-9]*; done
 rm -f "$out/compare.md"
 failed=0
 for k in $(seq 1 "$reps"); do
-    for config in "${chosen[@]}"; do
+    for config in "${names[@]}"; do
         echo "neighbor_configs.sh: launch $k of $reps, $config" >&2
         TRELLIS_RULES="${rules[$config]}" bash "$repo/bench/neighbor_bar.sh" \
             ${bar[@]+"${bar[@]}"} --reps 1 --out "$out/${config}_$k" -- "$@" >/dev/null ||
@@ -67,7 +73,7 @@ for k in $(seq 1 "$reps"); do
     done
 done
 
-python3 - "$out" "${chosen[@]}" >"$out/compare.md" <<'EOF'
+python3 - "$out" "${names[@]}" >"$out/compare.md" <<'EOF'
 import csv
 import statistics
 import sys

@@ -32,12 +32,6 @@ static const trl_param_spec locality_params[] = {
      .max = NO_MAX,
      .help = "bytes of the largest block between hosts that is combined (larger ones go "
              "straight)"},
-    {.name = "local",
-     .kind = TRL_PARAM_CHOICE,
-     .default_text = "apart",
-     .choices = "apart|merged",
-     .help = "edges within a host: their own messages, or merged into the message the two "
-             "ranks exchange anyway to combine their hosts' traffic"},
     {.name = NULL},
 };
 static const trl_param_spec kary_params[] = {

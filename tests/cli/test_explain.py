@@ -679,25 +679,3 @@ def test_neighbors_takes_an_edge_list(run_trellis, tmp_path) -> None:
                       "--neighbors", str(edges))  # fmt: skip
     assert bad.returncode == 2
     assert "a rank outside 0..2" in bad.stderr
-
-
-def test_locality_local_merged_rides_edges_within_a_host(run_trellis, tmp_path) -> None:
-    # A 4 x 4 torus on 4 hosts of one grid row each, lanes=4: each host's 8 edges within
-    # it ride in the 6 gather and 6 hand-out messages its lanes exchange anyway, so the
-    # whole call sends 56 messages instead of 88 (8 of them between hosts either way).
-    goal = {}
-    for local in ("apart", "merged"):
-        rules = tmp_path / f"{local}.rules"
-        rules.write_text(f"neighbor_alltoall locality lanes=4 local={local}\n")
-        proc = run_trellis("explain", "neighbor_alltoall", "--ranks", "16", "--bytes", "8",
-                           "--topology", "hosts=4 ranks_per_host=4", "--neighbors", "4px4p",
-                           "--rules", str(rules), "--goal")  # fmt: skip
-        assert proc.returncode == 0, proc.stderr
-        goal[local] = proc.stdout
-    assert goal["apart"].count(": send ") == 88
-    assert goal["merged"].count(": send ") == 56
-    # Rank 5 (host 1, between ranks 4 and 6, the lanes to hosts 0 and 2) sends two
-    # messages: to each lane its block for that lane's host, then its block for the lane.
-    rank5 = goal["merged"][goal["merged"].index("rank 5 {") : goal["merged"].index("rank 6 {")]
-    sends = [line.split(": ", 1)[1] for line in rank5.splitlines() if ": send " in line]
-    assert sends == ["send 16b to 4 tag 0", "send 16b to 6 tag 0"]

@@ -84,21 +84,9 @@ static const char *const no_params[] = {"", NULL};
 /* The neighbourhood's locality: one leader per host, and lanes spreading a
  * host's traffic (fewer ranks than lanes included); combine= sending the
  * larger blocks between hosts straight (none combined, and some of a call's
- * blocks combined while others are not); local=merged, the edges within a
- * host riding in the gather and hand-out messages (and, above combine=,
- * not). */
-static const char *const locality_lanes[] = {"",
-                                             "lanes=2",
-                                             "lanes=3",
-                                             "lanes=64",
-                                             "combine=0",
-                                             "combine=5",
-                                             "lanes=2 combine=7",
-                                             "local=merged",
-                                             "lanes=3 local=merged",
-                                             "lanes=64 combine=5 local=merged",
-                                             "combine=0 local=merged",
-                                             NULL};
+ * blocks combined while others are not). */
+static const char *const locality_lanes[] = {
+    "", "lanes=2", "lanes=3", "lanes=64", "combine=0", "combine=5", "lanes=2 combine=7", NULL};
 /* The two-level forms (issue 12): each step's algorithm varied, commutative
  * and not where they allow it. */
 static const char *const sharded_bcast[] = {

@@ -89,31 +89,14 @@ static inline int trl_nb_lane(const trl_nb_hosts *h, int host, int other)
 /* Whether rank r carries its host's traffic with some other host. */
 bool trl_nb_is_lane(const trl_nb_hosts *h, int r);
 
-/* Edges within a host that travel inside another message between the same
- * two ranks (locality's local=merged), per rank: out[q] for this rank's
- * edges to q, in[r] for those from r; only blocks of at most `big` bytes. */
-typedef struct {
-    const bool *out;
-    const bool *in;
-} trl_nb_riding;
-
 /* Each edge of rank a->rank as its own message (receives in block order,
  * sends in trl_nbhd_send_order: the k-th message of a pair of ranks is the
  * edge the standard pairs), and its edges to itself as copies, the k-th
  * send to itself filling the k-th receive from itself; where host (a host
  * index per rank) is given, only the edges within its host and those
- * between hosts of more than `big` bytes (both ends see the same size),
- * less those that ride (NULL: none). A zero-byte block is left out on both
- * ends. Returns s->status, or TRL_ERR_INVALID where the lists disagree
- * (neighbor_direct.c). */
-int trl_nb_direct(const trl_coll_args *a, trl_sched *s, const int *host, size_t big,
-                  const trl_nb_riding *ride);
-
-/* Whether an edge of n bytes between this rank and `peer` rides (of: a
- * trl_nb_riding's out or in, NULL for none). */
-static inline bool trl_nb_rides(const bool *of, int peer, size_t n, size_t big)
-{
-    return of && of[peer] && n <= big;
-}
+ * between hosts of more than `big` bytes (both ends see the same size). A
+ * zero-byte block is left out on both ends. Returns s->status, or
+ * TRL_ERR_INVALID where the lists disagree (neighbor_direct.c). */
+int trl_nb_direct(const trl_coll_args *a, trl_sched *s, const int *host, size_t big);
 
 #endif

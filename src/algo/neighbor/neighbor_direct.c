@@ -24,25 +24,21 @@ static bool direct(const int *host, size_t big, int a, int b, size_t n)
     return !host || host[a] == host[b] || n > big;
 }
 
-int trl_nb_direct(const trl_coll_args *a, trl_sched *s, const int *host, size_t big,
-                  const trl_nb_riding *ride)
+int trl_nb_direct(const trl_coll_args *a, trl_sched *s, const int *host, size_t big)
 {
     const trl_nbhd *g = a->nbhd;
     int me = a->rank, nin = trl_nbhd_indegree(g, me), nout = trl_nbhd_outdegree(g, me);
     const int *src = trl_nbhd_sources(g, me), *dst = trl_nbhd_dests(g, me);
-    const bool *in = ride ? ride->in : NULL, *out = ride ? ride->out : NULL;
     for (int i = 0; i < nin; i++) {
         size_t n = trl_nb_recv_len(a, i);
-        if (src[i] != TRL_NBHD_NULL && src[i] != me && n > 0 && direct(host, big, me, src[i], n) &&
-            !trl_nb_rides(in, src[i], n, big))
+        if (src[i] != TRL_NBHD_NULL && src[i] != me && n > 0 && direct(host, big, me, src[i], n))
             trl_sched_recv(s, src[i], trl_ref_at(TRL_BUF_RECV, trl_nb_recv_off(a, i)), n,
                            TRL_NODEPS);
     }
     for (int k = 0; k < nout; k++) {
         int j = trl_nbhd_send_order(g, k);
         size_t n = trl_nb_send_len(a, j);
-        if (dst[j] != TRL_NBHD_NULL && dst[j] != me && n > 0 && direct(host, big, me, dst[j], n) &&
-            !trl_nb_rides(out, dst[j], n, big))
+        if (dst[j] != TRL_NBHD_NULL && dst[j] != me && n > 0 && direct(host, big, me, dst[j], n))
             trl_sched_send(s, dst[j], trl_ref_at(TRL_BUF_SEND, trl_nb_send_off(a, j)), n,
                            TRL_NODEPS);
     }

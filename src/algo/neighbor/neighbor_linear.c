@@ -22,5 +22,5 @@
 
 int trl_neighbor_linear(const trl_coll_args *a, trl_sched *s)
 {
-    return a->nbhd ? trl_nb_direct(a, s, NULL, 0, NULL) : TRL_ERR_INVALID;
+    return a->nbhd ? trl_nb_direct(a, s, NULL, 0) : TRL_ERR_INVALID;
 }

@@ -32,13 +32,6 @@
  * larger ones go straight, as linear sends them (both ends and the lanes
  * see an edge's size alike), so one call can combine its small blocks and
  * send its large ones directly (a v form's sizes vary by edge).
- * local=merged: an edge within a host rides, where it can, in a message its
- * two ranks exchange anyway: behind the sender's blocks for another host
- * when the receiver is the lane that carries them (step 2), else behind the
- * blocks a lane hands the receiver (step 4); it then costs a copy at each
- * end instead of a message of its own (a 2D stencil on hosts of grid rows:
- * lanes=4: 12 messages within each host instead of 20, step 4 waiting).
- * local=apart (the default): each is its own message, in step 1.
  * Any number of ranks and hosts; one host: linear's messages only.
  *
  * The size of each edge's block: a rank knows its own blocks; a leader must
@@ -59,15 +52,6 @@
 #include "core/status.h"
 #include "topo/topo.h"
 
-/* local=merged: the message of a rank to another of its host that an edge
- * between them rides in (below, ride_of). */
-enum { RIDES_NOT, RIDES_GATHER, RIDES_SCATTER };
-enum { LOCAL_APART, LOCAL_MERGED }; /* local=: the choices' order in algorithms.c */
-typedef struct {
-    int step; /* RIDES_* */
-    int host; /* the other host that message is for or from */
-} ride;
-
 typedef struct {
     const trl_coll_args *a;
     const trl_nbhd *g;
@@ -76,9 +60,6 @@ typedef struct {
     const int *host; /* per rank: its host (h->hh.host_of) */
     size_t big;      /* combine=: larger edges go straight */
     int *deps;       /* room for the steps one message waits for */
-    ride *to, *from; /* per rank of this host: where this rank's edges to it,
-                      * and its edges to this rank, ride (all RIDES_NOT
-                      * unless local=merged) */
 } plan;
 
 /* Rank s's k-th edge in send order: its block (the same order for every
@@ -151,92 +132,6 @@ static void pack_own(plan *pl, int b, size_t at, int *nd)
     }
 }
 
-/* Bytes host A's ranks send to rank q (of another host). */
-static size_t bytes_for(const plan *pl, int A, int q);
-
-/* Where rank r's edges to rank q of its host ride under local=merged: in r's
- * message to q in step 2 when q carries r's blocks for some host (the first
- * such), else in r's message to q in step 4 when r hands q blocks from some
- * host (the first such); else they go as their own messages. Both ends
- * compute it alike: each knows the sizes it reads (v forms: a lane knows its
- * host's, TRL_NEEDS_ALL_COUNTS). Blocks above combine= never ride. */
-static ride ride_of(const plan *pl, int r, int q)
-{
-    int A = pl->host[r], n = pl->h->hh.n;
-    if (r == q || pl->host[q] != A)
-        return (ride){RIDES_NOT, -1};
-    for (int b = 0; b < n; b++)
-        if (b != A && trl_nb_lane(pl->h, A, b) == q && bytes_to(pl, r, b) > 0)
-            return (ride){RIDES_GATHER, b};
-    for (int b = 0; b < n; b++)
-        if (b != A && trl_nb_lane(pl->h, A, b) == r && bytes_for(pl, b, q) > 0)
-            return (ride){RIDES_SCATTER, b};
-    return (ride){RIDES_NOT, -1};
-}
-
-static bool rides_in(ride w, int step, int b)
-{
-    return w.step == step && w.host == b;
-}
-
-/* Bytes of this rank's edges to q that ride in its message of `step` for
- * host b; of those from r to this rank, in r's. */
-static size_t riding_to(const plan *pl, int q, int step, int b)
-{
-    const trl_coll_args *a = pl->a;
-    size_t m = 0;
-    for (int j = 0; rides_in(pl->to[q], step, b) && j < trl_nbhd_outdegree(pl->g, a->rank); j++) {
-        size_t n = trl_nb_send_len(a, j);
-        m += edge_dest(pl, a->rank, j) == q && n <= pl->big ? n : 0;
-    }
-    return m;
-}
-
-static size_t riding_from(const plan *pl, int r, int step, int b)
-{
-    const trl_coll_args *a = pl->a;
-    const int *src = trl_nbhd_sources(pl->g, a->rank);
-    size_t m = 0;
-    for (int i = 0; rides_in(pl->from[r], step, b) && i < trl_nbhd_indegree(pl->g, a->rank); i++) {
-        size_t n = trl_nb_recv_len(a, i);
-        m += src[i] == r && n <= pl->big ? n : 0;
-    }
-    return m;
-}
-
-/* This rank's riding blocks for q copied side by side (send order) from
- * scratch offset at; each copy appended to pl->deps at *nd. */
-static void pack_riding(plan *pl, int q, size_t at, int *nd)
-{
-    const trl_coll_args *a = pl->a;
-    for (int k = 0; k < trl_nbhd_outdegree(pl->g, a->rank); k++) {
-        int j = edge_block(pl, k);
-        size_t n = trl_nb_send_len(a, j);
-        if (edge_dest(pl, a->rank, j) != q || n == 0 || n > pl->big)
-            continue;
-        pl->deps[(*nd)++] = trl_sched_copy(pl->s, trl_ref_at(TRL_BUF_SEND, trl_nb_send_off(a, j)),
-                                           trl_ref_at(TRL_BUF_SCRATCH, at), n, TRL_NODEPS);
-        at += n;
-    }
-}
-
-/* The blocks from r that rode in its message (at `at`, received by step
- * got) into their receive blocks, in block order: the k-th of the pair's
- * edges pairs with the k-th, as trl_nb_direct's messages would. */
-static void unpack_riding(plan *pl, int r, size_t at, int got)
-{
-    const trl_coll_args *a = pl->a;
-    const int *src = trl_nbhd_sources(pl->g, a->rank);
-    for (int i = 0; i < trl_nbhd_indegree(pl->g, a->rank); i++) {
-        size_t n = trl_nb_recv_len(a, i);
-        if (src[i] != r || n == 0 || n > pl->big)
-            continue;
-        trl_sched_copy(pl->s, trl_ref_at(TRL_BUF_SCRATCH, at),
-                       trl_ref_at(TRL_BUF_RECV, trl_nb_recv_off(a, i)), n, TRL_DEPS(got));
-        at += n;
-    }
-}
-
 /* Steps 2 and 3 on host A = this rank's: its blocks to the leader, and the
  * leader's message to every other host. */
 static void gather_and_send(plan *pl)
@@ -249,15 +144,13 @@ static void gather_and_send(plan *pl)
             continue;
         int lead = trl_nb_lane(pl->h, A, b);
         if (me != lead) {
-            size_t m = bytes_to(pl, me, b), d = riding_to(pl, lead, RIDES_GATHER, b);
+            size_t m = bytes_to(pl, me, b);
             if (m == 0)
                 continue;
-            size_t at = trl_sched_scratch(s, m + d);
+            size_t at = trl_sched_scratch(s, m);
             int nd = 0;
             pack_own(pl, b, at, &nd);
-            if (d > 0)
-                pack_riding(pl, lead, at + m, &nd);
-            trl_sched_send(s, lead, trl_ref_at(TRL_BUF_SCRATCH, at), m + d, pl->deps, nd);
+            trl_sched_send(s, lead, trl_ref_at(TRL_BUF_SCRATCH, at), m, pl->deps, nd);
             continue;
         }
         size_t total = host_bytes(pl, A, b);
@@ -269,20 +162,11 @@ static void gather_and_send(plan *pl)
             size_t m = pl->host[r] == A ? bytes_to(pl, r, b) : 0;
             if (m == 0)
                 continue;
-            size_t d = r != me ? riding_from(pl, r, RIDES_GATHER, b) : 0;
-            if (r == me) {
-                pack_own(pl, b, at + x, &nd);
-            } else if (d == 0) {
+            if (r != me)
                 pl->deps[nd++] = trl_sched_recv(s, r, trl_ref_at(TRL_BUF_SCRATCH, at + x), m,
                                                 TRL_NODEPS);
-            } else { /* r's own edges to this rank ride behind its blocks for b */
-                size_t tmp = trl_sched_scratch(s, m + d);
-                int got = trl_sched_recv(s, r, trl_ref_at(TRL_BUF_SCRATCH, tmp), m + d, TRL_NODEPS);
-                pl->deps[nd++] = trl_sched_copy(s, trl_ref_at(TRL_BUF_SCRATCH, tmp),
-                                                trl_ref_at(TRL_BUF_SCRATCH, at + x), m,
-                                                TRL_DEPS(got));
-                unpack_riding(pl, r, tmp + m, got);
-            }
+            else
+                pack_own(pl, b, at + x, &nd);
             x += m;
         }
         trl_sched_send(s, trl_nb_lane(pl->h, b, A), trl_ref_at(TRL_BUF_SCRATCH, at), total,
@@ -290,6 +174,7 @@ static void gather_and_send(plan *pl)
     }
 }
 
+/* Bytes host A's ranks send to rank q (of this rank's host B). */
 static size_t bytes_for(const plan *pl, int A, int q)
 {
     size_t m = 0;
@@ -317,17 +202,10 @@ static void scatter_from(plan *pl, int A, size_t at, int got)
         size_t m = bytes_for(pl, A, q);
         if (m == 0)
             continue;
-        /* d: edges between the leader and q that ride behind (ride_of) */
-        size_t d = q == lead ? 0
-                   : q == me ? riding_from(pl, lead, RIDES_SCATTER, A)
-                             : riding_to(pl, q, RIDES_SCATTER, A);
-        size_t tmp = q == lead ? at : trl_sched_scratch(s, m + d), x = 0, y = 0;
+        size_t tmp = q == lead ? at : trl_sched_scratch(s, m), x = 0, y = 0;
         int nd = 0, recv = -1;
-        if (q == me && me != lead) {
-            recv = trl_sched_recv(s, lead, trl_ref_at(TRL_BUF_SCRATCH, tmp), m + d, TRL_NODEPS);
-            if (d > 0)
-                unpack_riding(pl, lead, tmp + m, recv);
-        }
+        if (q == me && me != lead)
+            recv = trl_sched_recv(s, lead, trl_ref_at(TRL_BUF_SCRATCH, tmp), m, TRL_NODEPS);
         for (int r = 0; r < a->size; r++)
             for (int k = 0; pl->host[r] == A && k < trl_nbhd_outdegree(pl->g, r); k++) {
                 int j = edge_block(pl, k);
@@ -351,11 +229,8 @@ static void scatter_from(plan *pl, int A, size_t at, int got)
                 }
                 x += n;
             }
-        if (me == lead && q != me) {
-            if (d > 0)
-                pack_riding(pl, q, tmp + m, &nd);
-            trl_sched_send(s, q, trl_ref_at(TRL_BUF_SCRATCH, tmp), m + d, pl->deps, nd);
-        }
+        if (me == lead && q != me)
+            trl_sched_send(s, q, trl_ref_at(TRL_BUF_SCRATCH, tmp), m, pl->deps, nd);
     }
 }
 
@@ -407,42 +282,19 @@ int trl_neighbor_locality(const trl_coll_args *a, trl_sched *s)
     int p = a->size;
     trl_nb_hosts h = {0};
     int *deps = malloc(((size_t)g->out_off[p] + (size_t)p + 1) * sizeof *deps);
-    ride *rides = malloc(2 * (size_t)p * sizeof *rides);
-    bool *riding = malloc(2 * (size_t)p * sizeof *riding);
-    if (!deps || !rides || !riding ||
-        trl_nb_hosts_make(a, (int)trl_param_int(a, "lanes"), &h) != TRL_OK) {
+    if (!deps || trl_nb_hosts_make(a, (int)trl_param_int(a, "lanes"), &h) != TRL_OK) {
         free(deps);
-        free(rides);
-        free(riding);
         trl_hier_hosts_free(&h.hh);
         return TRL_ERR_NOMEM;
     }
-    plan pl = {.a = a,
-               .g = g,
-               .s = s,
-               .h = &h,
-               .host = h.hh.host_of,
-               .big = (size_t)trl_param_int(a, "combine"),
-               .deps = deps,
-               .to = rides,
-               .from = rides + p};
-    bool merged = trl_param_int(a, "local") == LOCAL_MERGED;
-    for (int q = 0; q < p; q++) {
-        ride none = {RIDES_NOT, -1};
-        pl.to[q] = merged ? ride_of(&pl, a->rank, q) : none;
-        pl.from[q] = merged ? ride_of(&pl, q, a->rank) : none;
-        riding[q] = pl.to[q].step != RIDES_NOT;
-        riding[p + q] = pl.from[q].step != RIDES_NOT;
-    }
+    plan pl = {a, g, s, &h, h.hh.host_of, (size_t)trl_param_int(a, "combine"), deps};
     trl_sched_phase(s, "local");
-    trl_nb_direct(a, s, h.hh.host_of, pl.big, &(trl_nb_riding){riding, riding + p});
+    trl_nb_direct(a, s, h.hh.host_of, pl.big);
     trl_sched_phase(s, "gather");
     gather_and_send(&pl);
     trl_sched_phase(s, "scatter");
     receive_and_scatter(&pl);
     trl_hier_hosts_free(&h.hh);
     free(deps);
-    free(rides);
-    free(riding);
     return s->status;
 }
