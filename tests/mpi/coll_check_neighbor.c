@@ -507,9 +507,19 @@ static void check_in_place(const graph *g)
     free(buf);
 }
 
+/* Elements of rank s's v-form send block j in check_outstanding's call k
+ * (1 or 2): each edge its own count, the two calls different ones. */
+static int v_count(int s, int j, int k)
+{
+    return 1 + (s + j * k) % 3 * k;
+}
+
 /* Non-blocking neighbourhood calls among point-to-point messages and an
  * outstanding allreduce on the same communicator, completed together in
- * one MPI_Waitall (in a rotated order), twice over. */
+ * one MPI_Waitall, twice over: the one-size forms, and two alltoallv calls
+ * of different counts with an allgatherv between them (outstanding
+ * together, each sending its block sizes before it runs where an
+ * algorithm needs them). */
 static void check_outstanding(const graph *g)
 {
     int n = 5, in = g->indeg, out = g->outdeg[rank];
@@ -517,36 +527,82 @@ static void check_outstanding(const graph *g)
         *recv = malloc(((size_t)in * n + 1) * sizeof(int));
     int *gsend = malloc((size_t)n * sizeof(int)),
         *grecv = malloc(((size_t)in * n + 1) * sizeof(int));
+    /* The v forms: block j (or i) of call k at j * n, v_count elements. */
+    int *vsend[2], *vrecv[2], *scounts[2], *rcounts[2],
+        *displs = malloc(((size_t)(in > out ? in : out) + 1) * sizeof(int));
+    int *agv = malloc(((size_t)in * n + 1) * sizeof(int)),
+        *agv_counts = malloc(((size_t)in + 1) * sizeof(int));
+    for (int x = 0; x < (in > out ? in : out); x++)
+        displs[x] = x * n;
+    for (int k = 0; k < 2; k++) {
+        vsend[k] = malloc(((size_t)out * n + 1) * sizeof(int));
+        vrecv[k] = malloc(((size_t)in * n + 1) * sizeof(int));
+        scounts[k] = malloc(((size_t)out + 1) * sizeof(int));
+        rcounts[k] = malloc(((size_t)in + 1) * sizeof(int));
+        for (int j = 0; j < out; j++)
+            scounts[k][j] = v_count(rank, j, k + 1);
+        for (int i = 0; i < in; i++) {
+            int s = g->sources[i];
+            rcounts[k][i] = s == MPI_PROC_NULL ? 0 : v_count(s, sender_block(g, i), k + 1);
+        }
+    }
+    for (int i = 0; i < in; i++)
+        agv_counts[i] = g->sources[i] == MPI_PROC_NULL ? 0 : 1 + g->sources[i] % n;
     for (int round = 0; round < 2; round++) {
         for (int j = 0; j < out; j++)
-            for (int e = 0; e < n; e++)
+            for (int e = 0; e < n; e++) {
                 send[j * n + e] = value(rank, j, e) + round;
+                for (int k = 0; k < 2; k++)
+                    vsend[k][j * n + e] = value(rank, j, e) + round + 100 * (k + 1);
+            }
         for (int e = 0; e < n; e++)
             gsend[e] = value(rank, 0, e) + round;
         for (int x = 0; x < in * n; x++)
-            recv[x] = grecv[x] = SENTINEL;
+            recv[x] = grecv[x] = vrecv[0][x] = vrecv[1][x] = agv[x] = SENTINEL;
         int token = rank + round, got = -1, sum = 0, one = 1;
-        MPI_Request req[5];
+        MPI_Request req[8];
         int to = (rank + 1) % nranks, from = (rank + nranks - 1) % nranks;
         MPI_Irecv(&got, 1, MPI_INT, from, 77, g->comm, &req[0]);
         MPI_Ineighbor_alltoall(send, n, MPI_INT, recv, n, MPI_INT, g->comm, &req[1]);
+        MPI_Ineighbor_alltoallv(vsend[0], scounts[0], displs, MPI_INT, vrecv[0], rcounts[0], displs,
+                                MPI_INT, g->comm, &req[5]);
         MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, g->comm, &req[2]);
+        MPI_Ineighbor_allgatherv(gsend, 1 + rank % n, MPI_INT, agv, agv_counts, displs, MPI_INT,
+                                 g->comm, &req[6]);
         MPI_Ineighbor_allgather(gsend, n, MPI_INT, grecv, n, MPI_INT, g->comm, &req[3]);
+        MPI_Ineighbor_alltoallv(vsend[1], scounts[1], displs, MPI_INT, vrecv[1], rcounts[1], displs,
+                                MPI_INT, g->comm, &req[7]);
         MPI_Isend(&token, 1, MPI_INT, to, 77, g->comm, &req[4]);
-        MPI_Waitall(5, req, MPI_STATUSES_IGNORE);
+        MPI_Waitall(8, req, MPI_STATUSES_IGNORE);
         CHECK(got == from + round, "%s outstanding: p2p got %d", g->name, got);
         CHECK(sum == nranks, "%s outstanding: allreduce %d", g->name, sum);
-        int bad = 0;
+        int bad = 0, vbad = 0;
         for (int i = 0; i < in; i++) {
-            int s = g->sources[i];
+            int s = g->sources[i], b = sender_block(g, i);
             for (int e = 0; e < n; e++) {
-                int w1 = s == MPI_PROC_NULL ? SENTINEL : value(s, sender_block(g, i), e) + round;
+                int w1 = s == MPI_PROC_NULL ? SENTINEL : value(s, b, e) + round;
                 int w2 = s == MPI_PROC_NULL ? SENTINEL : value(s, 0, e) + round;
                 bad += recv[i * n + e] != w1 || grecv[i * n + e] != w2;
+                for (int k = 0; k < 2; k++) {
+                    bool filled = e < rcounts[k][i];
+                    vbad += vrecv[k][i * n + e] !=
+                            (filled ? value(s, b, e) + round + 100 * (k + 1) : SENTINEL);
+                }
+                vbad += agv[i * n + e] != (e < agv_counts[i] ? w2 : SENTINEL);
             }
         }
         CHECK(bad == 0, "%s outstanding round %d: %d wrong", g->name, round, bad);
+        CHECK(vbad == 0, "%s outstanding v forms round %d: %d wrong", g->name, round, vbad);
     }
+    for (int k = 0; k < 2; k++) {
+        free(vsend[k]);
+        free(vrecv[k]);
+        free(scounts[k]);
+        free(rcounts[k]);
+    }
+    free(displs);
+    free(agv);
+    free(agv_counts);
     free(send);
     free(recv);
     free(gsend);

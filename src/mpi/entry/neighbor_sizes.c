@@ -188,7 +188,7 @@ int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
     return rc;
 }
 
-/* ---- a persistent call's plan (engine.h) ---- */
+/* ---- a persistent or non-blocking call's plan (engine.h) ---- */
 
 typedef struct {
     sizes s;
@@ -252,7 +252,8 @@ int trl_nb_plan_sizes(trl_comm *c, trl_coll_args *a, trl_op_plan *plan, bool *pl
     p->a.send_displs = v + ns;
     p->a.recv_counts = v + 2 * ns;
     p->a.recv_displs = v + 2 * ns + nr;
-    int rc = sizes_post(c, a, algo, TRL_TAG_SIZES_INIT, &p->s);
+    int which = a->call == TRL_CALL_PERSISTENT ? TRL_TAG_SIZES_INIT : TRL_TAG_SIZES_NONBLOCKING;
+    int rc = sizes_post(c, a, algo, which, &p->s);
     if (rc != MPI_SUCCESS) {
         plan_release(p);
         return rc;
