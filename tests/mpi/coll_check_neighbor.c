@@ -519,7 +519,9 @@ static int v_count(int s, int j, int k)
  * one MPI_Waitall, twice over: the one-size forms, and two alltoallv calls
  * of different counts with an allgatherv between them (outstanding
  * together, each sending its block sizes before it runs where an
- * algorithm needs them). */
+ * algorithm needs them). Before the wait, blocking calls on the same
+ * communicator (an allreduce, an alltoallv of other counts), inside which
+ * the outstanding ones advance. */
 static void check_outstanding(const graph *g)
 {
     int n = 5, in = g->indeg, out = g->outdeg[rank];
@@ -573,7 +575,19 @@ static void check_outstanding(const graph *g)
         MPI_Ineighbor_alltoallv(vsend[1], scounts[1], displs, MPI_INT, vrecv[1], rcounts[1], displs,
                                 MPI_INT, g->comm, &req[7]);
         MPI_Isend(&token, 1, MPI_INT, to, 77, g->comm, &req[4]);
+        int bsum = 0, *bsend = vsend[round], *brecv = malloc(((size_t)in * n + 1) * sizeof(int));
+        MPI_Allreduce(&one, &bsum, 1, MPI_INT, MPI_SUM, g->comm);
+        MPI_Neighbor_alltoallv(bsend, scounts[1 - round], displs, MPI_INT, brecv,
+                               rcounts[1 - round], displs, MPI_INT, g->comm);
         MPI_Waitall(8, req, MPI_STATUSES_IGNORE);
+        CHECK(bsum == nranks, "%s outstanding: blocking allreduce %d", g->name, bsum);
+        int bbad = 0;
+        for (int i = 0; i < in; i++)
+            for (int e = 0; e < rcounts[1 - round][i]; e++)
+                bbad += brecv[i * n + e] !=
+                        value(g->sources[i], sender_block(g, i), e) + round + 100 * (round + 1);
+        CHECK(bbad == 0, "%s outstanding: blocking alltoallv %d wrong", g->name, bbad);
+        free(brecv);
         CHECK(got == from + round, "%s outstanding: p2p got %d", g->name, got);
         CHECK(sum == nranks, "%s outstanding: allreduce %d", g->name, sum);
         int bad = 0, vbad = 0;

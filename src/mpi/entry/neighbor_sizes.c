@@ -6,6 +6,7 @@
 
 #include "algo/neighbor/neighbor_blocks.h"
 #include "algo/params.h"
+#include "core/status.h"
 #include "exec/mpi_impl.h"
 #include "mpi/context/schedule.h"
 #include "mpi/engine/check.h"
@@ -194,7 +195,8 @@ typedef struct {
     sizes s;
     trl_comm *c; /* the op holds it */
     trl_coll_args a;
-    size_t *arrays; /* a's send and receive arrays, copied */
+    const trl_algo *algo; /* chosen at the call (a.params: its parameters) */
+    size_t *arrays;       /* a's send and receive arrays, copied */
 } plan_state;
 
 static int plan_arrived(void *state, bool *in)
@@ -206,13 +208,35 @@ static int plan_arrived(void *state, bool *in)
     return rc;
 }
 
+/* The planned schedule, built with the choice made at the call, outside
+ * the communicator's cache, as a transient entry its op frees: the engine
+ * may take it in a turn run inside another call (a blocking one running a
+ * cached schedule, whose entry a claim could evict) or on the progress
+ * thread, where the cache must not change; and rules changed since the
+ * call must not change it, or the ranks' schedules would differ. */
 static const trl_cache_entry *plan_planned(void *state)
 {
     plan_state *p = state;
     sizes_take(&p->c->nbhd, &p->s);
     p->a.counts = p->s.table;
     p->a.counts_planned = true;
-    return trl_comm_lookup(p->c, &p->a);
+    trl_cache_entry *e = calloc(1, sizeof *e);
+    if (!e || trl_algo_build(p->algo, &p->a, &e->sched) != TRL_OK) {
+        free(e);
+        return NULL;
+    }
+    *e = (trl_cache_entry){.coll = p->a.coll,
+                           .count = p->a.count,
+                           .elem_size = p->a.elem_size,
+                           .commutative = p->a.commutative,
+                           .call = p->a.call,
+                           .rules = trl_rules_current,
+                           .valid = true,
+                           .transient = true,
+                           .algo = p->algo,
+                           .sched = e->sched,
+                           .rule_bytes = trl_coll_rule_bytes(&p->a)};
+    return e;
 }
 
 static void plan_release(void *state)
@@ -247,7 +271,8 @@ int trl_nb_plan_sizes(trl_comm *c, trl_coll_args *a, trl_op_plan *plan, bool *pl
     memcpy(v + 2 * ns, a->recv_counts, nr * sizeof *v);
     memcpy(v + 2 * ns + nr, a->recv_displs, nr * sizeof *v);
     p->c = c;
-    p->a = *a;
+    p->a = *a; /* with the chosen algorithm's parameters (trl_comm_choose) */
+    p->algo = algo;
     p->a.send_counts = v;
     p->a.send_displs = v + ns;
     p->a.recv_counts = v + 2 * ns;
