@@ -517,11 +517,11 @@ static int v_count(int s, int j, int k)
 /* Non-blocking neighbourhood calls among point-to-point messages and an
  * outstanding allreduce on the same communicator, completed together in
  * one MPI_Waitall, twice over: the one-size forms, and two alltoallv calls
- * of different counts with an allgatherv between them (outstanding
- * together, each sending its block sizes before it runs where an
- * algorithm needs them). Before the wait, blocking calls on the same
- * communicator (an allreduce, an alltoallv of other counts), inside which
- * the outstanding ones advance. */
+ * of different counts with an allgatherv between them, outstanding
+ * together. Before the wait, blocking calls on the same communicator (an
+ * allreduce, an alltoallv of other counts, which exchanges its sizes
+ * first where its algorithm needs them), inside which the outstanding
+ * ones advance. */
 static void check_outstanding(const graph *g)
 {
     int n = 5, in = g->indeg, out = g->outdeg[rank];

@@ -189,7 +189,7 @@ int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
     return rc;
 }
 
-/* ---- a persistent or non-blocking call's plan (engine.h) ---- */
+/* ---- a persistent call's plan (engine.h) ---- */
 
 typedef struct {
     sizes s;
@@ -208,18 +208,21 @@ static int plan_arrived(void *state, bool *in)
     return rc;
 }
 
-/* The planned schedule, built with the choice made at the call, outside
- * the communicator's cache, as a transient entry its op frees: the engine
- * may take it in a turn run inside another call (a blocking one running a
- * cached schedule, whose entry a claim could evict) or on the progress
- * thread, where the cache must not change; and rules changed since the
- * call must not change it, or the ranks' schedules would differ. */
+/* The planned schedule, built with the choice made at the init, outside
+ * the communicator's cache, as a transient entry its op frees: rules
+ * changed since the init must not change it, or the ranks' schedules
+ * would differ (MPI fixes a persistent call at its init). */
 static const trl_cache_entry *plan_planned(void *state)
 {
     plan_state *p = state;
     sizes_take(&p->c->nbhd, &p->s);
     p->a.counts = p->s.table;
     p->a.counts_planned = true;
+    /* What the cache's build sets (a remembered choice does not): locality
+     * without the hosts would plan for one host. */
+    p->a.rank = p->c->rank;
+    p->a.size = p->c->size;
+    p->a.topo = p->c->topo.host ? &p->c->topo : NULL;
     trl_cache_entry *e = calloc(1, sizeof *e);
     if (!e || trl_algo_build(p->algo, &p->a, &e->sched) != TRL_OK) {
         free(e);
@@ -277,8 +280,7 @@ int trl_nb_plan_sizes(trl_comm *c, trl_coll_args *a, trl_op_plan *plan, bool *pl
     p->a.send_displs = v + ns;
     p->a.recv_counts = v + 2 * ns;
     p->a.recv_displs = v + 2 * ns + nr;
-    int which = a->call == TRL_CALL_PERSISTENT ? TRL_TAG_SIZES_INIT : TRL_TAG_SIZES_NONBLOCKING;
-    int rc = sizes_post(c, a, algo, which, &p->s);
+    int rc = sizes_post(c, a, algo, TRL_TAG_SIZES_INIT, &p->s);
     if (rc != MPI_SUCCESS) {
         plan_release(p);
         return rc;
