@@ -16,13 +16,18 @@ const char *trl_algo_unusable(const trl_algo *algo, const trl_coll_args *a)
     /* The counts are exchanged by a blocking collective before the
      * schedule is built, which a call that may not wait cannot do; a
      * persistent neighbourhood call sends them in its first run, which runs
-     * another algorithm, and plans the runs after it. */
+     * another algorithm, and plans the runs after it; a non-blocking one
+     * sends them at the call and plans its run (this choice is then the
+     * one it would make without them). */
     if ((algo->needs & TRL_NEEDS_ALL_COUNTS) && a->call != TRL_CALL_BLOCKING && !a->counts_planned)
         return a->call == TRL_CALL_PERSISTENT && a->nbhd
                    ? "it needs its host's block sizes, which a persistent call's first start "
                      "sends: it serves the starts after it"
-                   : "it needs every rank's counts, which a non-blocking or persistent call "
-                     "cannot exchange before it returns";
+               : a->nbhd ? "it needs its host's block sizes, which a non-blocking call sends "
+                           "first: the call runs it once they are in (said above), and this "
+                           "choice only stands in for it"
+                         : "it needs every rank's counts, which a non-blocking or persistent call "
+                           "cannot exchange before it returns";
     if ((algo->needs & TRL_NEEDS_BLOCK_PLACEMENT) && !trl_topo_stats(a->topo, a->size).block)
         return "it needs placement=block (every host holding consecutive ranks)";
     if (algo->unusable) {

@@ -517,11 +517,11 @@ static int v_count(int s, int j, int k)
 /* Non-blocking neighbourhood calls among point-to-point messages and an
  * outstanding allreduce on the same communicator, completed together in
  * one MPI_Waitall, twice over: the one-size forms, and two alltoallv calls
- * of different counts with an allgatherv between them, outstanding
- * together. Before the wait, blocking calls on the same communicator (an
- * allreduce, an alltoallv of other counts, which exchanges its sizes
- * first where its algorithm needs them), inside which the outstanding
- * ones advance. */
+ * of different counts with an allgatherv between them (outstanding
+ * together, each sending its block sizes before it runs where an
+ * algorithm needs them). Before the wait, blocking calls on the same
+ * communicator (an allreduce, an alltoallv of other counts), inside which
+ * the outstanding ones advance. */
 static void check_outstanding(const graph *g)
 {
     int n = 5, in = g->indeg, out = g->outdeg[rank];
@@ -623,6 +623,66 @@ static void check_outstanding(const graph *g)
     free(grecv);
 }
 
+/* Non-blocking alltoallv calls whose arguments repeat on most ranks while
+ * one rank's (round r: rank r) send other counts, two calls outstanding at
+ * a time: a rank that carries its host's traffic plans from its host's
+ * sizes, so a schedule kept for a repeat of its own arguments must not
+ * serve a call in which another rank's sizes changed. More variants than
+ * a communicator keeps, so kept schedules are replaced while others run. */
+static void check_repeats(const graph *g)
+{
+    int n = 5, in = g->indeg, out = g->outdeg[rank];
+    int *send = malloc(((size_t)out * n + 1) * sizeof(int)), *scounts[2], *rcounts[2], *recv[2],
+        *displs = malloc(((size_t)(in > out ? in : out) + 1) * sizeof(int));
+    for (int x = 0; x < (in > out ? in : out); x++)
+        displs[x] = x * n;
+    for (int j = 0; j < out; j++)
+        for (int e = 0; e < n; e++)
+            send[j * n + e] = value(rank, j, e);
+    for (int k = 0; k < 2; k++) {
+        scounts[k] = malloc(((size_t)out + 1) * sizeof(int));
+        rcounts[k] = malloc(((size_t)in + 1) * sizeof(int));
+        recv[k] = malloc(((size_t)in * n + 1) * sizeof(int));
+    }
+    for (int round = 0; round <= nranks; round++) {
+        /* Call 0: every rank its first counts but rank `round`; call 1:
+         * all the first counts (the same on every round). */
+        for (int k = 0; k < 2; k++) {
+            int changed = k == 0 ? round : -1;
+            for (int j = 0; j < out; j++)
+                scounts[k][j] = v_count(rank, j, rank == changed ? 2 : 1);
+            for (int i = 0; i < in; i++) {
+                int s = g->sources[i];
+                rcounts[k][i] = s == MPI_PROC_NULL
+                                    ? 0
+                                    : v_count(s, sender_block(g, i), s == changed ? 2 : 1);
+            }
+            for (int x = 0; x < in * n; x++)
+                recv[k][x] = SENTINEL;
+        }
+        MPI_Request req[2];
+        for (int k = 0; k < 2; k++)
+            MPI_Ineighbor_alltoallv(send, scounts[k], displs, MPI_INT, recv[k], rcounts[k], displs,
+                                    MPI_INT, g->comm, &req[k]);
+        MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        int bad = 0;
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < in; i++)
+                for (int e = 0; e < n; e++)
+                    bad += recv[k][i * n + e] != (e < rcounts[k][i]
+                                                      ? value(g->sources[i], sender_block(g, i), e)
+                                                      : SENTINEL);
+        CHECK(bad == 0, "%s repeats round %d: %d wrong", g->name, round, bad);
+    }
+    for (int k = 0; k < 2; k++) {
+        free(scounts[k]);
+        free(rcounts[k]);
+        free(recv[k]);
+    }
+    free(send);
+    free(displs);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -666,8 +726,10 @@ int main(int argc, char **argv)
         run_graph(&g, full_counts, ncounts, strided);
         if (c == 0)
             check_in_place(&g);
-        if (c == 2)
+        if (c == 2) {
             check_outstanding(&g);
+            check_repeats(&g);
+        }
         free_graph(&g);
     }
     graph gr;
@@ -683,8 +745,10 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "dist%d_seed%u", k, seed0 * 10 + (unsigned)k);
         make_dist(&g, name, seed0 * 10 + (unsigned)k, maxdeg, k != 1, k == 2);
         run_graph(&g, full_counts, k % 2 ? 3 : ncounts, strided);
-        if (k == 0)
+        if (k == 0) {
             check_outstanding(&g);
+            check_repeats(&g);
+        }
         free_graph(&g);
     }
     MPI_Type_free(&strided);

@@ -38,6 +38,7 @@ void trl_comm_on_free(trl_comm_freed_fn *fn)
 static void free_comm(trl_comm *c)
 {
     trl_cache_free(&c->cache);
+    trl_cache_free(&c->planned);
     free(c->vec);
     trl_tags_free(&c->tags);
     trl_topo_free(&c->topo);

@@ -36,8 +36,9 @@ typedef struct {
  * the calls that send them): TRL_TAG_SIZES_BLOCKING, a blocking
  * neighbourhood call's block sizes, which a host's ranks send the ranks
  * that carry its traffic (entry/coll_neighbor.c); TRL_TAG_SIZES_INIT, the
- * same sent at a persistent call's init. */
-enum { TRL_TAG_SIZES_BLOCKING, TRL_TAG_SIZES_INIT, TRL_TAGS_SPARE };
+ * same sent at a persistent call's init; TRL_TAG_SIZES_NONBLOCKING, at a
+ * non-blocking call (each form counts apart, as the tag ranges do). */
+enum { TRL_TAG_SIZES_BLOCKING, TRL_TAG_SIZES_INIT, TRL_TAG_SIZES_NONBLOCKING, TRL_TAGS_SPARE };
 
 /* Ranges for a communicator whose largest tag is ub. */
 void trl_tags_init(trl_tags *t, int ub);

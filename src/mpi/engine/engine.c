@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mpi/engine/check.h"
+#include "mpi/engine/leftovers.h"
 #include "mpi/engine/handles.h"
 #include "mpi/engine/holds.h"
 
@@ -22,19 +23,9 @@ static struct {
                                  written in turns, read without the lock */
     pthread_cond_t wake;     /* an op started, or stop: for the idle thread */
     trl_handles table;       /* handles -> ops, for every op alive */
-    /* Ops that went, kept with their working memory for the next ones. */
-    trl_op *pool[4];
+    trl_op *pool[4];         /* ops that went, kept with their working memory */
     int pooled;
-    /* Requests of finished ops whose MPI_Wait returned, still to be freed
-     * in the library (trl_op_retire); freeing: free_retired is at it. */
-    MPI_Request retired[16];
-    int nretired;
-    bool freeing;
-    /* Communicators whose last hold went inside the library's free
-     * callback of a request (free_fn), to be freed outside it (let_go). */
-    trl_comm **held;
-    int nheld, cap_held;
-    bool in_free_fn;
+    bool in_free_fn; /* inside the library's free callback (leftovers.h) */
 } eng = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 /* Set while this thread runs the engine, so the MPI library's progress
@@ -113,11 +104,11 @@ static void unlink_op(trl_op *op)
     atomic_fetch_sub(&eng.running, 1);
 }
 
-/* A new op, zero up to its execution, with the working memory of one that
- * went: a call then allocates nothing (its schedule's scratch included,
- * which for large messages would be fresh pages to fault in every time), as
- * a blocking call reuses its communicator's. The execution is set by each
- * run (trl_exec_start). The caller holds the lock. */
+/* A new op, zero up to its execution (set by each run), with the working
+ * memory of one that went: a call then allocates nothing (its schedule's
+ * scratch included, which for large messages would be fresh pages to fault
+ * in every time), as a blocking call reuses its communicator's. The caller
+ * holds the lock, for both. */
 static trl_op *op_new(void)
 {
     if (eng.pooled == 0)
@@ -128,7 +119,6 @@ static trl_op *op_new(void)
     return op;
 }
 
-/* The caller holds the lock. */
 static void op_delete(trl_op *op)
 {
     if (eng.pooled < (int)(sizeof eng.pool / sizeof eng.pool[0])) {
@@ -139,36 +129,11 @@ static void op_delete(trl_op *op)
     free(op);
 }
 
-/* Let go of op's communicator. Not its last hold from inside free_fn:
- * freeing the communicator there means MPI calls (PMPI_Comm_free) inside
- * the library's own call, which MPICH refuses (an assertion) with
- * MPI_THREAD_MULTIPLE; it is freed at the next submit or in MPI_Finalize
- * (let_go), its collective part gone already (trl_engine_settle). */
-static void drop_comm(trl_comm *c)
-{
-    if (eng.in_free_fn && c->refs == 1) {
-        if (eng.nheld == eng.cap_held) {
-            int cap = eng.cap_held ? 2 * eng.cap_held : 8;
-            trl_comm **h = realloc(eng.held, (size_t)cap * sizeof *h);
-            if (h) {
-                eng.held = h;
-                eng.cap_held = cap;
-            }
-        }
-        if (eng.nheld < eng.cap_held) {
-            eng.held[eng.nheld++] = c;
-            return;
-        }
-    }
-    trl_comm_release(c);
-}
-
-/* Free the communicators that free_fn kept. */
+/* Free the communicators that free_fn kept (leftovers.h). */
 static void let_go(void)
 {
     trl_engine_lock();
-    while (eng.nheld > 0)
-        trl_comm_release(eng.held[--eng.nheld]);
+    trl_left_free_comms(false);
     trl_engine_unlock();
 }
 
@@ -188,7 +153,7 @@ static void release(trl_op *op)
     if (op->entry)
         trl_cache_unpin(op->entry);
     if (op->c)
-        drop_comm(op->c);
+        trl_left_comm(op->c, eng.in_free_fn);
     trl_check_op_free(op->check);
     op_delete(op);
 }
@@ -211,6 +176,20 @@ static void finish(trl_op *op, int rc)
     /* else its request does not exist yet: trl_op_submit completes it */
 }
 
+/* Start the schedule of op, linked and running. */
+static void launch(trl_op *op)
+{
+    /* The schedule runs even if preparing failed, so no rank is left
+     * waiting; the failure is reported when it finishes (op->rc). */
+    op->rc = op->hooks.before ? op->hooks.before(op) : MPI_SUCCESS;
+    trl_check_op_began(op->check);
+    int run = trl_exec_start(&op->x, &op->entry->sched, &op->call, &op->mem);
+    if (run != MPI_SUCCESS) {
+        trl_exec_cancel(&op->x);
+        finish(op, run);
+    }
+}
+
 static int begin(trl_op *op)
 {
     if (op->planned) {
@@ -226,22 +205,38 @@ static int begin(trl_op *op)
         finish(op, MPI_SUCCESS);
         return MPI_SUCCESS;
     }
-    /* The schedule runs even if preparing failed, so no rank is left
-     * waiting; the failure is reported when it finishes (op->rc). */
-    op->rc = op->hooks.before ? op->hooks.before(op) : MPI_SUCCESS;
     if (!op->persistent) /* a persistent op's were fixed at its init */
         trl_tags_next(&op->c->tags, op->entry->call, op->entry->tag_class, &op->call.tag_base,
                       &op->call.tag_span);
     op->running = true;
     op->finished = false;
     link_op(op);
-    trl_check_op_began(op->check);
-    int run = trl_exec_start(&op->x, &op->entry->sched, &op->call, &op->mem);
-    if (run != MPI_SUCCESS) {
-        trl_exec_cancel(&op->x);
-        finish(op, run);
-    }
+    if (op->awaiting)
+        op->arriving = true; /* its plan's messages are on their way: start_planned */
+    else
+        launch(op);
     return MPI_SUCCESS;
+}
+
+/* An awaiting op's plan is in (trl_plan_in said so): its planned schedule
+ * starts, in the tag range of the op's place among the calls. An error
+ * taking the plan leaves the op running, for the caller to finish. */
+static int start_planned(trl_op *op)
+{
+    int rc = trl_plan_take(&op->plan, &op->planned, &op->entry);
+    if (rc == MPI_SUCCESS) {
+        op->arriving = op->awaiting = false;
+        launch(op);
+    }
+    return rc;
+}
+
+/* Until op's plan's messages are in (*rc: their error). */
+static void wait_plan(trl_op *op, int *rc)
+{
+    while (!trl_plan_in(&op->plan, &op->planned, rc))
+        if (op->c->shm.yield)
+            sched_yield(); /* the ranks that send it may share this core */
 }
 
 /* Run op's schedule to its end alone, as a blocking call runs, and finish
@@ -252,12 +247,18 @@ static void run_out(trl_op *op)
     if (!op->running)
         return;
     inside = true;
-    int rc = trl_exec_finish(&op->x);
-    while (!trl_plan_in(&op->plan, &op->planned, &rc))
-        if (op->c->shm.yield)
-            sched_yield(); /* the ranks that send it may share this core */
+    int rc = MPI_SUCCESS;
+    if (op->awaiting) { /* its sizes first, then its schedule */
+        wait_plan(op, &rc);
+        rc = rc == MPI_SUCCESS ? start_planned(op) : rc;
+    }
+    if (rc == MPI_SUCCESS && op->running) {
+        rc = trl_exec_finish(&op->x);
+        wait_plan(op, &rc);
+    }
     inside = false;
-    finish(op, rc);
+    if (op->running) /* else its start failed, and it finished */
+        finish(op, rc);
 }
 
 /* One turn over the running ops; the caller holds the lock. Returns
@@ -283,6 +284,12 @@ static bool turn(void)
         if (done && rc == MPI_SUCCESS && !trl_plan_in(&op->plan, &op->planned, &rc)) {
             op->arriving = true; /* its plan's messages are still on their way */
             continue;
+        }
+        if (op->awaiting && rc == MPI_SUCCESS) {
+            rc = start_planned(op);
+            moved = true;
+            if (rc == MPI_SUCCESS)
+                continue; /* its schedule started (or failed to, and finished) */
         }
         if (done || rc != MPI_SUCCESS)
             finish(op, rc);
@@ -393,7 +400,7 @@ static int query_fn(void *extra, MPI_Status *status)
 
 static int free_fn(void *extra)
 {
-    if (eng.freeing)
+    if (trl_left_freeing())
         return MPI_SUCCESS; /* a retired request: its op went already */
     trl_engine_lock();
     eng.in_free_fn = true;
@@ -412,25 +419,11 @@ static int cancel_fn(void *extra, int complete)
     return MPI_SUCCESS; /* MPI_Cancel never gets here: see requests.c */
 }
 
-/* Free the retired requests in the library. Their ops went already; the
- * library's call of free_fn for each must not touch its op (eng.freeing). */
-static void free_retired(void)
-{
-    eng.freeing = true;
-    while (eng.nretired > 0) {
-        MPI_Request r = eng.retired[--eng.nretired];
-        PMPI_Request_free(&r);
-    }
-    eng.freeing = false;
-}
-
 bool trl_op_retire(trl_op *op, MPI_Request *req)
 {
     if (eng.threaded || op->persistent || op->running || !op->in_table || op->rc != MPI_SUCCESS)
         return false;
-    if (eng.nretired == (int)(sizeof eng.retired / sizeof eng.retired[0]))
-        free_retired();
-    eng.retired[eng.nretired++] = op->request;
+    trl_left_request(op->request);
     *req = MPI_REQUEST_NULL;
     /* The op goes now, as at the end of a wait in the library: with it its
      * hold on the communicator, whose freeing is collective. */
@@ -480,6 +473,7 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
     if (mode->plan)
         op->plan = *mode->plan;
     op->persistent = mode->kind == TRL_MODE_PERSISTENT;
+    op->awaiting = !op->persistent && mode->plan;
     op->check = trl_check_on ? trl_check_op_new(comm) : NULL;
     if (op->persistent && e) {
         op->call.tag_base = tag_base;
@@ -523,7 +517,7 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
     /* The requests of earlier ops, freed now that this op's first
      * messages are on their way, and the communicators, datatypes and
      * operations they kept. */
-    free_retired();
+    trl_left_free_requests();
     let_go();
     trl_holds_flush();
     return rc;
@@ -583,11 +577,10 @@ void trl_engine_set_threaded(bool on)
 
 void trl_engine_flush(void)
 {
-    free_retired();
-    let_go();
-    free(eng.held);
-    eng.held = NULL;
-    eng.cap_held = 0;
+    trl_left_free_requests();
+    trl_engine_lock();
+    trl_left_free_comms(true);
+    trl_engine_unlock();
 }
 
 void trl_engine_free_pool(void)

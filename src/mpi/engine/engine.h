@@ -61,6 +61,9 @@ struct trl_op {
     bool planned;               /* its plan's messages arrived: the next run
                                    takes the planned entry */
     bool arriving;              /* its schedule ended, its plan's messages not */
+    bool awaiting;              /* non-blocking with a plan: it runs only the
+                                   planned schedule, once its plan's messages
+                                   are in (until then running and arriving) */
     /* Set by each run (only where there is an entry), so a new op need not
      * clear them: the execution is most of an op's size. */
     trl_exec_call call;
@@ -86,8 +89,11 @@ bool trl_engine_busy(void);
  * and the given buffers, hand it the hooks (with data, which it then owns:
  * release is called when it goes), and either start it and return a
  * generalized request (non-blocking) or return a persistent handle
- * (persistent). On failure, nothing is left behind (release was called).
- * Returns an MPI error code. */
+ * (persistent). A non-blocking call with a plan (mode->plan) runs no
+ * schedule until its plan's messages are in, then the planned one (e where
+ * the plan gives the MPI library's own); its tags are taken at the call.
+ * On failure, nothing is left behind (release was called). Returns an MPI
+ * error code. */
 int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_cache_entry *e,
                   const void *sendbuf, void *recvbuf, MPI_Datatype dtype, MPI_Op op,
                   const trl_op_hooks *hooks, void *data);

@@ -14,7 +14,8 @@
  * finishes only once arrived(state) says those messages completed, so
  * that at each rank's second start they are in whatever the other ranks
  * do; from then on the op runs planned(state)'s entry instead: every rank
- * switches at the same run, so their schedules match. arrived returns an
+ * switches at the same run, so their schedules match. A non-blocking op
+ * with a plan runs only the planned entry, once arrived (engine.h). arrived returns an
  * MPI error code and sets *in; planned returns NULL when it cannot build
  * (out of memory). release(state) when the op goes or the plan is taken. */
 typedef struct trl_op_plan {

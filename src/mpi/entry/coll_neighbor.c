@@ -95,12 +95,13 @@ static int neighbor(trl_comm *c, MPI_Comm comm, trl_coll coll, trl_coll plain, c
     }
     /* The v and w forms under an algorithm that needs its host's block
      * sizes (neighbor_sizes.h): a blocking call exchanges them first, a
-     * persistent one plans its later starts with them. */
+     * persistent one plans its later starts with them, a non-blocking one
+     * its run. */
     size_t *table = NULL;
     trl_op_plan plan;
     bool planned = false;
     trl_mode with_plan = *mode;
-    if (!trl_coll_has_bytes(coll) && mode->kind == TRL_MODE_PERSISTENT) {
+    if (!trl_coll_has_bytes(coll) && mode->kind != TRL_MODE_BLOCKING) {
         rc = trl_nb_plan_sizes(c, &a, &plan, &planned);
         with_plan.plan = planned ? &plan : NULL;
     } else if (!trl_coll_has_bytes(coll)) {

@@ -11,6 +11,11 @@
 #include "mpi/context/schedule.h"
 #include "mpi/engine/check.h"
 
+/* How many planned schedules a communicator keeps for non-blocking calls
+ * (comm.h, planned): a program's distinct exchanges in flight or repeated
+ * in turn; more are built for their call alone. */
+enum { PLANNED_KEPT = 4 };
+
 /* Rank r's edges: out-edges, then in-edges. */
 static int edges_of(const trl_nbhd *g, int r)
 {
@@ -189,13 +194,14 @@ int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
     return rc;
 }
 
-/* ---- a persistent call's plan (engine.h) ---- */
+/* ---- a persistent or non-blocking call's plan (engine.h) ---- */
 
 typedef struct {
     sizes s;
     trl_comm *c; /* the op holds it */
     trl_coll_args a;
     const trl_algo *algo; /* chosen at the call (a.params: its parameters) */
+    unsigned rules;       /* the rules it was chosen by */
     size_t *arrays;       /* a's send and receive arrays, copied */
 } plan_state;
 
@@ -208,10 +214,68 @@ static int plan_arrived(void *state, bool *in)
     return rc;
 }
 
-/* The planned schedule, built with the choice made at the init, outside
- * the communicator's cache, as a transient entry its op frees: rules
- * changed since the init must not change it, or the ranks' schedules
- * would differ (MPI fixes a persistent call at its init). */
+/* Build p's schedule into e, a transient entry or one of the
+ * communicator's planned ones (keyed by p's arguments, sizes included);
+ * false when it cannot (e then invalid). */
+static bool build_into(plan_state *p, trl_cache_entry *e, bool transient)
+{
+    trl_sched sched;
+    size_t *vec = NULL, nvec = 0;
+    if (!transient && !trl_cache_key_arrays(&p->a, p->c->size, &vec, &nvec))
+        return false;
+    if (trl_algo_build(p->algo, &p->a, &sched) != TRL_OK) {
+        free(vec);
+        return false;
+    }
+    *e = (trl_cache_entry){.coll = p->a.coll,
+                           .count = p->a.count,
+                           .elem_size = p->a.elem_size,
+                           .commutative = p->a.commutative,
+                           .call = p->a.call,
+                           .rules = p->rules,
+                           .valid = true,
+                           .transient = transient,
+                           .vec = vec,
+                           .nvec = nvec,
+                           .algo = p->algo,
+                           .sched = sched,
+                           .rule_bytes = trl_coll_rule_bytes(&p->a)};
+    return true;
+}
+
+/* A planned schedule kept for this call's repeats (comm.h, planned): a
+ * program repeats the same exchange, and building it anew every time cost
+ * a non-blocking call more than the combining saved. NULL when out of
+ * memory. */
+static const trl_cache_entry *planned_kept(plan_state *p)
+{
+    trl_cache *k = &p->c->planned;
+    if (!k->entries && !trl_cache_init(k, PLANNED_KEPT))
+        return NULL;
+    const trl_cache_entry *hit = trl_cache_find(k, &p->a, p->c->size, p->rules);
+    if (hit)
+        return hit;
+    bool transient;
+    trl_cache_entry *e = trl_cache_claim(k, &transient);
+    if (!e)
+        return NULL;
+    if (!build_into(p, e, transient)) {
+        if (transient)
+            free(e);
+        return NULL;
+    }
+    trl_cache_filled(k, transient);
+    return e;
+}
+
+/* The planned schedule, built with the choice made at the call: rules
+ * changed since must not change it, or the ranks' schedules would differ
+ * (MPI fixes a persistent call at its init). Not in the communicator's
+ * cache: the engine may take it in a turn run inside another call (a
+ * blocking one running a cached schedule, whose entry a claim could
+ * evict) or on the progress thread, where the cache must not change. A
+ * persistent call's is its own (transient, freed with its op); a
+ * non-blocking call's is kept for its repeats (planned_kept). */
 static const trl_cache_entry *plan_planned(void *state)
 {
     plan_state *p = state;
@@ -223,22 +287,13 @@ static const trl_cache_entry *plan_planned(void *state)
     p->a.rank = p->c->rank;
     p->a.size = p->c->size;
     p->a.topo = p->c->topo.host ? &p->c->topo : NULL;
+    if (p->a.call == TRL_CALL_NONBLOCKING)
+        return planned_kept(p);
     trl_cache_entry *e = calloc(1, sizeof *e);
-    if (!e || trl_algo_build(p->algo, &p->a, &e->sched) != TRL_OK) {
+    if (e && !build_into(p, e, true)) {
         free(e);
-        return NULL;
+        e = NULL;
     }
-    *e = (trl_cache_entry){.coll = p->a.coll,
-                           .count = p->a.count,
-                           .elem_size = p->a.elem_size,
-                           .commutative = p->a.commutative,
-                           .call = p->a.call,
-                           .rules = trl_rules_current,
-                           .valid = true,
-                           .transient = true,
-                           .algo = p->algo,
-                           .sched = e->sched,
-                           .rule_bytes = trl_coll_rule_bytes(&p->a)};
     return e;
 }
 
@@ -276,11 +331,13 @@ int trl_nb_plan_sizes(trl_comm *c, trl_coll_args *a, trl_op_plan *plan, bool *pl
     p->c = c;
     p->a = *a; /* with the chosen algorithm's parameters (trl_comm_choose) */
     p->algo = algo;
+    p->rules = trl_rules_current;
     p->a.send_counts = v;
     p->a.send_displs = v + ns;
     p->a.recv_counts = v + 2 * ns;
     p->a.recv_displs = v + 2 * ns + nr;
-    int rc = sizes_post(c, a, algo, TRL_TAG_SIZES_INIT, &p->s);
+    int which = a->call == TRL_CALL_PERSISTENT ? TRL_TAG_SIZES_INIT : TRL_TAG_SIZES_NONBLOCKING;
+    int rc = sizes_post(c, a, algo, which, &p->s);
     if (rc != MPI_SUCCESS) {
         plan_release(p);
         return rc;

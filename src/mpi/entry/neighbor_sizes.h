@@ -9,7 +9,8 @@
  * init may not wait for other ranks, posts them at its init, runs the
  * algorithm the rules give it without them (linear) at its first start,
  * and the planned one from its second on (engine.h, trl_op_plan). A
- * non-blocking call cannot do either: the rules pass the algorithm over. */
+ * non-blocking call, which may not wait either, posts them at the call and
+ * starts the planned schedule once they are in (engine.h). */
 #ifndef TRL_NEIGHBOR_SIZES_H
 #define TRL_NEIGHBOR_SIZES_H
 
@@ -23,11 +24,12 @@
  * code. */
 int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table);
 
-/* A persistent call at its init, where the rules give it an algorithm
- * that needs the table (*plan_needed; false: nothing done): post the
- * sizes' messages and fill *plan, whose planned entry is a's with the
- * table, a's arrays copied. *a is left for the first start's choice
- * (counts_planned off). Returns an MPI error code (nothing left behind). */
+/* A persistent call at its init, or a non-blocking call, where the rules
+ * give it an algorithm that needs the table (*plan_needed; false: nothing
+ * done): post the sizes' messages and fill *plan, whose planned entry is
+ * a's with the table, a's arrays copied. *a is left for the choice without
+ * the table (counts_planned off): a persistent call's first start.
+ * Returns an MPI error code (nothing left behind). */
 int trl_nb_plan_sizes(trl_comm *c, trl_coll_args *a, trl_op_plan *plan, bool *plan_needed);
 
 #endif
