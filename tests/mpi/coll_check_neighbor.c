@@ -508,7 +508,8 @@ static void check_in_place(const graph *g)
 }
 
 /* Elements of rank s's v-form send block j in check_outstanding's call k
- * (1 or 2): each edge its own count, the two calls different ones. */
+ * (1 or 2; check_repeats' kind, 1 to 3): each edge its own count, the
+ * calls different ones; at most 1 + 2k. */
 static int v_count(int s, int j, int k)
 {
     return 1 + (s + j * k) % 3 * k;
@@ -624,14 +625,17 @@ static void check_outstanding(const graph *g)
 }
 
 /* Non-blocking alltoallv calls whose arguments repeat on most ranks while
- * one rank's (round r: rank r) send other counts, two calls outstanding at
- * a time: a rank that carries its host's traffic plans from its host's
- * sizes, so a schedule kept for a repeat of its own arguments must not
- * serve a call in which another rank's sizes changed. More variants than
- * a communicator keeps, so kept schedules are replaced while others run. */
+ * one rank's (round r: rank r % ranks, with counts of a third kind in the
+ * second pass) send other counts, two calls outstanding at a time, the
+ * second with every rank's first counts: a rank that carries its host's
+ * traffic plans from its host's sizes, so a schedule kept for a repeat of
+ * its own arguments must not serve a call in which another rank's sizes
+ * changed. A lane sees a new key whenever a rank of its host or one that
+ * sends to it changed: more than the 4 a communicator keeps, so kept
+ * schedules are replaced while others are outstanding. */
 static void check_repeats(const graph *g)
 {
-    int n = 5, in = g->indeg, out = g->outdeg[rank];
+    int n = 7, in = g->indeg, out = g->outdeg[rank];
     int *send = malloc(((size_t)out * n + 1) * sizeof(int)), *scounts[2], *rcounts[2], *recv[2],
         *displs = malloc(((size_t)(in > out ? in : out) + 1) * sizeof(int));
     for (int x = 0; x < (in > out ? in : out); x++)
@@ -644,18 +648,20 @@ static void check_repeats(const graph *g)
         rcounts[k] = malloc(((size_t)in + 1) * sizeof(int));
         recv[k] = malloc(((size_t)in * n + 1) * sizeof(int));
     }
-    for (int round = 0; round <= nranks; round++) {
-        /* Call 0: every rank its first counts but rank `round`; call 1:
-         * all the first counts (the same on every round). */
+    for (int round = 0; round < 2 * nranks; round++) {
+        /* Call 0: every rank its first counts (v_count's kind 1) but the
+         * changed one (kind 2, then 3: at most 7 elements); call 1: all of
+         * kind 1, the same every round. */
+        int kind = 2 + round / nranks;
         for (int k = 0; k < 2; k++) {
-            int changed = k == 0 ? round : -1;
+            int changed = k == 0 ? round % nranks : -1;
             for (int j = 0; j < out; j++)
-                scounts[k][j] = v_count(rank, j, rank == changed ? 2 : 1);
+                scounts[k][j] = v_count(rank, j, rank == changed ? kind : 1);
             for (int i = 0; i < in; i++) {
                 int s = g->sources[i];
                 rcounts[k][i] = s == MPI_PROC_NULL
                                     ? 0
-                                    : v_count(s, sender_block(g, i), s == changed ? 2 : 1);
+                                    : v_count(s, sender_block(g, i), s == changed ? kind : 1);
             }
             for (int x = 0; x < in * n; x++)
                 recv[k][x] = SENTINEL;

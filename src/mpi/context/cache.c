@@ -130,6 +130,8 @@ trl_cache_entry *trl_cache_claim(trl_cache *k, bool *transient)
     if (e->valid)
         trl_sched_free(&e->sched);
     free(e->vec);
+    e->vec = NULL; /* a build that fails leaves the entry empty */
+    e->nvec = 0;
     e->valid = false;
     k->gen++; /* a memo may point at it (trl_move_memo) */
     return e;

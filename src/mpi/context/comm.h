@@ -47,9 +47,9 @@ typedef struct {
     trl_cache cache;
     /* The schedules non-blocking neighbourhood v and w calls planned from
      * their host's block sizes (entry/neighbor_sizes.c), kept apart from
-     * cache: only the engine's turns touch them (under its lock when a
-     * progress thread runs), and a turn may run inside a blocking call
-     * whose cached entry a claim on cache would evict. Made on first use. */
+     * cache: only the engine uses them (under its lock when a progress
+     * thread runs), and it may take a plan inside a blocking call whose
+     * cached entry a claim on cache would evict. Made on first use. */
     trl_cache planned;
     trl_move_memo move_memo[TRL_COLL_COUNT];
     trl_exec_mem mem;

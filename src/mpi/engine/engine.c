@@ -105,10 +105,9 @@ static void unlink_op(trl_op *op)
 }
 
 /* A new op, zero up to its execution (set by each run), with the working
- * memory of one that went: a call then allocates nothing (its schedule's
- * scratch included, which for large messages would be fresh pages to fault
- * in every time), as a blocking call reuses its communicator's. The caller
- * holds the lock, for both. */
+ * memory of one that went: a call then allocates nothing (no fresh pages
+ * of scratch to fault in for large messages), as a blocking call reuses
+ * its communicator's. The caller holds the lock, for both. */
 static trl_op *op_new(void)
 {
     if (eng.pooled == 0)
@@ -152,6 +151,8 @@ static void release(trl_op *op)
         trl_let_op(op->call.op);
     if (op->entry)
         trl_cache_unpin(op->entry);
+    if (op->first)
+        trl_cache_unpin(op->first);
     if (op->c)
         trl_left_comm(op->c, eng.in_free_fn);
     trl_check_op_free(op->check);
@@ -190,10 +191,23 @@ static void launch(trl_op *op)
     }
 }
 
+/* An awaiting op's plan is in (trl_plan_in said so): its planned schedule
+ * starts, in the tag range of the op's place among the calls. An error
+ * taking the plan leaves the op running, for the caller to finish. */
+static int start_planned(trl_op *op)
+{
+    int rc = trl_plan_take(&op->plan, &op->planned, &op->entry, &op->first);
+    if (rc == MPI_SUCCESS) {
+        op->arriving = op->awaiting = false;
+        launch(op);
+    }
+    return rc;
+}
+
 static int begin(trl_op *op)
 {
     if (op->planned) {
-        int rc = trl_plan_take(&op->plan, &op->planned, &op->entry);
+        int rc = trl_plan_take(&op->plan, &op->planned, &op->entry, &op->first);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -211,32 +225,22 @@ static int begin(trl_op *op)
     op->running = true;
     op->finished = false;
     link_op(op);
-    if (op->awaiting)
-        op->arriving = true; /* its plan's messages are on their way: start_planned */
-    else
+    if (!op->awaiting) {
         launch(op);
-    return MPI_SUCCESS;
-}
-
-/* An awaiting op's plan is in (trl_plan_in said so): its planned schedule
- * starts, in the tag range of the op's place among the calls. An error
- * taking the plan leaves the op running, for the caller to finish. */
-static int start_planned(trl_op *op)
-{
-    int rc = trl_plan_take(&op->plan, &op->planned, &op->entry);
-    if (rc == MPI_SUCCESS) {
-        op->arriving = op->awaiting = false;
-        launch(op);
+        return MPI_SUCCESS;
     }
-    return rc;
-}
-
-/* Until op's plan's messages are in (*rc: their error). */
-static void wait_plan(trl_op *op, int *rc)
-{
-    while (!trl_plan_in(&op->plan, &op->planned, rc))
-        if (op->c->shm.yield)
-            sched_yield(); /* the ranks that send it may share this core */
+    /* An awaiting op whose plan is in (a rank that receives no sizes)
+     * starts now, else in the turn that finds it in; no turn inside the
+     * library's test, which would find this op half begun. */
+    op->arriving = true;
+    bool was = inside, in;
+    int rc = MPI_SUCCESS;
+    inside = true;
+    in = trl_plan_in(&op->plan, &op->planned, &rc);
+    inside = was;
+    if (in && (rc != MPI_SUCCESS || (rc = start_planned(op)) != MPI_SUCCESS))
+        finish(op, rc);
+    return MPI_SUCCESS;
 }
 
 /* Run op's schedule to its end alone, as a blocking call runs, and finish
@@ -249,12 +253,12 @@ static void run_out(trl_op *op)
     inside = true;
     int rc = MPI_SUCCESS;
     if (op->awaiting) { /* its sizes first, then its schedule */
-        wait_plan(op, &rc);
+        trl_plan_wait(&op->plan, &op->planned, &rc, op->c->shm.yield);
         rc = rc == MPI_SUCCESS ? start_planned(op) : rc;
     }
     if (rc == MPI_SUCCESS && op->running) {
         rc = trl_exec_finish(&op->x);
-        wait_plan(op, &rc);
+        trl_plan_wait(&op->plan, &op->planned, &rc, op->c->shm.yield);
     }
     inside = false;
     if (op->running) /* else its start failed, and it finished */
@@ -390,8 +394,6 @@ static int query_fn(void *extra, MPI_Status *status)
     trl_op *op = extra;
     /* What the MPI library's own collectives leave in a status. */
     memset(status, 0, sizeof *status);
-    status->MPI_SOURCE = 0;
-    status->MPI_TAG = 0;
     status->MPI_ERROR = op->rc;
     PMPI_Status_set_elements(status, MPI_BYTE, 0);
     PMPI_Status_set_cancelled(status, 0);

@@ -46,6 +46,7 @@ struct trl_op {
     trl_comm *c;
     MPI_Comm comm;          /* the program's, for its error handler */
     trl_cache_entry *entry; /* pinned while the op lives */
+    trl_cache_entry *first; /* a planned op's first entry, pinned too */
     trl_op_hooks hooks;
     void *data;          /* the hooks' own */
     MPI_Request request; /* the program's handle */

@@ -1,6 +1,7 @@
 #include "mpi/engine/op_plan.h"
 
 #include <mpi.h>
+#include <sched.h>
 
 bool trl_plan_in(trl_op_plan *p, bool *planned, int *rc)
 {
@@ -16,15 +17,21 @@ bool trl_plan_in(trl_op_plan *p, bool *planned, int *rc)
     return in;
 }
 
-int trl_plan_take(trl_op_plan *p, bool *planned, trl_cache_entry **entry)
+void trl_plan_wait(trl_op_plan *p, bool *planned, int *rc, bool yield)
+{
+    while (!trl_plan_in(p, planned, rc))
+        if (yield)
+            sched_yield(); /* the ranks that send it may share this core */
+}
+
+int trl_plan_take(trl_op_plan *p, bool *planned, trl_cache_entry **entry, trl_cache_entry **first)
 {
     const trl_cache_entry *e = p->planned(p->state);
     if (!e)
         return MPI_ERR_NO_MEM;
     if (e->algo->build) {
-        trl_cache_entry *first = *entry;
+        *first = *entry;
         *entry = trl_cache_pin(e);
-        trl_cache_unpin(first);
     }
     trl_plan_release(p);
     *planned = false;

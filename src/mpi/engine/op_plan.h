@@ -1,4 +1,4 @@
-/* The plan of a persistent op (engine.h runs it). */
+/* The plan of a persistent or non-blocking op (engine.h runs it). */
 #ifndef TRL_OP_PLAN_H
 #define TRL_OP_PLAN_H
 
@@ -15,9 +15,9 @@
  * that at each rank's second start they are in whatever the other ranks
  * do; from then on the op runs planned(state)'s entry instead: every rank
  * switches at the same run, so their schedules match. A non-blocking op
- * with a plan runs only the planned entry, once arrived (engine.h). arrived returns an
- * MPI error code and sets *in; planned returns NULL when it cannot build
- * (out of memory). release(state) when the op goes or the plan is taken. */
+ * with a plan runs only the planned entry, once arrived (engine.h).
+ * arrived returns an MPI error code and sets *in; planned returns NULL
+ * when it cannot build (out of memory). release(state) when the op goes or the plan is taken. */
 typedef struct trl_op_plan {
     void *state;
     int (*arrived)(void *state, bool *in);
@@ -30,12 +30,18 @@ typedef struct trl_op_plan {
  * entry); *rc takes their error. */
 bool trl_plan_in(trl_op_plan *p, bool *planned, int *rc);
 
+/* Until trl_plan_in says so (yield: between looks, as ranks share cores). */
+void trl_plan_wait(trl_op_plan *p, bool *planned, int *rc, bool yield);
+
 /* At the start of the run after that: *entry becomes the planned one
- * (pinned; the first run's let go) and the plan's state goes. Where the
- * rules give the planned call the MPI library's own, which every rank
- * finds alike, *entry stays. MPI_ERR_NO_MEM where nothing could be built:
- * the other ranks' runs will then not match this one's. */
-int trl_plan_take(trl_op_plan *p, bool *planned, trl_cache_entry **entry);
+ * (pinned) and the plan's state goes; the first run's entry, still pinned,
+ * goes to *first, for the op to unpin when it goes: the taking may run on
+ * the progress thread, which must not touch the communicator's cache.
+ * Where the rules give the planned call the MPI library's own, which every
+ * rank finds alike, *entry stays. MPI_ERR_NO_MEM where nothing could be
+ * built: the other ranks' runs will then not match this one's (they wait
+ * for it: a hang, as for any rank out of memory in a collective). */
+int trl_plan_take(trl_op_plan *p, bool *planned, trl_cache_entry **entry, trl_cache_entry **first);
 
 /* The plan's state goes (the op goes, or the plan was taken). */
 void trl_plan_release(trl_op_plan *p);
