@@ -42,6 +42,9 @@ class Outcome:
     noise: float = math.nan  # the winner's block-to-block spread (log sd)
     model_rank: int | None = None  # the winner's place in the model's order (1: first)
     model_top: bool | None = None  # exhaustive runs: the winner among the model's top few
+    # Exhaustive runs: the best median of what the pruned search measures (the model's
+    # top few, built-in, mpi) over the winner's (1.0: the pruned search finds the winner).
+    model_gap: float | None = None
     seconds: float = 0.0
 
     def to_json(self) -> dict:

@@ -23,6 +23,7 @@ from trellis.tune_worker import Block
 BLOCK_S = 0.02
 MIN_ITERS, MAX_ITERS = 3, 2000
 PROBE_ITERS = 3
+WORKER_IDS = 65536  # the candidates one tune_worker job holds (bench/tune_worker.c)
 MEASURE_TIMEOUT_S = 900.0
 
 CSV_FIELDS = ["ranks", "hosts", "ranks_per_host", "collective", "size", "bytes", "round",
@@ -51,6 +52,9 @@ class Session:
         if rules in self.ids:
             return self.ids[rules], None
         cid = self.next_id
+        if cid >= WORKER_IDS:
+            raise TrellisError(f"trellis tune: more than {WORKER_IDS} candidates in one job; "
+                               "give fewer --colls or --sizes per run")  # fmt: skip
         self.next_id += 1
         err = self.define(cid, rules)
         self.ids[rules] = cid

@@ -322,3 +322,38 @@ def test_the_control_is_the_tuned_rules_under_another_id() -> None:
     assert again.label == "tuned again"
     assert again.rule() != tuned.rule()
     assert tune_rules.inline(again.rule()) == tune_rules.inline(tuned.rule())
+
+
+# ---- an exhaustive run against the pruned search --------------------------------------
+
+
+def test_exhaustive_gap_against_the_pruned_search() -> None:
+    from trellis import cmd_tune  # noqa: PLC0415 -- the command's own helpers
+
+    layout = Layout(16, 4, 4)
+    # The winner outside the model's top few; the pruned search's best is 2% slower.
+    near = outcome(4, "ring", layout)
+    near.measured.append(tune_rules.Measured("knomial", 10.2, 1.02, 1.0, 1.05, 5))
+    cmd_tune.pruned_against_all(near, {"knomial", "rabenseifner"})
+    assert near.model_top is False
+    assert near.model_gap == pytest.approx(1.02)
+    # The pruned search's best is the built-in, 20% slower.
+    far = outcome(256, "ring", layout)
+    cmd_tune.pruned_against_all(far, {"rabenseifner"})
+    assert far.model_gap == pytest.approx(1.2)
+    # The winner among the top few: no gap.
+    held = outcome(4096, "knomial", layout)
+    cmd_tune.pruned_against_all(held, {"knomial"})
+    assert held.model_top is True
+    assert held.model_gap == pytest.approx(1.0)
+    args = type("Args", (), {"exhaustive": True, "top": 4})()
+    lines = cmd_tune.summary_lines([near, far, held], args, 60.0)
+    assert (
+        "exhaustive: the best the pruned search measures (the model's top 4, built-in, "
+        "mpi) within 3% of the winner at 2 of 3 points; worst 20.0% slower"
+    ) in lines
+    assert "exhaustive: the model's top 4 held the measured winner at 1 of 3 points" in lines
+    # A state file written before the gap was kept still loads.
+    d = held.to_json()
+    del d["model_gap"]
+    assert tune_rules.Outcome.from_json(d).model_gap is None

@@ -75,9 +75,9 @@ def script(eof: bool) -> tuple[str, list[str]]:
         "measure allreduce 4 1000001 0",
         "measure allreduce four 5 0",
         "measure allreduce 4 5",
-        "measure allreduce 4 5 4096",
+        "measure allreduce 4 5 65536",
         "measure",
-        "rules 4096 allreduce ring",
+        "rules 65536 allreduce ring",
         "rules x allreduce ring",
         "rules",
         "bogus",
@@ -85,6 +85,10 @@ def script(eof: bool) -> tuple[str, list[str]]:
     ):
         send(bad, r"error - \S.*")
     send("measure scan 1K 2 0", rf"time 0 scan 1024 1024 2 {NUM} {NUM} {NUM} {NUM}", "end")
+    # IDs past 4095: an exhaustive search gives one job some 22,000 candidates.
+    send("rules 40000 allreduce ring", "ok 40000")
+    send("measure allreduce 4 2 40000", rf"time 40000 allreduce 4 4 2 {NUM} {NUM} {NUM} {NUM}",
+         "end")  # fmt: skip
     if not eof:
         cmds.append("quit")
     return "".join(c + "\n" for c in cmds), want
