@@ -16,12 +16,18 @@ void trl_comm_rules_changed(trl_comm *c)
     memset(c->sizeless, 0, sizeof c->sizeless);
 }
 
-static bool choose(trl_comm *c, trl_coll_args *a, trl_choice *ch)
+/* What a call's arguments take from its communicator. */
+static void comm_args(const trl_comm *c, trl_coll_args *a)
 {
-    trl_comm_sync_rules(c);
     a->rank = c->rank;
     a->size = c->size;
     a->topo = c->topo.host ? &c->topo : NULL; /* NULL: out of memory earlier */
+}
+
+static bool choose(trl_comm *c, trl_coll_args *a, trl_choice *ch)
+{
+    trl_comm_sync_rules(c);
+    comm_args(c, a);
     size_t bytes = trl_coll_rule_bytes(a);
     if (trl_select(trl_rules_user(), trl_rules_builtin(), a, bytes, ch) != TRL_OK)
         return false;
@@ -38,6 +44,7 @@ const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a)
      * get what needs an exchange of counts first). */
     bool fixed = !trl_coll_has_bytes(a->coll) && !trl_coll_is_reduction(a->coll);
     trl_comm_sync_rules(c);
+    comm_args(c, a); /* a remembered choice too: plans are built with them */
     if (fixed && c->choice[a->coll][a->call]) {
         a->params = c->choice_params[a->coll][a->call];
         return c->choice[a->coll][a->call];
@@ -58,9 +65,7 @@ trl_sizeless trl_comm_sizeless(trl_comm *c, trl_coll_args *a)
     trl_comm_sync_rules(c);
     signed char *known = &c->sizeless[a->coll][a->call][a->commutative];
     if (!*known) {
-        a->rank = c->rank;
-        a->size = c->size;
-        a->topo = c->topo.host ? &c->topo : NULL;
+        comm_args(c, a);
         *known = (signed char)(1 + trl_select_sizeless(trl_rules_user(), trl_rules_builtin(), a));
     }
     return (trl_sizeless)(*known - 1);

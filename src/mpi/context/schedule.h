@@ -26,7 +26,8 @@ static inline const trl_cache_entry *trl_comm_lookup(trl_comm *c, trl_coll_args 
 /* Only the choice for a call (with verbose mode's report), for gatherv,
  * scatterv, alltoallv, alltoallw and the neighbourhood v and w forms, whose
  * callers must exchange counts first when the algorithm needs every
- * rank's; a->params: the parameters it would run with. NULL when nothing
+ * rank's; a->params: the parameters it would run with, and a->rank, size
+ * and topo c's (also where the choice is remembered). NULL when nothing
  * can be chosen. */
 const trl_algo *trl_comm_choose(trl_comm *c, trl_coll_args *a);
 

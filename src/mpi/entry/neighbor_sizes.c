@@ -282,11 +282,6 @@ static const trl_cache_entry *plan_planned(void *state)
     sizes_take(&p->c->nbhd, &p->s);
     p->a.counts = p->s.table;
     p->a.counts_planned = true;
-    /* What the cache's build sets (a remembered choice does not): locality
-     * without the hosts would plan for one host. */
-    p->a.rank = p->c->rank;
-    p->a.size = p->c->size;
-    p->a.topo = p->c->topo.host ? &p->c->topo : NULL;
     if (p->a.call == TRL_CALL_NONBLOCKING)
         return planned_kept(p);
     trl_cache_entry *e = calloc(1, sizeof *e);
@@ -329,7 +324,7 @@ int trl_nb_plan_sizes(trl_comm *c, trl_coll_args *a, trl_op_plan *plan, bool *pl
     memcpy(v + 2 * ns, a->recv_counts, nr * sizeof *v);
     memcpy(v + 2 * ns + nr, a->recv_displs, nr * sizeof *v);
     p->c = c;
-    p->a = *a; /* with the chosen algorithm's parameters (trl_comm_choose) */
+    p->a = *a; /* with the communicator's ranks and hosts and the chosen parameters */
     p->algo = algo;
     p->rules = trl_rules_current;
     p->a.send_counts = v;
