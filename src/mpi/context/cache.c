@@ -137,6 +137,27 @@ trl_cache_entry *trl_cache_claim(trl_cache *k, bool *transient)
     return e;
 }
 
+void trl_cache_fill(trl_cache_entry *e, const trl_coll_args *a, unsigned rules, bool transient,
+                    size_t *vec, size_t nvec, const trl_algo *algo, trl_sched sched)
+{
+    *e = (trl_cache_entry){.coll = a->coll,
+                           .root = a->root,
+                           .count = a->count,
+                           .elem_size = a->elem_size,
+                           .commutative = a->commutative,
+                           .in_place = a->in_place,
+                           .call = a->call,
+                           .rules = rules,
+                           .valid = true,
+                           .tag_class = a->inter && trl_coll_is_rooted(a->coll) ? 1 + a->root : 0,
+                           .transient = transient,
+                           .vec = vec,
+                           .nvec = nvec,
+                           .algo = algo,
+                           .sched = sched,
+                           .rule_bytes = trl_coll_rule_bytes(a)};
+}
+
 void trl_cache_filled(trl_cache *k, bool transient)
 {
     if (transient)

@@ -64,6 +64,13 @@ bool trl_cache_key_arrays(const trl_coll_args *a, int size, size_t **vec, size_t
  * memory. The cache's generation moves on (a memo may point at it). */
 trl_cache_entry *trl_cache_claim(trl_cache *k, bool *transient);
 
+/* Fill e, claimed (or transient), with a's key (vec, nvec: its arrays,
+ * trl_cache_key_arrays; NULL, 0 for a transient entry), the rules numbered
+ * rules, algo and its built schedule: valid from then on. The rule that
+ * chose is left NULL, for the caller to set. */
+void trl_cache_fill(trl_cache_entry *e, const trl_coll_args *a, unsigned rules, bool transient,
+                    size_t *vec, size_t nvec, const trl_algo *algo, trl_sched sched);
+
 /* A claimed entry is filled: it becomes the last hit, and the next claim
  * starts past it (nothing for a transient one). */
 void trl_cache_filled(trl_cache *k, bool transient);

@@ -104,23 +104,8 @@ const trl_cache_entry *trl_comm_build(trl_comm *c, trl_coll_args *a)
             algo = trl_algo_find(a->coll, "mpi", 3);
         }
     }
-    *e = (trl_cache_entry){.coll = a->coll,
-                           .root = a->root,
-                           .count = a->count,
-                           .elem_size = a->elem_size,
-                           .commutative = a->commutative,
-                           .in_place = a->in_place,
-                           .call = a->call,
-                           .rules = trl_rules_current,
-                           .valid = true,
-                           .tag_class = a->inter && trl_coll_is_rooted(a->coll) ? 1 + a->root : 0,
-                           .transient = transient,
-                           .vec = vec,
-                           .nvec = nvec,
-                           .algo = algo,
-                           .sched = e->sched,
-                           .rule_bytes = trl_coll_rule_bytes(a),
-                           .rule = ch.rule};
+    trl_cache_fill(e, a, trl_rules_current, transient, vec, nvec, algo, e->sched);
+    e->rule = ch.rule;
     trl_cache_filled(&c->cache, transient);
     return e;
 }

@@ -17,7 +17,8 @@
  * switches at the same run, so their schedules match. A non-blocking op
  * with a plan runs only the planned entry, once arrived (engine.h).
  * arrived returns an MPI error code and sets *in; planned returns NULL
- * when it cannot build (out of memory). release(state) when the op goes or the plan is taken. */
+ * when it cannot build (out of memory). release(state) when the op goes
+ * or the plan is taken. */
 typedef struct trl_op_plan {
     void *state;
     int (*arrived)(void *state, bool *in);

@@ -227,19 +227,7 @@ static bool build_into(plan_state *p, trl_cache_entry *e, bool transient)
         free(vec);
         return false;
     }
-    *e = (trl_cache_entry){.coll = p->a.coll,
-                           .count = p->a.count,
-                           .elem_size = p->a.elem_size,
-                           .commutative = p->a.commutative,
-                           .call = p->a.call,
-                           .rules = p->rules,
-                           .valid = true,
-                           .transient = transient,
-                           .vec = vec,
-                           .nvec = nvec,
-                           .algo = p->algo,
-                           .sched = sched,
-                           .rule_bytes = trl_coll_rule_bytes(&p->a)};
+    trl_cache_fill(e, &p->a, p->rules, transient, vec, nvec, p->algo, sched);
     return true;
 }
 
