@@ -370,8 +370,8 @@ int trl_exec_start(trl_exec *x, const trl_sched *s, const trl_exec_call *call, t
     x->contiguous = t->contiguous;
 
     /* Scratch holds s->scratch elements laid out like a user buffer; with a
-     * negative extent later elements lie lower, so the first one sits at
-     * the top of the allocation. */
+     * negative extent later elements lie lower, so the first one sits at the
+     * top. Its base may be far off (a true lower bound an absolute address). */
     size_t scratch_bytes = 0;
     MPI_Aint span_before = 0; /* bytes below element 0's true lower bound */
     if (s->scratch > 0) {
@@ -386,7 +386,7 @@ int trl_exec_start(trl_exec *x, const trl_sched *s, const trl_exec_call *call, t
         return x->status = rc;
     x->base[TRL_BUF_SEND] = (char *)call->sendbuf;
     x->base[TRL_BUF_RECV] = (char *)call->recvbuf;
-    x->base[TRL_BUF_SCRATCH] = (char *)m->scratch + span_before - true_lb;
+    x->base[TRL_BUF_SCRATCH] = (char *)((uintptr_t)m->scratch + span_before - (uintptr_t)true_lb);
 
     /* Flow control only where a peer can get 2 x flow messages: short
      * schedules, nearly all of them, never pay a synchronous send. */

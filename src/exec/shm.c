@@ -163,7 +163,8 @@ static int pack(const void *buf, int count, MPI_Datatype dtype, void *out, uint3
     const trl_type_info *t = trl_type_info_of(dtype, &tmp);
     size_t n = (size_t)t->size * (size_t)count;
     if (t->contiguous && n <= room) {
-        memcpy(out, buf, n);
+        if (n > 0) /* buf may be NULL then, which memcpy must not get */
+            memcpy(out, buf, n);
         *bytes = (uint32_t)n;
         return MPI_SUCCESS;
     }
@@ -184,7 +185,8 @@ static int unpack(const void *in, uint32_t bytes, void *buf, int count, MPI_Data
     if ((size_t)t->size * (size_t)count != bytes)
         return MPI_ERR_TRUNCATE; /* the schedules of the two ends disagree */
     if (t->contiguous) {
-        memcpy(buf, in, bytes);
+        if (bytes > 0) /* buf may be NULL then */
+            memcpy(buf, in, bytes);
         return MPI_SUCCESS;
     }
     int pos = 0;

@@ -39,6 +39,7 @@
  * negative count: docs/install.md), so under MPICH the corners run alone.
  */
 #include <stdbool.h>
+#include <stdint.h>
 #include <strings.h>
 
 #include "coll_check_common.h"
@@ -88,8 +89,11 @@ static void usum(void *in, void *inout, int *len, MPI_Datatype *type)
     } else if (*type == T_ABS) {
         for (int k = 0; k < *len; k++)
             for (int f = 0; f < ABS_N; f++) {
+                /* Absolute displacements: a buffer's base plus them wraps,
+                 * which only integer arithmetic may do. */
                 MPI_Aint at = (MPI_Aint)k * ABS_EXT * (MPI_Aint)sizeof(int) + abs_disp[f];
-                *(int *)((char *)inout + at) += *(int *)((char *)in + at);
+                int *to = (int *)((uintptr_t)inout + (uintptr_t)at);
+                *to += *(const int *)((uintptr_t)in + (uintptr_t)at);
             }
     }
 }

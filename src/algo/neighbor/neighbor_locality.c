@@ -213,8 +213,12 @@ static void scatter_from(plan *pl, int A, size_t at, int got)
                     continue;
                 size_t n = edge_len(pl, r, j); /* x: its place in the leader's message */
                 if (edge_dest(pl, r, j) == q && n > 0) {
+                    /* q's receive block: its place is known only on q (a
+                     * leader has no other rank's displacements). */
                     int slot = pl->g->out_slot[pl->g->out_off[r] + j];
-                    trl_ref to_block = trl_ref_at(TRL_BUF_RECV, trl_nb_recv_off(a, slot));
+                    trl_ref to_block = {0};
+                    if (q == me)
+                        to_block = trl_ref_at(TRL_BUF_RECV, trl_nb_recv_off(a, slot));
                     if (q == me && q == lead)
                         trl_sched_copy(s, trl_ref_at(TRL_BUF_SCRATCH, at + x), to_block, n,
                                        TRL_DEPS(got));

@@ -63,6 +63,8 @@ static bool same_key(const trl_cache_entry *e, const trl_coll_args *a, int size,
     size_t len[6], at = 0;
     int n = vectors(a, size, v, len);
     for (int i = 0; i < n; i++) {
+        if (len[i] == 0) /* v[i] and e->vec may be NULL, which memcmp must not get */
+            continue;
         if (at + len[i] > e->nvec || memcmp(e->vec + at, v[i], len[i] * sizeof *e->vec))
             return false;
         at += len[i];
