@@ -198,6 +198,24 @@ static bool check(const graph *g, const buffers *b)
     return ok;
 }
 
+/* The variants' order in round r: the first turns round by round and the
+ * rest follow shuffled by a generator seeded with the round and the size (the
+ * same on every rank), so no variant always runs right after another and
+ * takes its warm caches or its wake-ups. */
+static void round_order(int *order, int nvar, int r, int n)
+{
+    order[0] = r % nvar;
+    for (int k = 1; k < nvar; k++)
+        order[k] = (order[0] + k) % nvar;
+    unsigned s = (unsigned)r * 2654435761u ^ (unsigned)n;
+    for (int k = nvar - 1; k > 1; k--) {
+        int j = 1 + (int)(lcg(&s) % (unsigned)k);
+        int keep = order[k];
+        order[k] = order[j];
+        order[j] = keep;
+    }
+}
+
 static int run(const graph *g, int n, int iters, int rounds)
 {
     buffers b = {.n = n};
@@ -235,8 +253,10 @@ static int run(const graph *g, int n, int iters, int rounds)
     double *t = malloc((size_t)nvar * (size_t)rounds * sizeof *t);
     int bad = 0;
     for (int r = 0; r < rounds; r++) {
+        int order[NVARIANTS];
+        round_order(order, nvar, r, n);
         for (int k = 0; k < nvar; k++) {
-            int v = (k + r) % nvar; /* the order turns round by round */
+            int v = order[k];
             memset(b.recv, 0, (size_t)in * (size_t)n + 1);
             call(v, g, &b, &preq); /* warm-up, and the checked call */
             if (r == 0 && !check(g, &b))
