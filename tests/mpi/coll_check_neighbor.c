@@ -312,6 +312,32 @@ static void check_persistent(const graph *g, int n, MPI_Datatype strided)
 }
 #endif
 
+/* allgather and alltoall called again with the same counts and datatypes
+ * (Trellis runs a repeat's schedule at once: trl_move_repeat), on two sets
+ * of buffers held at once and new values each time: each call must land in
+ * its own buffers. */
+static void check_uniform_repeats(const graph *g, MPI_Datatype strided)
+{
+    static const int kinds[] = {AG, A2A};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        if (!wanted(kind_names[kinds[k]]))
+            continue;
+        bufs b[2];
+        bufs_make(g, kinds[k], 7, strided, &b[0]);
+        bufs_make(g, kinds[k], 7, strided, &b[1]);
+        for (int round = 1; round <= 4; round++) {
+            bufs *x = &b[round % 2];
+            bufs_fill(g, x, round);
+            int rc = bufs_call(g, x);
+            int bad = bufs_bad(x);
+            CHECK(rc == MPI_SUCCESS && bad == 0, "%s %s repeated, call %d: rc %d, %d wrong ints",
+                  g->name, kind_names[kinds[k]], round, rc, bad);
+        }
+        bufs_free(&b[0]);
+        bufs_free(&b[1]);
+    }
+}
+
 static void run_graph(const graph *g, const int *counts, int ncounts, MPI_Datatype strided)
 {
     for (int c = 0; c < ncounts; c++) {
@@ -320,6 +346,7 @@ static void run_graph(const graph *g, const int *counts, int ncounts, MPI_Dataty
             if (wanted(kind_names[kind]))
                 check_call(g, kind, n, strided);
     }
+    check_uniform_repeats(g, strided);
 #ifdef PINIT
     /* 2: blocks of 8-24 bytes, some combined and some sent straight under
      * combine=16 (mpi.neighbor.lanes); 7: larger ones. */
@@ -486,16 +513,22 @@ static void make_graph(graph *g)
 }
 
 /* MPI_IN_PLACE: MPI does not allow it here; the call must fail and leave
- * the receive buffer as it was. */
+ * the receive buffer as it was, also right after a valid call of the same
+ * counts and datatypes (one a repeat could take it for). */
 static void check_in_place(const graph *g)
 {
     /* Open MPI 4.1 reports this error on MPI_COMM_WORLD's handler. */
     MPI_Comm_set_errhandler(g->comm, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int *buf = malloc(((size_t)g->indeg + 1) * 4 * sizeof(int));
+    int *out = calloc(((size_t)g->outdeg[rank] + 1) * 4, sizeof(int));
+    int rc = MPI_Neighbor_alltoall(out, 4, MPI_INT, buf, 4, MPI_INT, g->comm);
+    CHECK(rc == MPI_SUCCESS, "%s: neighbor_alltoall before MPI_IN_PLACE: rc %d", g->name, rc);
+    rc = MPI_Neighbor_allgather(out, 4, MPI_INT, buf, 4, MPI_INT, g->comm);
+    CHECK(rc == MPI_SUCCESS, "%s: neighbor_allgather before MPI_IN_PLACE: rc %d", g->name, rc);
     for (int x = 0; x < g->indeg * 4; x++)
         buf[x] = SENTINEL;
-    int rc = MPI_Neighbor_alltoall(MPI_IN_PLACE, 4, MPI_INT, buf, 4, MPI_INT, g->comm);
+    rc = MPI_Neighbor_alltoall(MPI_IN_PLACE, 4, MPI_INT, buf, 4, MPI_INT, g->comm);
     CHECK(rc != MPI_SUCCESS, "%s: neighbor_alltoall accepted MPI_IN_PLACE", g->name);
     rc = MPI_Neighbor_allgather(MPI_IN_PLACE, 4, MPI_INT, buf, 4, MPI_INT, g->comm);
     CHECK(rc != MPI_SUCCESS, "%s: neighbor_allgather accepted MPI_IN_PLACE", g->name);
@@ -505,6 +538,7 @@ static void check_in_place(const graph *g)
     CHECK(bad == 0, "%s: a refused call wrote %d ints", g->name, bad);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     free(buf);
+    free(out);
 }
 
 /* Elements of rank s's v-form send block j in check_outstanding's call k

@@ -1,5 +1,5 @@
 /* Repeated calls of the uniform data movers (gather, scatter, allgather,
- * alltoall), which Trellis runs without re-checking their arguments when a
+ * alltoall, neighbor_allgather, neighbor_alltoall), which Trellis runs without re-checking their arguments when a
  * call repeats the last one (coll_common.h, trl_move_repeat). Every call
  * gets new buffers and new data, and its result is checked against values
  * computed here:
@@ -141,6 +141,54 @@ static void alltoall_round(int n, int round, int nb)
     free(recv);
 }
 
+/* neighbor_alltoall on a periodic ring (MPI_Cart_create, one dimension):
+ * block 0 goes to the negative neighbour, block 1 to the positive one;
+ * receive block 0 is what the negative neighbour sent in the positive
+ * direction, block 1 what the positive one sent in the negative (the
+ * standard's pairing; on 1 or 2 ranks both neighbours are one rank, the
+ * direction still tells the blocks apart). */
+static void neighbor_round(MPI_Comm ring, int n, int round, int nb)
+{
+    int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    int *send = fresh((size_t)2 * n), *recv = fresh((size_t)2 * n);
+    for (int i = 0; i < n; i++) {
+        send[i] = value(rank, 0, i, round);
+        send[n + i] = value(rank, 1, i, round);
+    }
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (nb)
+        MPI_Ineighbor_alltoall(send, n, MPI_INT, recv, n, MPI_INT, ring, &req);
+    else
+        MPI_Neighbor_alltoall(send, n, MPI_INT, recv, n, MPI_INT, ring);
+    finish(&req);
+    for (int i = 0; i < n; i++) {
+        expect("neighbor_alltoall", round, recv, i, value(left, 1, i, round));
+        expect("neighbor_alltoall", round, recv, n + i, value(right, 0, i, round));
+    }
+    free(send);
+    free(recv);
+}
+
+/* neighbor_allgather of one element of type t (as allgather_typed) on the
+ * ring: block 0 from the negative neighbour, block 1 from the positive. */
+static void neighbor_typed(MPI_Comm ring, MPI_Datatype t, int extent, int round)
+{
+    int from[2] = {(rank + size - 1) % size, (rank + 1) % size};
+    int *recv = fresh((size_t)extent * 2), *sendbuf = fresh((size_t)extent);
+    sendbuf[0] = value(rank, 2, 0, round);
+    sendbuf[extent - 1] = value(rank, 2, 1, round);
+    MPI_Neighbor_allgather(sendbuf, 1, t, recv, 1, t, ring);
+    for (int b = 0; b < 2; b++) {
+        expect("neighbor_allgather typed", round, recv, b * extent, value(from[b], 2, 0, round));
+        expect("neighbor_allgather typed", round, recv, b * extent + extent - 1,
+               value(from[b], 2, 1, round));
+        for (int i = 1; i < extent - 1; i++)
+            expect("neighbor_allgather typed (gap)", round, recv, b * extent + i, POISON);
+    }
+    free(recv);
+    free(sendbuf);
+}
+
 /* An allgather of one element of type t (2 ints spread over `extent`
  * ints) per rank; the ints between are left alone. */
 static void allgather_typed(MPI_Datatype t, int extent, int round)
@@ -165,6 +213,9 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm ring;
+    int dims[1] = {size}, periods[1] = {1};
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
     for (int round = 0; round < ROUNDS; round++) {
         /* Mostly the same call; now and then another count, root, form. */
         int n = round % 5 == 4 ? 3 : 5, root = (round / 3) % size;
@@ -176,6 +227,8 @@ int main(int argc, char **argv)
         allgather_round(n, round, in_place, nb);
         other_call(round);
         alltoall_round(n, round, nb);
+        other_call(round);
+        neighbor_round(ring, n, round, nb);
         other_call(round);
     }
     /* A derived type's handle freed and maybe given again to another type:
@@ -190,8 +243,11 @@ int main(int argc, char **argv)
         MPI_Type_commit(&t);
         allgather_typed(t, extent, round);
         allgather_typed(t, extent, round);
+        neighbor_typed(ring, t, extent, round);
+        neighbor_typed(ring, t, extent, round);
         MPI_Type_free(&t);
     }
+    MPI_Comm_free(&ring);
     int all;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)

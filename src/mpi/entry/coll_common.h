@@ -139,7 +139,8 @@ int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *
                    const trl_move_key *key);
 
 /* *key: a uniform data-movement call (gather, scatter, allgather,
- * alltoall) as its entry point received it. Then, when it is the same call
+ * alltoall, neighbor_allgather, neighbor_alltoall) as its entry point
+ * received it. Then, when it is the same call
  * as the one remembered for coll on c: run the schedule found then on the
  * buffers given, as the full path would (true, *rc set); false: take the
  * full path (passing key to trl_move_serve). Checking, opening the sides

@@ -44,9 +44,10 @@ static size_t *nb_arrays(trl_comm *c, int *stride)
     return c->nbvec;
 }
 
+/* key: a uniform call as passed (trl_move_repeat), or NULL. */
 static int neighbor(trl_comm *c, MPI_Comm comm, trl_coll coll, trl_coll plain, const void *sendbuf,
                     const trl_blocks *send_b, void *recvbuf, const trl_blocks *recv_b,
-                    const trl_mode *mode, bool *served)
+                    const trl_mode *mode, bool *served, const trl_move_key *key)
 {
     if (sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE) {
         *served = true;
@@ -111,7 +112,7 @@ static int neighbor(trl_comm *c, MPI_Comm comm, trl_coll coll, trl_coll plain, c
         trl_move_abandon(&send, &recv);
         return trl_error(comm, rc);
     }
-    rc = trl_move_serve(c, comm, &a, &send, &recv, served, &with_plan, NULL);
+    rc = trl_move_serve(c, comm, &a, &send, &recv, served, &with_plan, key);
     free(table);
     return rc;
 }
@@ -133,16 +134,25 @@ static inline int outdegree(const trl_comm *c)
 }
 
 /* allgather and alltoall: one count and datatype per side; allgather sends
- * one block to every neighbour, alltoall one per out-edge. */
+ * one block to every neighbour, alltoall one per out-edge. A repeat of the
+ * last such call with the same counts, datatypes and kind runs its
+ * schedule at once (trl_move_repeat), as the other data movers' do: the
+ * neighbourhood is the communicator's, fixed. A call with MPI_IN_PLACE
+ * never repeats one (none is remembered: neighbor refuses it). */
 static int uniform(trl_comm *c, trl_coll coll, trl_coll plain, int nsend, const void *sendbuf,
                    int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, const trl_mode *mode, bool *served)
 {
     if (!has_graph(c))
         return MPI_SUCCESS;
+    trl_move_key key;
+    int rc;
+    if ((*served = trl_move_repeat(c, comm, coll, 0, sendbuf, sendcount, sendtype, recvbuf,
+                                   recvcount, recvtype, mode, &key, &rc)))
+        return rc;
     trl_blocks send_b = {.n = nsend, .count = sendcount, .type = sendtype};
     trl_blocks recv_b = {.n = indegree(c), .count = recvcount, .type = recvtype};
-    return neighbor(c, comm, coll, plain, sendbuf, &send_b, recvbuf, &recv_b, mode, served);
+    return neighbor(c, comm, coll, plain, sendbuf, &send_b, recvbuf, &recv_b, mode, served, &key);
 }
 
 int trl_intra_neighbor_allgather(trl_comm *c, const void *sendbuf, int sendcount,
@@ -165,7 +175,7 @@ int trl_intra_neighbor_allgatherv(trl_comm *c, const void *sendbuf, int sendcoun
     trl_blocks recv_b = {
         .n = indegree(c), .counts = recvcounts, .displs = displs, .type = recvtype};
     return neighbor(c, comm, TRL_COLL_NEIGHBOR_ALLGATHERV, TRL_COLL_ALLGATHERV, sendbuf, &send_b,
-                    recvbuf, &recv_b, mode, served);
+                    recvbuf, &recv_b, mode, served, NULL);
 }
 
 int trl_intra_neighbor_alltoall(trl_comm *c, const void *sendbuf, int sendcount,
@@ -191,7 +201,7 @@ int trl_intra_neighbor_alltoallv(trl_comm *c, const void *sendbuf, const int sen
     trl_blocks recv_b = {
         .n = indegree(c), .counts = recvcounts, .displs = rdispls, .type = recvtype};
     return neighbor(c, comm, TRL_COLL_NEIGHBOR_ALLTOALLV, TRL_COLL_ALLTOALLV, sendbuf, &send_b,
-                    recvbuf, &recv_b, mode, served);
+                    recvbuf, &recv_b, mode, served, NULL);
 }
 
 int trl_intra_neighbor_alltoallw(trl_comm *c, const void *sendbuf, const int sendcounts[],
@@ -208,5 +218,5 @@ int trl_intra_neighbor_alltoallw(trl_comm *c, const void *sendbuf, const int sen
     trl_blocks recv_b = {
         .n = indegree(c), .counts = recvcounts, .aint_disp_in = rdispls, .types = recvtypes};
     return neighbor(c, comm, TRL_COLL_NEIGHBOR_ALLTOALLW, TRL_COLL_ALLTOALLW, sendbuf, &send_b,
-                    recvbuf, &recv_b, mode, served);
+                    recvbuf, &recv_b, mode, served, NULL);
 }
