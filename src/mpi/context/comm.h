@@ -17,9 +17,11 @@
 #include "mpi/context/tags.h"
 #include "topo/topo.h"
 
-/* A uniform data-movement call (gather, scatter, allgather, alltoall) as
- * its program passed it: everything its entry point checks and works out
- * before the lookup follows from these. */
+/* A uniform data-movement call (gather, scatter, allgather, alltoall,
+ * neighbor_allgather, neighbor_alltoall) as its program passed it:
+ * everything its entry point checks and works out before the lookup
+ * follows from these (and, for the neighbourhood ones, from the
+ * communicator's neighbourhood, fixed for its life). */
 typedef struct {
     int root, send_count, recv_count;
     MPI_Datatype send_type, recv_type;
