@@ -1,9 +1,8 @@
 /* Repeated calls of the uniform data movers (gather, scatter, allgather,
  * alltoall, neighbor_allgather, neighbor_alltoall), which Trellis runs
  * without re-checking their arguments when a call repeats the last one
- * (coll_common.h, trl_move_repeat). Every call
- * gets new buffers and new data, and its result is checked against values
- * computed here:
+ * (coll_common.h, trl_move_repeat). Every call gets new buffers and new
+ * data, and its result is checked against values computed here:
  *
  *   - the same arguments over and over, with another collective between
  *     repeats (with TRELLIS_CACHE_SIZE=1 it evicts the schedule the repeat

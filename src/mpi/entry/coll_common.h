@@ -140,10 +140,10 @@ int trl_move_serve(trl_comm *c, MPI_Comm comm, trl_coll_args *a, trl_move_side *
 
 /* *key: a uniform data-movement call (gather, scatter, allgather,
  * alltoall, neighbor_allgather, neighbor_alltoall) as its entry point
- * received it. Then, when it is the same call
- * as the one remembered for coll on c: run the schedule found then on the
- * buffers given, as the full path would (true, *rc set); false: take the
- * full path (passing key to trl_move_serve). Checking, opening the sides
+ * received it. Then, when it is the same call as the one remembered for
+ * coll on c: run the schedule found then on the buffers given, as the full
+ * path would (true, *rc set); false: take the full path (passing key to
+ * trl_move_serve). Checking, opening the sides
  * and the lookup cost more than a small message's run; a repeat needs none
  * of them, its arguments being the same and its types predefined. */
 bool trl_move_repeat(trl_comm *c, MPI_Comm comm, trl_coll coll, int root, const void *sendbuf,
