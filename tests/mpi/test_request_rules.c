@@ -13,6 +13,9 @@
  *   inactive         a persistent request never started, or completed, is
  *                    inactive: every completion call returns at once for it
  *                    with an empty status;
+ *   polled           a persistent request restarted as soon as a poll finds
+ *                    it complete, its result checked every time (a progress
+ *                    thread finishing it meanwhile);
  *   crossing         a blocking and a non-blocking (or persistent)
  *                    collective outstanding on one communicator, called in
  *                    different orders on different ranks: erroneous in the
@@ -474,6 +477,66 @@ static void many_alive(void)
  * serves the call (not on one rank, whose reductions go to the library). */
 static bool single_status;
 
+#ifdef PINIT
+/* ---- polled ---- */
+
+/* Persistent allgathers over strided blocks, started together again as
+ * soon as a poll finds them complete: by MPI_Waitall, MPI_Testall, and
+ * MPI_Test on each, in turn. A progress thread that finished one while
+ * the program polled once let the poll see it neither running nor
+ * finished: taken for inactive before its blocks were all unpacked, and
+ * its next MPI_Start refused (it was finished). */
+static void polled(void)
+{
+    enum { ROUNDS = 60, REQS = 3, N = 200 };
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Datatype t = strided_block();
+    int *send[REQS], *recv[REQS];
+    MPI_Request req[REQS];
+    for (int q = 0; q < REQS; q++) {
+        send[q] = calloc((size_t)N * 2 * B, sizeof(int));
+        recv[q] = calloc((size_t)size * N * 2 * B, sizeof(int));
+        PINIT(Allgather)(send[q], N, t, recv[q], N, t, comm, MPI_INFO_NULL, &req[q]);
+    }
+    int wrong = 0, k = 0, rc = MPI_SUCCESS;
+    for (; k < ROUNDS && rc == MPI_SUCCESS; k++) {
+        for (int q = 0; q < REQS; q++)
+            for (int j = 0; j < N; j++)
+                for (int i = 0; i < B; i++)
+                    *at(send[q], j, i) = moved(rank, q, j * B + i, k);
+        rc = MPI_Startall(REQS, req);
+        if (rc != MPI_SUCCESS)
+            break;
+        if (k % 3 == 0) {
+            rc = MPI_Waitall(REQS, req, MPI_STATUSES_IGNORE);
+        } else if (k % 3 == 1) {
+            for (int flag = 0; rc == MPI_SUCCESS && !flag;)
+                rc = MPI_Testall(REQS, req, &flag, MPI_STATUSES_IGNORE);
+        } else {
+            for (int q = 0; q < REQS; q++)
+                for (int flag = 0; rc == MPI_SUCCESS && !flag;)
+                    rc = MPI_Test(&req[q], &flag, MPI_STATUS_IGNORE);
+        }
+        for (int q = 0; rc == MPI_SUCCESS && q < REQS; q++)
+            for (int r = 0; r < size; r++)
+                for (int j = 0; j < N; j++)
+                    for (int i = 0; i < B; i++)
+                        wrong += *at(recv[q], r * N + j, i) != moved(r, q, j * B + i, k);
+    }
+    CHECK(rc == MPI_SUCCESS, "round %d of %d: error %d", k, ROUNDS, rc);
+    CHECK(wrong == 0, "%d ints wrong over %d rounds", wrong, k);
+    for (int q = 0; q < REQS; q++) {
+        MPI_Request_free(&req[q]);
+        free(send[q]);
+        free(recv[q]);
+    }
+    MPI_Type_free(&t);
+    MPI_Comm_free(&comm);
+}
+#endif
+
 static bool empty(const MPI_Status *st, const char *what)
 {
     int count = -1, cancelled = -1;
@@ -741,7 +804,8 @@ int main(int argc, char **argv)
     test tests[] = {
         {"freed_early", freed_early},
 #ifdef PINIT
-        {"start_orders", start_orders}, {"many_alive", many_alive}, {"inactive", inactive},
+        {"start_orders", start_orders}, {"many_alive", many_alive},
+        {"inactive", inactive},         {"polled", polled},
 #endif
         {"crossing", crossing},
     };

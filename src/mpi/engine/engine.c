@@ -163,16 +163,20 @@ static void release(trl_op *op)
 static void finish(trl_op *op, int rc)
 {
     unlink_op(op);
-    op->running = false;
     op->arriving = false;
     trl_check_op_ended(op->check);
     if (op->hooks.after)
         op->rc = op->hooks.after(op, rc);
     else if (rc != MPI_SUCCESS)
         op->rc = rc;
+    /* A persistent op is finished (its result in) before it stops running:
+     * a program's thread that reads it not running while a progress thread
+     * finishes it must find it finished, or it takes it for inactive, never
+     * completes it, and its next MPI_Start is refused. */
     if (op->persistent)
         op->finished = true;
-    else if (op->in_table)
+    __atomic_store_n(&op->running, false, __ATOMIC_RELEASE);
+    if (!op->persistent && op->in_table)
         PMPI_Grequest_complete(op->request);
     /* else its request does not exist yet: trl_op_submit completes it */
 }
@@ -527,7 +531,7 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
 
 int trl_op_start(trl_op *op)
 {
-    if (op->running || op->finished)
+    if (trl_op_running(op) || op->finished)
         return MPI_ERR_REQUEST; /* started and not completed: erroneous */
     trl_engine_lock();
     int rc = begin(op);
@@ -546,7 +550,7 @@ bool trl_op_take(trl_op *op, int *rc)
 
 int trl_op_free(trl_op *op)
 {
-    if (op->running || op->finished)
+    if (trl_op_running(op) || op->finished)
         return MPI_ERR_REQUEST; /* active: the MPI library refuses this too */
     trl_engine_lock();
     MPI_Request r = op->request;

@@ -52,9 +52,11 @@ struct trl_op {
     MPI_Request request; /* the program's handle */
     bool persistent;
     bool in_table;              /* findable by its handle (trl_op_of) */
-    bool running;               /* started and not yet finished */
+    bool running;               /* started and not yet finished (read it
+                                   with trl_op_running off the lock) */
     bool finished;              /* persistent: finished, not yet completed by
-                                  a completion call */
+                                  a completion call; set before running
+                                  clears */
     bool holds_type, holds_op;  /* holds call.dtype, call.op (holds.h) */
     int rc;                     /* the last run's result */
     struct trl_check_op *check; /* TRELLIS_CHECK's watch of its runs, or NULL */
@@ -71,6 +73,14 @@ struct trl_op {
     trl_exec x;
     trl_exec_mem mem; /* kept from op to op (engine.c, op_new) */
 };
+
+/* Whether op runs, read without the engine's lock (a progress thread may
+ * be finishing it): a persistent op read not running is then seen
+ * finished too (engine.c, finish). */
+static inline bool trl_op_running(const trl_op *op)
+{
+    return __atomic_load_n(&op->running, __ATOMIC_ACQUIRE);
+}
 
 /* Advance every op in flight once. Safe to call from anywhere, any number
  * of times: it does nothing while already running on this thread. */

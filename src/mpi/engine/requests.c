@@ -103,7 +103,7 @@ static void split_close(split *sp, MPI_Request *reqs)
  * completion call. */
 static bool active(const trl_op *op)
 {
-    return op && (op->running || op->finished);
+    return op && (trl_op_running(op) || op->finished);
 }
 
 /* Complete op i: status, result through the communicator's handler. */
@@ -162,7 +162,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
     trl_engine_poll();
     trl_op *op = persistent_op(*req);
     if (op) {
-        *flag = !op->running;
+        *flag = !trl_op_running(op);
         if (!op->finished) {
             if (*flag)
                 inactive_status(status);
@@ -178,7 +178,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 static int testall_once(int n, MPI_Request *reqs, int *flag, MPI_Status *statuses, split *sp)
 {
     for (int i = 0; sp->found && i < n; i++) {
-        if (sp->ops[i] && sp->ops[i]->running) {
+        if (sp->ops[i] && trl_op_running(sp->ops[i])) {
             *flag = 0;
             return MPI_SUCCESS;
         }
@@ -376,7 +376,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
     trl_engine_poll();
     trl_op *op = persistent_op(req);
     if (op) {
-        *flag = !op->running;
+        *flag = !trl_op_running(op);
         if (*flag && op->finished)
             empty_status(status, op->rc);
         else if (*flag)
@@ -417,7 +417,7 @@ int MPI_Request_free(MPI_Request *req)
     if (!op)
         return PMPI_Request_free(req);
     if (!op->persistent) {
-        if (op->running)
+        if (trl_op_running(op))
             return trl_error(op->comm, MPI_ERR_REQUEST);
         return PMPI_Request_free(req); /* finished: the grequest goes */
     }
