@@ -731,9 +731,22 @@ static void check_repeats(const graph *g)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    /* --thread-multiple: what TRELLIS_PROGRESS=thread needs to start its
+     * thread (without it, progress stays in the program's calls). */
+    bool multiple = false;
+    for (int i = 1; i < argc; i++)
+        multiple |= strcmp(argv[i], "--thread-multiple") == 0;
+    int provided = MPI_THREAD_SINGLE;
+    if (multiple)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    if (multiple && provided < MPI_THREAD_MULTIPLE) {
+        fprintf(stderr, "coll_check_neighbor: MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     bool quick = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)

@@ -206,10 +206,16 @@ bool trl_hold_type(MPI_Datatype type)
     return true;
 }
 
+/* No MPI call to tell a predefined type (trl_type_named may make one):
+ * this may run inside the library's free callback, where MPICH asserts on
+ * one under MPI_THREAD_MULTIPLE. A handle never held, as predefined ones
+ * never are, is not found. */
 void trl_let_type(MPI_Datatype type)
 {
+    if (type == MPI_DATATYPE_NULL || atomic_load_explicit(&h.any, memory_order_relaxed) == 0)
+        return;
     uint64_t bits = bits_of(&type, sizeof type);
-    if (!predefined_type(type) && let(bits, TYPE))
+    if (let(bits, TYPE))
         free_in_library(bits, TYPE);
 }
 
