@@ -1,6 +1,7 @@
 #include "mpi/entry/neighbor_sizes.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,8 @@ typedef struct {
     int nfrom;
     MPI_Request *reqs;
     int nreqs;
+    bool *ring; /* per entry of from: still to come through the rings */
+    int nring;  /* how many */
 } sizes;
 
 static void sizes_free(sizes *s)
@@ -49,13 +52,47 @@ static void sizes_free(sizes *s)
     free(s->in);
     free(s->from);
     free(s->reqs);
+    free(s->ring);
     *s = (sizes){0};
+}
+
+/* Whether rank r's sizes travel to or from peer through the shared-memory
+ * rings (shm.h): a blocking call's, where they fit. Both ends judge alike
+ * (the graph gives r's edges). A lane waiting for its host then yields
+ * between looks instead of polling the MPI library, whose polls, with more
+ * ranks than cores, take the core from the ranks it waits for. The rings
+ * are used under the engine's lock: a progress thread may be using them. */
+static bool by_ring(trl_comm *c, int which, int peer, int r)
+{
+    return which == TRL_TAG_SIZES_BLOCKING &&
+           trl_shm_carries(&c->shm, peer, (size_t)edges_of(&c->nbhd, r) * sizeof(size_t));
+}
+
+/* Send n sizes to peer through the rings, waiting for a slot where its
+ * ring is full (the peer frees it; meanwhile this rank's own rings are
+ * drained, as a peer may wait for one of them). */
+static int ring_send(trl_comm *c, int peer, int tag, const size_t *buf, int n)
+{
+    for (;;) {
+        bool done = false, drained;
+        trl_engine_lock();
+        int rc = trl_shm_send(&c->shm, peer, tag, buf, n, MPI_UINT64_T, c->dup, &done);
+        if (rc == MPI_SUCCESS && !done)
+            rc = trl_shm_drain(&c->shm, &drained);
+        trl_engine_unlock();
+        if (rc != MPI_SUCCESS || done)
+            return rc;
+        if (c->shm.yield)
+            sched_yield();
+    }
 }
 
 /* Post the messages of a's sizes under algo (a->params: its parameters) on
  * the spare tag `which` (tags.h): to every lane of this host but itself
  * from every rank with edges, and on a lane from each such rank of its host.
- * On failure what was posted is still in *s. */
+ * A blocking call's through the rings where they fit (by_ring): those sent
+ * at once, those to come marked in s->ring. On failure what was posted is
+ * still in *s. */
 static int sizes_post(trl_comm *c, const trl_coll_args *a, const trl_algo *algo, int which,
                       sizes *s)
 {
@@ -80,7 +117,9 @@ static int sizes_post(trl_comm *c, const trl_coll_args *a, const trl_algo *algo,
     s->in = malloc((nin + 1) * sizeof *s->in);
     s->from = malloc((size_t)nh * sizeof *s->from);
     s->reqs = malloc(2 * (size_t)nh * sizeof *s->reqs);
-    int rc = s->table && s->own && s->in && s->from && s->reqs ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    s->ring = calloc((size_t)nh, sizeof *s->ring);
+    int rc = s->table && s->own && s->in && s->from && s->reqs && s->ring ? MPI_SUCCESS
+                                                                          : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {
         int nout = trl_nbhd_outdegree(g, me);
         for (int k = 0; k < edges_of(g, me); k++)
@@ -93,9 +132,14 @@ static int sizes_post(trl_comm *c, const trl_coll_args *a, const trl_algo *algo,
         int r = trl_hier_host_rank(&h.hh, H, x);
         if (r == me || edges_of(g, r) == 0)
             continue;
-        rc = PMPI_Irecv(s->in + at, edges_of(g, r), MPI_UINT64_T, r, tag, c->dup,
-                        &s->reqs[s->nreqs]);
-        s->nreqs += rc == MPI_SUCCESS;
+        if (by_ring(c, which, r, r)) {
+            s->ring[s->nfrom] = true;
+            s->nring++;
+        } else {
+            rc = PMPI_Irecv(s->in + at, edges_of(g, r), MPI_UINT64_T, r, tag, c->dup,
+                            &s->reqs[s->nreqs]);
+            s->nreqs += rc == MPI_SUCCESS;
+        }
         s->from[s->nfrom++] = r;
         at += (size_t)edges_of(g, r);
     }
@@ -103,6 +147,10 @@ static int sizes_post(trl_comm *c, const trl_coll_args *a, const trl_algo *algo,
         int r = trl_hier_host_rank(&h.hh, H, x);
         if (r == me || !trl_nb_is_lane(&h, r))
             continue;
+        if (by_ring(c, which, r, me)) {
+            rc = ring_send(c, r, tag, s->own, edges_of(g, me));
+            continue;
+        }
         rc = PMPI_Isend(s->own, edges_of(g, me), MPI_UINT64_T, r, tag, c->dup, &s->reqs[s->nreqs]);
         s->nreqs += rc == MPI_SUCCESS;
     }
@@ -172,6 +220,64 @@ static void sizes_leave(sizes *s)
     *s = (sizes){0};
 }
 
+/* Looks with nothing new between two drains of a waiting lane's rings. */
+enum { DRAIN_EVERY = 64 };
+
+/* A lane's sizes from the rings, as they come; the library's messages
+ * (another node's) advance meanwhile. Between looks with nothing new: the
+ * collectives in flight advanced or, where ranks share cores, the core
+ * given up; now and then its own rings drained (ring_send says why; a look
+ * for a rank's sizes drains that rank's ring itself). */
+static int rings_wait(trl_comm *c, sizes *s)
+{
+    int tag = trl_tags_spare(&c->tags, TRL_TAG_SIZES_BLOCKING);
+    for (unsigned idle = 1; s->nring > 0; idle++) {
+        bool moved = false;
+        size_t at = 0;
+        for (int i = 0; i < s->nfrom; i++) {
+            int n = edges_of(&c->nbhd, s->from[i]);
+            bool done = false;
+            if (s->ring[i]) {
+                trl_engine_lock();
+                int rc = trl_shm_recv(&c->shm, s->from[i], tag, s->in + at, n, MPI_UINT64_T, c->dup,
+                                      &done);
+                trl_engine_unlock();
+                if (rc != MPI_SUCCESS)
+                    return rc;
+            }
+            if (done) {
+                s->ring[i] = false;
+                s->nring--;
+                moved = true;
+            }
+            at += (size_t)n;
+        }
+        if (s->nreqs > 0) {
+            int all;
+            int rc = PMPI_Testall(s->nreqs, s->reqs, &all, TRL_STATUSES_IGNORE);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+        if (moved) {
+            idle = 0;
+            continue;
+        }
+        if (idle % DRAIN_EVERY == 0) {
+            bool drained;
+            trl_engine_lock();
+            int rc = trl_shm_drain(&c->shm, &drained);
+            trl_engine_unlock();
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+        if (!trl_engine_threaded() && trl_engine_busy())
+            trl_engine_progress();
+        else if (c->shm.yield)
+            sched_yield();
+    }
+    return MPI_SUCCESS;
+}
+
 int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
 {
     *table = NULL;
@@ -181,6 +287,8 @@ int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
     trl_before_library_collective(); /* this waits for other ranks as one does */
     sizes s;
     int rc = sizes_post(c, a, algo, TRL_TAG_SIZES_BLOCKING, &s);
+    if (rc == MPI_SUCCESS && s.nring > 0)
+        rc = rings_wait(c, &s);
     if (s.nreqs > 0) {
         int wrc = PMPI_Waitall(s.nreqs, s.reqs, TRL_STATUSES_IGNORE);
         rc = rc == MPI_SUCCESS ? wrc : rc;

@@ -1,9 +1,11 @@
 /* The block sizes of a v or w neighbourhood call under an algorithm that
  * needs its host's (TRL_NEEDS_ALL_COUNTS: locality): each rank sends its
  * own edges' bytes to the ranks that carry its host's traffic (the lanes:
- * trl_nb_is_lane), small messages within hosts on the communicator's
- * duplicate under a spare tag (tags.h), and a lane builds its host's part
- * of the table the algorithm reads (neighbor_blocks.h, a->counts).
+ * trl_nb_is_lane), small messages within hosts under a spare tag (tags.h):
+ * a blocking call's through the shared-memory rings where the two ranks
+ * share a node (shm.h), others on the communicator's duplicate. A lane
+ * builds its host's part of the table the algorithm reads
+ * (neighbor_blocks.h, a->counts).
  *
  * A blocking call exchanges them before it builds. A persistent call, whose
  * init may not wait for other ranks, posts them at its init, runs the
