@@ -174,7 +174,7 @@ static void finish(trl_op *op, int rc)
      * finishes it must find it finished, or it takes it for inactive, never
      * completes it, and its next MPI_Start is refused. */
     if (op->persistent)
-        op->finished = true;
+        __atomic_store_n(&op->finished, true, __ATOMIC_RELEASE);
     __atomic_store_n(&op->running, false, __ATOMIC_RELEASE);
     if (!op->persistent && op->in_table)
         PMPI_Grequest_complete(op->request);
@@ -531,7 +531,7 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
 
 int trl_op_start(trl_op *op)
 {
-    if (trl_op_running(op) || op->finished)
+    if (trl_op_running(op) || trl_op_finished(op))
         return MPI_ERR_REQUEST; /* started and not completed: erroneous */
     trl_engine_lock();
     int rc = begin(op);
@@ -541,7 +541,7 @@ int trl_op_start(trl_op *op)
 
 bool trl_op_take(trl_op *op, int *rc)
 {
-    if (!op->finished)
+    if (!trl_op_finished(op))
         return false;
     op->finished = false;
     *rc = op->rc;
@@ -550,7 +550,7 @@ bool trl_op_take(trl_op *op, int *rc)
 
 int trl_op_free(trl_op *op)
 {
-    if (trl_op_running(op) || op->finished)
+    if (trl_op_running(op) || trl_op_finished(op))
         return MPI_ERR_REQUEST; /* active: the MPI library refuses this too */
     trl_engine_lock();
     MPI_Request r = op->request;

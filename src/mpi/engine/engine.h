@@ -56,7 +56,7 @@ struct trl_op {
                                    with trl_op_running off the lock) */
     bool finished;              /* persistent: finished, not yet completed by
                                   a completion call; set before running
-                                  clears */
+                                  clears (trl_op_finished off the lock) */
     bool holds_type, holds_op;  /* holds call.dtype, call.op (holds.h) */
     int rc;                     /* the last run's result */
     struct trl_check_op *check; /* TRELLIS_CHECK's watch of its runs, or NULL */
@@ -80,6 +80,13 @@ struct trl_op {
 static inline bool trl_op_running(const trl_op *op)
 {
     return __atomic_load_n(&op->running, __ATOMIC_ACQUIRE);
+}
+
+/* Whether a persistent op finished, read the same way: once seen, its
+ * result (rc) and its blocks are in. */
+static inline bool trl_op_finished(const trl_op *op)
+{
+    return __atomic_load_n(&op->finished, __ATOMIC_ACQUIRE);
 }
 
 /* Advance every op in flight once. Safe to call from anywhere, any number

@@ -103,7 +103,7 @@ static void split_close(split *sp, MPI_Request *reqs)
  * completion call. */
 static bool active(const trl_op *op)
 {
-    return op && (trl_op_running(op) || op->finished);
+    return op && (trl_op_running(op) || trl_op_finished(op));
 }
 
 /* Complete op i: status, result through the communicator's handler. */
@@ -141,7 +141,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
          * is the only op in flight. */
         if (!trl_engine_threaded())
             trl_op_wait(op);
-        while (!op->finished)
+        while (!trl_op_finished(op))
             trl_engine_poll();
         return take(op, status);
     }
@@ -162,10 +162,13 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
     trl_engine_poll();
     trl_op *op = persistent_op(*req);
     if (op) {
+        /* Running when looked at: not complete, even if it finishes
+         * before the next look. */
         *flag = !trl_op_running(op);
-        if (!op->finished) {
-            if (*flag)
-                inactive_status(status);
+        if (!*flag)
+            return MPI_SUCCESS;
+        if (!trl_op_finished(op)) {
+            inactive_status(status);
             return MPI_SUCCESS;
         }
         return take(op, status);
@@ -190,8 +193,9 @@ static int testall_once(int n, MPI_Request *reqs, int *flag, MPI_Status *statuse
     for (int i = 0; i < n; i++) {
         if (!sp->ops[i])
             continue;
-        int r = sp->ops[i]->finished ? take(sp->ops[i], status_at(statuses, i)) : MPI_SUCCESS;
-        if (!sp->ops[i]->finished && r == MPI_SUCCESS)
+        int r = trl_op_finished(sp->ops[i]) ? take(sp->ops[i], status_at(statuses, i))
+                                            : MPI_SUCCESS;
+        if (!trl_op_finished(sp->ops[i]) && r == MPI_SUCCESS)
             inactive_status(status_at(statuses, i));
         if (first == MPI_SUCCESS)
             first = r;
@@ -245,7 +249,7 @@ static int testany_once(int n, MPI_Request *reqs, int *index, int *flag, MPI_Sta
 {
     bool any_active = false;
     for (int i = 0; sp->found && i < n; i++) {
-        if (sp->ops[i] && sp->ops[i]->finished) {
+        if (sp->ops[i] && trl_op_finished(sp->ops[i])) {
             *index = i;
             *flag = 1;
             return take(sp->ops[i], status);
@@ -307,7 +311,7 @@ static int testsome_once(int n, MPI_Request *reqs, int *outcount, int *indices,
     int k = 0, err = MPI_SUCCESS;
     bool any_active = false;
     for (int i = 0; sp->found && i < n; i++) {
-        if (sp->ops[i] && sp->ops[i]->finished) {
+        if (sp->ops[i] && trl_op_finished(sp->ops[i])) {
             int r = take(sp->ops[i], status_at(statuses, k));
             if (r != MPI_SUCCESS)
                 err = MPI_ERR_IN_STATUS;
@@ -377,7 +381,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
     trl_op *op = persistent_op(req);
     if (op) {
         *flag = !trl_op_running(op);
-        if (*flag && op->finished)
+        if (*flag && trl_op_finished(op))
             empty_status(status, op->rc);
         else if (*flag)
             inactive_status(status);
