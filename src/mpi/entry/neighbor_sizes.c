@@ -68,22 +68,44 @@ static bool by_ring(trl_comm *c, int which, int peer, int r)
            trl_shm_carries(&c->shm, peer, (size_t)edges_of(&c->nbhd, r) * sizeof(size_t));
 }
 
+/* Looks with nothing new between two turns of the MPI library (and two
+ * drains of a waiting lane's rings). */
+enum { IDLE_MPI_EVERY = 64 };
+
+/* Between two looks at the rings that found nothing: now and then a turn
+ * of the MPI library, which moves the program's own operations only while
+ * called (an Isend whose receiver waits for this call); then the core
+ * given up where ranks share cores, or to a progress thread waiting for
+ * the lock. */
+static int ring_idle(trl_comm *c, unsigned idle)
+{
+    if (idle % IDLE_MPI_EVERY == 0) {
+        int any;
+        int rc = PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, c->dup, &any, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    if (c->shm.yield || trl_engine_threaded())
+        sched_yield();
+    return MPI_SUCCESS;
+}
+
 /* Send n sizes to peer through the rings, waiting for a slot where its
  * ring is full (the peer frees it; meanwhile this rank's own rings are
  * drained, as a peer may wait for one of them). */
 static int ring_send(trl_comm *c, int peer, int tag, const size_t *buf, int n)
 {
-    for (;;) {
+    for (unsigned idle = 1;; idle++) {
         bool done = false, drained;
         trl_engine_lock();
         int rc = trl_shm_send(&c->shm, peer, tag, buf, n, MPI_UINT64_T, c->dup, &done);
         if (rc == MPI_SUCCESS && !done)
             rc = trl_shm_drain(&c->shm, &drained);
         trl_engine_unlock();
+        if (rc == MPI_SUCCESS && !done)
+            rc = ring_idle(c, idle);
         if (rc != MPI_SUCCESS || done)
             return rc;
-        if (c->shm.yield)
-            sched_yield();
     }
 }
 
@@ -220,14 +242,11 @@ static void sizes_leave(sizes *s)
     *s = (sizes){0};
 }
 
-/* Looks with nothing new between two drains of a waiting lane's rings. */
-enum { DRAIN_EVERY = 64 };
-
 /* A lane's sizes from the rings, as they come; the library's messages
  * (another node's) advance meanwhile. Between looks with nothing new: the
- * collectives in flight advanced or, where ranks share cores, the core
- * given up; now and then its own rings drained (ring_send says why; a look
- * for a rank's sizes drains that rank's ring itself). */
+ * collectives in flight advanced, then ring_idle; now and then its own
+ * rings drained (ring_send says why; a look for a rank's sizes drains that
+ * rank's ring itself). */
 static int rings_wait(trl_comm *c, sizes *s)
 {
     int tag = trl_tags_spare(&c->tags, TRL_TAG_SIZES_BLOCKING);
@@ -262,7 +281,7 @@ static int rings_wait(trl_comm *c, sizes *s)
             idle = 0;
             continue;
         }
-        if (idle % DRAIN_EVERY == 0) {
+        if (idle % IDLE_MPI_EVERY == 0) {
             bool drained;
             trl_engine_lock();
             int rc = trl_shm_drain(&c->shm, &drained);
@@ -272,8 +291,9 @@ static int rings_wait(trl_comm *c, sizes *s)
         }
         if (!trl_engine_threaded() && trl_engine_busy())
             trl_engine_progress();
-        else if (c->shm.yield)
-            sched_yield();
+        int rc = ring_idle(c, idle);
+        if (rc != MPI_SUCCESS)
+            return rc;
     }
     return MPI_SUCCESS;
 }
