@@ -101,20 +101,25 @@ static void remove_at(hold *e)
     }
 }
 
-static void take(uint64_t bits, int kind)
+/* false when out of memory: not held (the program is then not to free it
+ * early), and the caller must not let it go, or it would drop another
+ * user's hold. */
+static bool take(uint64_t bits, int kind)
 {
     pthread_mutex_lock(&h.lock);
     hold *e = find(bits, kind);
+    bool held = true;
     if (e) {
         e->holds++;
     } else if (reserve()) {
         put((hold){bits, kind, 1, false});
         h.n++;
         atomic_store_explicit(&h.any, (int)h.n, memory_order_relaxed);
+    } else {
+        held = false;
     }
-    /* Out of memory: not held, as before this file (the program is then
-     * not to free it early). */
     pthread_mutex_unlock(&h.lock);
+    return held;
 }
 
 /* Let go of one hold; true when the program freed the handle and this was
@@ -200,10 +205,7 @@ static bool predefined_type(MPI_Datatype type)
 
 bool trl_hold_type(MPI_Datatype type)
 {
-    if (predefined_type(type))
-        return false;
-    take(bits_of(&type, sizeof type), TYPE);
-    return true;
+    return !predefined_type(type) && take(bits_of(&type, sizeof type), TYPE);
 }
 
 /* No MPI call to tell a predefined type (trl_type_named may make one):
@@ -219,10 +221,15 @@ void trl_let_type(MPI_Datatype type)
         free_in_library(bits, TYPE);
 }
 
-void trl_hold_types(const MPI_Datatype *types, int n)
+bool trl_hold_types(const MPI_Datatype *types, int n)
 {
-    for (int i = 0; i < n; i++)
-        trl_hold_type(types[i]);
+    for (int i = 0; i < n; i++) {
+        if (predefined_type(types[i]) || take(bits_of(&types[i], sizeof types[i]), TYPE))
+            continue;
+        trl_let_types(types, i); /* out of memory: none held */
+        return false;
+    }
+    return true;
 }
 
 void trl_let_types(const MPI_Datatype *types, int n)
@@ -233,10 +240,7 @@ void trl_let_types(const MPI_Datatype *types, int n)
 
 bool trl_hold_op(MPI_Op op)
 {
-    if (op == MPI_OP_NULL || trl_op_predefined(op))
-        return false;
-    take(bits_of(&op, sizeof op), OP);
-    return true;
+    return op != MPI_OP_NULL && !trl_op_predefined(op) && take(bits_of(&op, sizeof op), OP);
 }
 
 void trl_let_op(MPI_Op op)

@@ -21,15 +21,16 @@
 #include <mpi.h>
 #include <stdbool.h>
 
-/* Hold a handle; false when it needs no hold (predefined), so a caller on
- * a hot path need not let it go. */
+/* Hold a handle; false when it needs no hold (predefined) or none could be
+ * taken (out of memory): the caller then must not let it go. */
 bool trl_hold_type(MPI_Datatype type);
 void trl_let_type(MPI_Datatype type);
 bool trl_hold_op(MPI_Op op);
 void trl_let_op(MPI_Op op);
 
-/* Hold (let go of) every datatype of n, types[i] for i < n. */
-void trl_hold_types(const MPI_Datatype *types, int n);
+/* Hold (let go of) every datatype of n, types[i] for i < n; hold: false
+ * when out of memory, none then held. */
+bool trl_hold_types(const MPI_Datatype *types, int n);
 void trl_let_types(const MPI_Datatype *types, int n);
 
 /* Holds let go of while this thread is inside the MPI library's own call

@@ -193,9 +193,11 @@ static int testall_once(int n, MPI_Request *reqs, int *flag, MPI_Status *statuse
     for (int i = 0; i < n; i++) {
         if (!sp->ops[i])
             continue;
-        int r = trl_op_finished(sp->ops[i]) ? take(sp->ops[i], status_at(statuses, i))
-                                            : MPI_SUCCESS;
-        if (!trl_op_finished(sp->ops[i]) && r == MPI_SUCCESS)
+        /* Looked at once: take() clears it, and a finished op's status is
+         * take()'s, not an inactive request's. */
+        bool finished = trl_op_finished(sp->ops[i]);
+        int r = finished ? take(sp->ops[i], status_at(statuses, i)) : MPI_SUCCESS;
+        if (!finished)
             inactive_status(status_at(statuses, i));
         if (first == MPI_SUCCESS)
             first = r;

@@ -212,19 +212,19 @@ static int move_after(trl_op *op, int rc)
 /* The datatypes a staged side packs or unpacks with after its call
  * returned, held while its op lives (holds.h); a direct side's are not
  * used again. */
-static void hold_side(const trl_move_side *m)
+static void hold_side(trl_move_side *m)
 {
     if (m->used && m->side.staging && m->b.types)
-        trl_hold_types(m->b.types, m->b.n);
+        m->held = trl_hold_types(m->b.types, m->b.n);
     else if (m->used && m->side.staging)
-        trl_hold_type(m->b.type);
+        m->held = trl_hold_type(m->b.type);
 }
 
 static void let_side(const trl_move_side *m)
 {
-    if (m->used && m->side.staging && m->b.types)
+    if (m->held && m->b.types)
         trl_let_types(m->b.types, m->b.n);
-    else if (m->used && m->side.staging)
+    else if (m->held)
         trl_let_type(m->b.type);
 }
 

@@ -115,6 +115,7 @@ typedef struct {
     trl_side side;
     size_t *counts, *displs; /* bytes, b.n entries each */
     int pack_only;           /* receive side in place: the block to pack first (-1 none) */
+    bool held;               /* an op's copy: its datatypes held (holds.h) */
 } trl_move_side;
 
 /* Open a side over user's blocks into the byte arrays given. */
