@@ -33,12 +33,13 @@ typedef struct {
 
 /* Tags past every range, each for messages of one fixed purpose that
  * are not a schedule's (their order on each pair of ranks is the order of
- * the calls that send them): TRL_TAG_SIZES_BLOCKING, a blocking
+ * the calls that send them): TRL_TAG_SIZES_INIT, a persistent
  * neighbourhood call's block sizes, which a host's ranks send the ranks
- * that carry its traffic (entry/coll_neighbor.c); TRL_TAG_SIZES_INIT, the
- * same sent at a persistent call's init; TRL_TAG_SIZES_NONBLOCKING, at a
- * non-blocking call (each form counts apart, as the tag ranges do). */
-enum { TRL_TAG_SIZES_BLOCKING, TRL_TAG_SIZES_INIT, TRL_TAG_SIZES_NONBLOCKING, TRL_TAGS_SPARE };
+ * that carry its traffic at its init (entry/neighbor_sizes.c);
+ * TRL_TAG_SIZES_NONBLOCKING, the same at a non-blocking call (each form
+ * counts apart, as the tag ranges do). A blocking call's run as a schedule,
+ * in a tag range of its own. */
+enum { TRL_TAG_SIZES_INIT, TRL_TAG_SIZES_NONBLOCKING, TRL_TAGS_SPARE };
 
 /* Ranges for a communicator whose largest tag is ub. */
 void trl_tags_init(trl_tags *t, int ub);
@@ -48,7 +49,7 @@ void trl_tags_free(trl_tags *t);
  * cache entry's: cache.h) (of a persistent call: of its init). */
 void trl_tags_next(trl_tags *t, trl_call_kind call, int tag_class, int *base, int *span);
 
-/* The spare tag `which` (TRL_TAG_SIZES_BLOCKING, ...). MPI's smallest
+/* The spare tag `which` (TRL_TAG_SIZES_INIT, ...). MPI's smallest
  * largest tag, 32767, leaves 63 ranges of 512 and 512 tags past them. */
 int trl_tags_spare(const trl_tags *t, int which);
 

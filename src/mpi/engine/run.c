@@ -1,6 +1,7 @@
 #include "mpi/engine/run.h"
 
 #include <sched.h>
+#include <stdlib.h>
 
 #include "exec/exec_mpi.h"
 #include "mpi/engine/check.h"
@@ -16,7 +17,7 @@ int trl_error(MPI_Comm comm, int rc)
 
 /* A blocking run while a progress thread owns the engine: as an op the
  * thread runs (the shared memory and the MPI library are used by one
- * thread at a time), waited for here. */
+ * thread at a time), waited for here. Errors returned, not reported. */
 static int run_threaded(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
                         void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_op_hooks *hooks,
                         void *data)
@@ -24,9 +25,7 @@ static int run_threaded(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, co
     MPI_Request req;
     trl_mode nb = {TRL_MODE_NONBLOCKING, &req, NULL};
     int rc = trl_op_submit(&nb, c, comm, e, sendbuf, recvbuf, dtype, op, hooks, data);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Wait(&req, MPI_STATUS_IGNORE);
-    return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
+    return rc == MPI_SUCCESS ? PMPI_Wait(&req, MPI_STATUS_IGNORE) : rc;
 }
 
 /* A wait's turn with nothing moved: collectives in flight advance, or,
@@ -75,8 +74,10 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
         int rc = trl_op_submit(mode, c, comm, e, sendbuf, recvbuf, dtype, op, hooks, data);
         return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
     }
-    if (trl_engine_threaded())
-        return run_threaded(e, c, comm, sendbuf, recvbuf, dtype, op, hooks, data);
+    if (trl_engine_threaded()) {
+        int rc = run_threaded(e, c, comm, sendbuf, recvbuf, dtype, op, hooks, data);
+        return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
+    }
     trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, 0, 0, &c->shm, NULL, NULL};
     if (!hooks->before && !hooks->after && !hooks->release && !TRL_TRACING) {
         /* The small calls' path: nothing around the run. */
@@ -108,6 +109,31 @@ int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *se
             void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_mode *mode)
 {
     return trl_run_hooked(e, c, comm, sendbuf, recvbuf, dtype, op, &no_hooks, NULL, mode);
+}
+
+int trl_run_helper(trl_sched *s, trl_comm *c, const void *sendbuf, void *recvbuf)
+{
+    trl_cache_entry *e = calloc(1, sizeof *e);
+    if (!e) {
+        trl_sched_free(s);
+        return MPI_ERR_NO_MEM;
+    }
+    *e = (trl_cache_entry){
+        .call = TRL_CALL_BLOCKING, .valid = true, .transient = true, .sched = *s};
+    *s = (trl_sched){0};
+    trl_cache_pin(e); /* this run's: an op that outlives a failed wait holds its own */
+    int rc;
+    if (trl_engine_threaded()) {
+        rc = run_threaded(e, c, c->dup, sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL, &no_hooks, NULL);
+    } else {
+        trl_exec_call call = {sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL, c->dup,
+                              0,       0,       &c->shm,  NULL,        NULL};
+        trl_tags_next(&c->tags, e->call, e->tag_class, &call.tag_base, &call.tag_span);
+        set_idle(&call, c);
+        rc = trl_exec_mpi(&e->sched, &call, &c->mem);
+    }
+    trl_cache_unpin(e);
+    return rc;
 }
 
 int trl_nothing(MPI_Comm comm, const trl_mode *mode)

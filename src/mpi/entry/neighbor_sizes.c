@@ -1,7 +1,6 @@
 #include "mpi/entry/neighbor_sizes.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +10,7 @@
 #include "exec/mpi_impl.h"
 #include "mpi/context/schedule.h"
 #include "mpi/engine/check.h"
+#include "mpi/engine/run.h"
 
 /* How many planned schedules a communicator keeps for non-blocking calls
  * (comm.h, planned): a program's distinct exchanges in flight or repeated
@@ -39,10 +39,10 @@ typedef struct {
     size_t *in;    /* a lane's: its host's other ranks', back to back */
     int *from;     /* whose, in that order */
     int nfrom;
-    MPI_Request *reqs;
+    int *to; /* the lanes of this host but this rank, sent own */
+    int nto;
+    MPI_Request *reqs; /* a non-blocking or persistent call's messages */
     int nreqs;
-    bool *ring; /* per entry of from: still to come through the rings */
-    int nring;  /* how many */
 } sizes;
 
 static void sizes_free(sizes *s)
@@ -51,72 +51,16 @@ static void sizes_free(sizes *s)
     free(s->own);
     free(s->in);
     free(s->from);
+    free(s->to);
     free(s->reqs);
-    free(s->ring);
     *s = (sizes){0};
 }
 
-/* Whether rank r's sizes travel to or from peer through the shared-memory
- * rings (shm.h): a blocking call's, where they fit. Both ends judge alike
- * (the graph gives r's edges). A lane waiting for its host then yields
- * between looks instead of polling the MPI library, whose polls, with more
- * ranks than cores, take the core from the ranks it waits for. The rings
- * are used under the engine's lock: a progress thread may be using them. */
-static bool by_ring(trl_comm *c, int which, int peer, int r)
-{
-    return which == TRL_TAG_SIZES_BLOCKING &&
-           trl_shm_carries(&c->shm, peer, (size_t)edges_of(&c->nbhd, r) * sizeof(size_t));
-}
-
-/* Looks with nothing new between two turns of the MPI library (and two
- * drains of a waiting lane's rings). */
-enum { IDLE_MPI_EVERY = 64 };
-
-/* Between two looks at the rings that found nothing: now and then a turn
- * of the MPI library, which moves the program's own operations only while
- * called (an Isend whose receiver waits for this call); then the core
- * given up where ranks share cores, or to a progress thread waiting for
- * the lock. */
-static int ring_idle(trl_comm *c, unsigned idle)
-{
-    if (idle % IDLE_MPI_EVERY == 0) {
-        int any;
-        int rc = PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, c->dup, &any, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    if (c->shm.yield || trl_engine_threaded())
-        sched_yield();
-    return MPI_SUCCESS;
-}
-
-/* Send n sizes to peer through the rings, waiting for a slot where its
- * ring is full (the peer frees it; meanwhile this rank's own rings are
- * drained, as a peer may wait for one of them). */
-static int ring_send(trl_comm *c, int peer, int tag, const size_t *buf, int n)
-{
-    for (unsigned idle = 1;; idle++) {
-        bool done = false, drained;
-        trl_engine_lock();
-        int rc = trl_shm_send(&c->shm, peer, tag, buf, n, MPI_UINT64_T, c->dup, &done);
-        if (rc == MPI_SUCCESS && !done)
-            rc = trl_shm_drain(&c->shm, &drained);
-        trl_engine_unlock();
-        if (rc == MPI_SUCCESS && !done)
-            rc = ring_idle(c, idle);
-        if (rc != MPI_SUCCESS || done)
-            return rc;
-    }
-}
-
-/* Post the messages of a's sizes under algo (a->params: its parameters) on
- * the spare tag `which` (tags.h): to every lane of this host but itself
- * from every rank with edges, and on a lane from each such rank of its host.
- * A blocking call's through the rings where they fit (by_ring): those sent
- * at once, those to come marked in s->ring. On failure what was posted is
- * still in *s. */
-static int sizes_post(trl_comm *c, const trl_coll_args *a, const trl_algo *algo, int which,
-                      sizes *s)
+/* Lay out a's sizes under algo (a->params: its parameters): this rank's
+ * own (sent to every lane of its host but itself, s->to, where it has
+ * edges) and, on a lane, where each of its host's other ranks with edges
+ * lands in s->in (s->from). On failure what was allocated is in *s. */
+static int sizes_lay(trl_comm *c, const trl_coll_args *a, const trl_algo *algo, sizes *s)
 {
     const trl_nbhd *g = &c->nbhd;
     int me = c->rank;
@@ -138,46 +82,74 @@ static int sizes_post(trl_comm *c, const trl_coll_args *a, const trl_algo *algo,
     s->own = malloc(((size_t)edges_of(g, me) + 1) * sizeof *s->own);
     s->in = malloc((nin + 1) * sizeof *s->in);
     s->from = malloc((size_t)nh * sizeof *s->from);
+    s->to = malloc((size_t)nh * sizeof *s->to);
     s->reqs = malloc(2 * (size_t)nh * sizeof *s->reqs);
-    s->ring = calloc((size_t)nh, sizeof *s->ring);
-    int rc = s->table && s->own && s->in && s->from && s->reqs && s->ring ? MPI_SUCCESS
-                                                                          : MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS) {
-        int nout = trl_nbhd_outdegree(g, me);
-        for (int k = 0; k < edges_of(g, me); k++)
-            s->own[k] = k < nout ? trl_nb_send_len(a, k) : trl_nb_recv_len(a, k - nout);
-        edge_sizes(g, me, s->table, s->own);
+    if (!s->table || !s->own || !s->in || !s->from || !s->to || !s->reqs) {
+        trl_hier_hosts_free(&h.hh);
+        return MPI_ERR_NO_MEM;
     }
-    int tag = trl_tags_spare(&c->tags, which);
-    size_t at = 0;
-    for (int x = 0; lane && rc == MPI_SUCCESS && x < nh; x++) {
+    int nout = trl_nbhd_outdegree(g, me);
+    for (int k = 0; k < edges_of(g, me); k++)
+        s->own[k] = k < nout ? trl_nb_send_len(a, k) : trl_nb_recv_len(a, k - nout);
+    edge_sizes(g, me, s->table, s->own);
+    for (int x = 0; x < nh; x++) {
         int r = trl_hier_host_rank(&h.hh, H, x);
-        if (r == me || edges_of(g, r) == 0)
+        if (r == me)
             continue;
-        if (by_ring(c, which, r, r)) {
-            s->ring[s->nfrom] = true;
-            s->nring++;
-        } else {
-            rc = PMPI_Irecv(s->in + at, edges_of(g, r), MPI_UINT64_T, r, tag, c->dup,
-                            &s->reqs[s->nreqs]);
-            s->nreqs += rc == MPI_SUCCESS;
-        }
-        s->from[s->nfrom++] = r;
-        at += (size_t)edges_of(g, r);
-    }
-    for (int x = 0; rc == MPI_SUCCESS && edges_of(g, me) > 0 && x < nh; x++) {
-        int r = trl_hier_host_rank(&h.hh, H, x);
-        if (r == me || !trl_nb_is_lane(&h, r))
-            continue;
-        if (by_ring(c, which, r, me)) {
-            rc = ring_send(c, r, tag, s->own, edges_of(g, me));
-            continue;
-        }
-        rc = PMPI_Isend(s->own, edges_of(g, me), MPI_UINT64_T, r, tag, c->dup, &s->reqs[s->nreqs]);
-        s->nreqs += rc == MPI_SUCCESS;
+        if (lane && edges_of(g, r) > 0)
+            s->from[s->nfrom++] = r;
+        if (edges_of(g, me) > 0 && trl_nb_is_lane(&h, r))
+            s->to[s->nto++] = r;
     }
     trl_hier_hosts_free(&h.hh);
-    return rc;
+    return MPI_SUCCESS;
+}
+
+/* A non-blocking or persistent call's: the messages of s posted on the
+ * spare tag `which` (tags.h), on the communicator's duplicate (the
+ * executor's rings may make a sender wait for a slot; these calls must
+ * not wait). On failure what was posted is in s->reqs. */
+static int sizes_post(trl_comm *c, int which, sizes *s)
+{
+    int tag = trl_tags_spare(&c->tags, which), n = edges_of(&c->nbhd, c->rank);
+    size_t at = 0;
+    for (int i = 0; i < s->nfrom; i++) {
+        int rc = PMPI_Irecv(s->in + at, edges_of(&c->nbhd, s->from[i]), MPI_UINT64_T, s->from[i],
+                            tag, c->dup, &s->reqs[s->nreqs]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        s->nreqs++;
+        at += (size_t)edges_of(&c->nbhd, s->from[i]);
+    }
+    for (int i = 0; i < s->nto; i++) {
+        int rc = PMPI_Isend(s->own, n, MPI_UINT64_T, s->to[i], tag, c->dup, &s->reqs[s->nreqs]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        s->nreqs++;
+    }
+    return MPI_SUCCESS;
+}
+
+/* A blocking call's: the messages of s as a schedule (own sizes from the
+ * send buffer, a lane's into the receive one, in bytes), which the
+ * executor runs as any other: the rings where two ranks share a node, the
+ * MPI library otherwise, its waits and tag ranges. */
+static int sizes_sched(trl_comm *c, const sizes *s, trl_sched *out)
+{
+    if (trl_sched_init(out, c->rank, c->size) != TRL_OK)
+        return MPI_ERR_NO_MEM;
+    size_t at = 0, own = (size_t)edges_of(&c->nbhd, c->rank) * sizeof(size_t);
+    for (int i = 0; i < s->nfrom; i++) {
+        size_t n = (size_t)edges_of(&c->nbhd, s->from[i]) * sizeof(size_t);
+        trl_sched_recv(out, s->from[i], trl_ref_at(TRL_BUF_RECV, at), n, TRL_NODEPS);
+        at += n;
+    }
+    for (int i = 0; i < s->nto; i++)
+        trl_sched_send(out, s->to[i], trl_ref_at(TRL_BUF_SEND, 0), own, TRL_NODEPS);
+    int rc = trl_sched_finish(out); /* a step that could not be added fails it */
+    if (rc != TRL_OK)
+        trl_sched_free(out);
+    return rc == TRL_OK ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 /* The host's sizes received, into the table. */
@@ -242,62 +214,6 @@ static void sizes_leave(sizes *s)
     *s = (sizes){0};
 }
 
-/* A lane's sizes from the rings, as they come; the library's messages
- * (another node's) advance meanwhile. Between looks with nothing new: the
- * collectives in flight advanced, then ring_idle; now and then its own
- * rings drained (ring_send says why; a look for a rank's sizes drains that
- * rank's ring itself). */
-static int rings_wait(trl_comm *c, sizes *s)
-{
-    int tag = trl_tags_spare(&c->tags, TRL_TAG_SIZES_BLOCKING);
-    for (unsigned idle = 1; s->nring > 0; idle++) {
-        bool moved = false;
-        size_t at = 0;
-        for (int i = 0; i < s->nfrom; i++) {
-            int n = edges_of(&c->nbhd, s->from[i]);
-            bool done = false;
-            if (s->ring[i]) {
-                trl_engine_lock();
-                int rc = trl_shm_recv(&c->shm, s->from[i], tag, s->in + at, n, MPI_UINT64_T, c->dup,
-                                      &done);
-                trl_engine_unlock();
-                if (rc != MPI_SUCCESS)
-                    return rc;
-            }
-            if (done) {
-                s->ring[i] = false;
-                s->nring--;
-                moved = true;
-            }
-            at += (size_t)n;
-        }
-        if (s->nreqs > 0) {
-            int all;
-            int rc = PMPI_Testall(s->nreqs, s->reqs, &all, TRL_STATUSES_IGNORE);
-            if (rc != MPI_SUCCESS)
-                return rc;
-        }
-        if (moved) {
-            idle = 0;
-            continue;
-        }
-        if (idle % IDLE_MPI_EVERY == 0) {
-            bool drained;
-            trl_engine_lock();
-            int rc = trl_shm_drain(&c->shm, &drained);
-            trl_engine_unlock();
-            if (rc != MPI_SUCCESS)
-                return rc;
-        }
-        if (!trl_engine_threaded() && trl_engine_busy())
-            trl_engine_progress();
-        int rc = ring_idle(c, idle);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    return MPI_SUCCESS;
-}
-
 int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
 {
     *table = NULL;
@@ -306,13 +222,12 @@ int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
         return MPI_SUCCESS;
     trl_before_library_collective(); /* this waits for other ranks as one does */
     sizes s;
-    int rc = sizes_post(c, a, algo, TRL_TAG_SIZES_BLOCKING, &s);
-    if (rc == MPI_SUCCESS && s.nring > 0)
-        rc = rings_wait(c, &s);
-    if (s.nreqs > 0) {
-        int wrc = PMPI_Waitall(s.nreqs, s.reqs, TRL_STATUSES_IGNORE);
-        rc = rc == MPI_SUCCESS ? wrc : rc;
-    }
+    trl_sched sched;
+    int rc = sizes_lay(c, a, algo, &s);
+    if (rc == MPI_SUCCESS)
+        rc = sizes_sched(c, &s, &sched);
+    if (rc == MPI_SUCCESS)
+        rc = trl_run_helper(&sched, c, s.own, s.in);
     if (rc == MPI_SUCCESS) {
         sizes_take(&c->nbhd, &s);
         a->counts = *table = s.table;
@@ -448,7 +363,9 @@ int trl_nb_plan_sizes(trl_comm *c, trl_coll_args *a, trl_op_plan *plan, bool *pl
     p->a.recv_counts = v + 2 * ns;
     p->a.recv_displs = v + 2 * ns + nr;
     int which = a->call == TRL_CALL_PERSISTENT ? TRL_TAG_SIZES_INIT : TRL_TAG_SIZES_NONBLOCKING;
-    int rc = sizes_post(c, a, algo, which, &p->s);
+    int rc = sizes_lay(c, a, algo, &p->s);
+    if (rc == MPI_SUCCESS)
+        rc = sizes_post(c, which, &p->s);
     if (rc != MPI_SUCCESS) {
         plan_release(p);
         return rc;

@@ -1,9 +1,10 @@
 /* The block sizes of a v or w neighbourhood call under an algorithm that
  * needs its host's (TRL_NEEDS_ALL_COUNTS: locality): each rank sends its
  * own edges' bytes to the ranks that carry its host's traffic (the lanes:
- * trl_nb_is_lane), small messages within hosts under a spare tag (tags.h):
- * a blocking call's through the shared-memory rings where the two ranks
- * share a node (shm.h), others on the communicator's duplicate. A lane
+ * trl_nb_is_lane), small messages within hosts: a blocking call's as a
+ * schedule the executor runs (through the shared-memory rings where the two
+ * ranks share a node), others under a spare tag (tags.h) on the
+ * communicator's duplicate. A lane
  * builds its host's part of the table the algorithm reads
  * (neighbor_blocks.h, a->counts).
  *
