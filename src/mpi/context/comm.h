@@ -77,6 +77,13 @@ typedef struct {
      * (the neighbourhood calls' byte counts and displacements). */
     trl_nbhd nbhd;
     size_t *nbvec;
+    /* A blocking neighbourhood v or w call's exchange of block sizes
+     * (entry/neighbor_sizes.c), kept for the lanes= it last ran with (the
+     * graph and lanes= fix it): its schedule, entry.valid once made. */
+    struct {
+        int lanes;
+        trl_cache_entry entry;
+    } sizes_run;
     /* The same on every rank of the communicator, different for every
      * communicator: rank 0's world rank and its count of communicators
      * set up (engine/trace.c names calls with it and traced_calls). */

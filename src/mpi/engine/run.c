@@ -1,7 +1,6 @@
 #include "mpi/engine/run.h"
 
 #include <sched.h>
-#include <stdlib.h>
 
 #include "exec/exec_mpi.h"
 #include "mpi/engine/check.h"
@@ -111,29 +110,15 @@ int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *se
     return trl_run_hooked(e, c, comm, sendbuf, recvbuf, dtype, op, &no_hooks, NULL, mode);
 }
 
-int trl_run_helper(trl_sched *s, trl_comm *c, const void *sendbuf, void *recvbuf)
+int trl_run_helper(const trl_cache_entry *e, trl_comm *c, const void *sendbuf, void *recvbuf)
 {
-    trl_cache_entry *e = calloc(1, sizeof *e);
-    if (!e) {
-        trl_sched_free(s);
-        return MPI_ERR_NO_MEM;
-    }
-    *e = (trl_cache_entry){
-        .call = TRL_CALL_BLOCKING, .valid = true, .transient = true, .sched = *s};
-    *s = (trl_sched){0};
-    trl_cache_pin(e); /* this run's: an op that outlives a failed wait holds its own */
-    int rc;
-    if (trl_engine_threaded()) {
-        rc = run_threaded(e, c, c->dup, sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL, &no_hooks, NULL);
-    } else {
-        trl_exec_call call = {sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL, c->dup,
-                              0,       0,       &c->shm,  NULL,        NULL};
-        trl_tags_next(&c->tags, e->call, e->tag_class, &call.tag_base, &call.tag_span);
-        set_idle(&call, c);
-        rc = trl_exec_mpi(&e->sched, &call, &c->mem);
-    }
-    trl_cache_unpin(e);
-    return rc;
+    if (trl_engine_threaded())
+        return run_threaded(e, c, c->dup, sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL, &no_hooks, NULL);
+    trl_exec_call call = {sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL, c->dup,
+                          0,       0,       &c->shm,  NULL,        NULL};
+    trl_tags_next(&c->tags, e->call, e->tag_class, &call.tag_base, &call.tag_span);
+    set_idle(&call, c);
+    return trl_exec_mpi(&e->sched, &call, &c->mem);
 }
 
 int trl_nothing(MPI_Comm comm, const trl_mode *mode)

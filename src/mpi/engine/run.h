@@ -33,13 +33,13 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
                    void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_op_hooks *hooks,
                    void *data, const trl_mode *mode);
 
-/* Run s, a schedule of Trellis' own that is no collective of the program's
- * (a neighbourhood call's block sizes: entry/neighbor_sizes.c), now, as a
- * blocking call's is run: the next blocking tag range of c, the executor's
- * shared memory and waits; as an op under a progress thread. Over bytes
- * (MPI_BYTE); no trace of its own. Takes s (freed). Errors returned, not
- * reported. */
-int trl_run_helper(trl_sched *s, trl_comm *c, const void *sendbuf, void *recvbuf);
+/* Run e's schedule, one of Trellis' own that is no collective of the
+ * program's (a neighbourhood call's block sizes: entry/neighbor_sizes.c),
+ * now, as a blocking call's is run: the next blocking tag range of c, the
+ * executor's shared memory and waits; as an op under a progress thread
+ * (which pins e while it runs). Over bytes (MPI_BYTE); no trace of its
+ * own. Errors returned, not reported. */
+int trl_run_helper(const trl_cache_entry *e, trl_comm *c, const void *sendbuf, void *recvbuf);
 
 /* TRELLIS_CHECK's words between two ranks of a node (engine/check.h,
  * entry/entries.c): posted before a blocking call, taken after it (or

@@ -59,8 +59,10 @@ static void sizes_free(sizes *s)
 /* Lay out a's sizes under algo (a->params: its parameters): this rank's
  * own (sent to every lane of its host but itself, s->to, where it has
  * edges) and, on a lane, where each of its host's other ranks with edges
- * lands in s->in (s->from). On failure what was allocated is in *s. */
-static int sizes_lay(trl_comm *c, const trl_coll_args *a, const trl_algo *algo, sizes *s)
+ * lands in s->in (s->from); *lanes: lanes= as algo runs it. On failure
+ * what was allocated is in *s. */
+static int sizes_lay(trl_comm *c, const trl_coll_args *a, const trl_algo *algo, sizes *s,
+                     int *lanes)
 {
     const trl_nbhd *g = &c->nbhd;
     int me = c->rank;
@@ -69,7 +71,8 @@ static int sizes_lay(trl_comm *c, const trl_coll_args *a, const trl_algo *algo, 
     chosen.algo = algo;
     chosen.topo = c->topo.host ? &c->topo : NULL;
     trl_nb_hosts h = {0};
-    if (trl_nb_hosts_make(&chosen, (int)trl_param_int(&chosen, "lanes"), &h))
+    *lanes = (int)trl_param_int(&chosen, "lanes");
+    if (trl_nb_hosts_make(&chosen, *lanes, &h))
         return MPI_ERR_NO_MEM;
     int H = h.hh.host_of[me], nh = trl_hier_host_size(&h.hh, H);
     bool lane = trl_nb_is_lane(&h, me);
@@ -133,11 +136,28 @@ static int sizes_post(trl_comm *c, int which, sizes *s)
 /* A blocking call's: the messages of s as a schedule (own sizes from the
  * send buffer, a lane's into the receive one, in bytes), which the
  * executor runs as any other: the rings where two ranks share a node, the
- * MPI library otherwise, its waits and tag ranges. */
-static int sizes_sched(trl_comm *c, const sizes *s, trl_sched *out)
+ * MPI library otherwise, its waits and tag ranges. Made once for the
+ * lanes= it runs with and kept (c->sizes_run): building it every call
+ * cost a blocking call more than the loop it replaced. Never replaced
+ * while a run pins it (a progress thread's op: released by the wait). */
+static const trl_cache_entry *sizes_entry(trl_comm *c, int lanes, const sizes *s, int *rc)
 {
-    if (trl_sched_init(out, c->rank, c->size) != TRL_OK)
-        return MPI_ERR_NO_MEM;
+    trl_cache_entry *e = &c->sizes_run.entry;
+    *rc = MPI_SUCCESS;
+    if (e->valid && c->sizes_run.lanes == lanes)
+        return e;
+    if (e->pins > 0) {
+        *rc = MPI_ERR_INTERN;
+        return NULL;
+    }
+    if (e->valid)
+        trl_sched_free(&e->sched);
+    *e = (trl_cache_entry){.call = TRL_CALL_BLOCKING};
+    trl_sched *out = &e->sched;
+    if (trl_sched_init(out, c->rank, c->size) != TRL_OK) {
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
     size_t at = 0, own = (size_t)edges_of(&c->nbhd, c->rank) * sizeof(size_t);
     for (int i = 0; i < s->nfrom; i++) {
         size_t n = (size_t)edges_of(&c->nbhd, s->from[i]) * sizeof(size_t);
@@ -146,10 +166,14 @@ static int sizes_sched(trl_comm *c, const sizes *s, trl_sched *out)
     }
     for (int i = 0; i < s->nto; i++)
         trl_sched_send(out, s->to[i], trl_ref_at(TRL_BUF_SEND, 0), own, TRL_NODEPS);
-    int rc = trl_sched_finish(out); /* a step that could not be added fails it */
-    if (rc != TRL_OK)
+    if (trl_sched_finish(out) != TRL_OK) { /* a step that could not be added fails it */
         trl_sched_free(out);
-    return rc == TRL_OK ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    e->valid = true;
+    c->sizes_run.lanes = lanes;
+    return e;
 }
 
 /* The host's sizes received, into the table. */
@@ -222,12 +246,11 @@ int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
         return MPI_SUCCESS;
     trl_before_library_collective(); /* this waits for other ranks as one does */
     sizes s;
-    trl_sched sched;
-    int rc = sizes_lay(c, a, algo, &s);
-    if (rc == MPI_SUCCESS)
-        rc = sizes_sched(c, &s, &sched);
-    if (rc == MPI_SUCCESS)
-        rc = trl_run_helper(&sched, c, s.own, s.in);
+    int lanes = 0;
+    int rc = sizes_lay(c, a, algo, &s, &lanes);
+    const trl_cache_entry *e = rc == MPI_SUCCESS ? sizes_entry(c, lanes, &s, &rc) : NULL;
+    if (e)
+        rc = trl_run_helper(e, c, s.own, s.in);
     if (rc == MPI_SUCCESS) {
         sizes_take(&c->nbhd, &s);
         a->counts = *table = s.table;
@@ -363,7 +386,8 @@ int trl_nb_plan_sizes(trl_comm *c, trl_coll_args *a, trl_op_plan *plan, bool *pl
     p->a.recv_counts = v + 2 * ns;
     p->a.recv_displs = v + 2 * ns + nr;
     int which = a->call == TRL_CALL_PERSISTENT ? TRL_TAG_SIZES_INIT : TRL_TAG_SIZES_NONBLOCKING;
-    int rc = sizes_lay(c, a, algo, &p->s);
+    int lanes;
+    int rc = sizes_lay(c, a, algo, &p->s, &lanes);
     if (rc == MPI_SUCCESS)
         rc = sizes_post(c, which, &p->s);
     if (rc != MPI_SUCCESS) {
