@@ -30,6 +30,13 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         "TIME), e.g. 50us, 1ms, 0.2ms; 0 for none. A netem qdisc on each host link, where "
         "frames enter the host; needs a kernel with netem",
     )  # fmt: skip
+    parser.add_argument(
+        "--cores", choices=testbed.CORES, default="shared",
+        help="shared (default): every host's processes run on all of this machine's cores, "
+        "where the kernel puts them; split: each host's on its own share of them (host i on "
+        "the i-th of every N cores for N hosts, or on core i mod the cores where hosts "
+        "outnumber them), as a real host's ranks run on its own cores",
+    )  # fmt: skip
     parser.add_argument("--subnet", default=testbed.DEFAULT_SUBNET, help="private subnet to use")
     parser.add_argument(
         "--dir", type=Path, default=testbed.DEFAULT_DIR,
@@ -41,7 +48,7 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
 def run(args: argparse.Namespace) -> str:
     if args.action == "up":
         return testbed.up(args.dir, args.hosts, args.slots, args.bandwidth, args.subnet,
-                          delay=args.delay)  # fmt: skip
+                          delay=args.delay, cores=args.cores)  # fmt: skip
     if args.action == "down":
         return testbed.down(args.dir)
     return testbed.status(args.dir)

@@ -171,6 +171,9 @@ class OpenMPI(MPI):
 
     def testbed(self, directory: Path, subnet: str, hosts: int, slots: int) -> list[str]:
         del hosts, slots  # in the hostfile
+        # Under `--cores split` the agent holds each host's processes to its cores; Open
+        # MPI's own binding (to a socket, the whole machine here) would undo it.
+        split = ["--bind-to", "none"] if (directory / "cores").is_dir() else []
         return [
             "--hostfile", str(directory / "hostfile"),
             "--mca", "plm_rsh_agent", str(directory / "agent"),
@@ -178,6 +181,7 @@ class OpenMPI(MPI):
             "--mca", "oob_tcp_if_include", subnet,
             "--mca", "btl_tcp_if_include", subnet,
             "--mca", "btl", "self,vader,tcp",
+            *split,
         ]  # fmt: skip
 
 

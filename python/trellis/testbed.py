@@ -92,6 +92,19 @@ def netem_missing() -> str | None:
     return None if probe.returncode == 0 else (probe.stderr.strip() or f"status {probe.returncode}")
 
 
+CORES = ("shared", "split")
+
+
+def host_cores(hosts: int, cpus: list[int]) -> list[str]:
+    """--cores split: each host's share of the cores this process may run on, as taskset
+    lists: host i the cores at positions i, i + hosts, ... (every core to some host); with
+    more hosts than cores, host i the core at position i mod the cores (hosts share then)."""
+    cpus = sorted(cpus)
+    if hosts >= len(cpus):
+        return [str(cpus[i % len(cpus)]) for i in range(hosts)]
+    return [",".join(str(c) for c in cpus[i::hosts]) for i in range(hosts)]
+
+
 def check_can_run(*, need_tc: bool = False, need_netem: bool = False) -> None:
     if os.geteuid() != 0:
         raise TrellisError(
@@ -162,9 +175,14 @@ def up(  # noqa: PLR0913 -- one argument per option of `trellis testbed up`
     subnet: str,
     *,
     delay: str | None = None,
+    cores: str = "shared",
 ) -> str:
     delay_us = parse_delay(delay) if delay is not None else 0
+    if cores not in CORES:
+        raise TrellisError(f"trellis testbed: --cores {cores!r}: expected shared or split", 2)
     check_can_run(need_tc=bandwidth is not None, need_netem=delay_us > 0)
+    if cores == "split" and not shutil.which("taskset"):
+        raise TrellisError("trellis testbed: --cores split needs taskset (util-linux)", 2)
     if " " in str(directory):  # Open MPI splits plm_rsh_agent's value on blanks
         raise TrellisError(f"trellis testbed: --dir {directory}: no blanks, please", 2)
     burst = tbf_burst(bandwidth) if bandwidth else None
@@ -173,8 +191,9 @@ def up(  # noqa: PLR0913 -- one argument per option of `trellis testbed up`
     old = load_state(directory)
     if old is not None:
         same = (
-            old["hosts"], old["slots"], old["bandwidth"], old["subnet"], old.get("delay_us", 0)
-        ) == (hosts, slots, bandwidth, subnet, delay_us)  # fmt: skip
+            old["hosts"], old["slots"], old["bandwidth"], old["subnet"], old.get("delay_us", 0),
+            old.get("cores", "shared"),
+        ) == (hosts, slots, bandwidth, subnet, delay_us, cores)  # fmt: skip
         if same and old.get("complete") and alive(old):
             return f"testbed already up: {hosts} hosts in {directory} (nothing to do)\n"
         if same:
@@ -192,8 +211,8 @@ def up(  # noqa: PLR0913 -- one argument per option of `trellis testbed up`
     directory.mkdir(parents=True, exist_ok=True)
     state = {
         "hosts": hosts, "slots": slots, "bandwidth": bandwidth, "subnet": subnet,
-        "delay_us": delay_us, "bridge": None, "namespaces": [], "qdiscs": [], "uts": [],
-        "complete": False,
+        "delay_us": delay_us, "cores": cores, "bridge": None, "namespaces": [], "qdiscs": [],
+        "uts": [], "complete": False,
     }  # fmt: skip
     save_state(directory, state)
     state["burst"] = burst
@@ -205,7 +224,15 @@ def up(  # noqa: PLR0913 -- one argument per option of `trellis testbed up`
             f"{err}\ntrellis testbed: up failed; removed what it had made", 1
         ) from None
     delayed = f", each message between hosts delayed {format_delay(delay_us)}" if delay_us else ""
-    return f"testbed up: {hosts} hosts ({', '.join(host_addrs)}) in {directory}{delayed}\n"
+    split = f", cores {describe_cores(state)}" if cores == "split" else ""
+    return f"testbed up: {hosts} hosts ({', '.join(host_addrs)}) in {directory}{delayed}{split}\n"
+
+
+def describe_cores(state: dict) -> str:
+    """Which cores each host's processes run on (--cores split), or 'shared'."""
+    if state.get("cores", "shared") != "split":
+        return "shared"
+    return "; ".join(f"h{i}: {c}" for i, c in enumerate(state.get("host_cores", [])))
 
 
 def build(
@@ -238,6 +265,13 @@ def build(
         uts.touch()
         sh("unshare", f"--uts={uts}", "hostname", f"h{i}")
         state["uts"].append(str(uts))
+        save_state(directory, state)
+    if state.get("cores") == "split":
+        # The agent starts each host's processes under taskset with its file here.
+        state["host_cores"] = host_cores(len(host_addrs), sorted(os.sched_getaffinity(0)))
+        (directory / "cores").mkdir(exist_ok=True)
+        for i, cpus in enumerate(state["host_cores"]):
+            (directory / "cores" / f"h{i}").write_text(cpus + "\n")
         save_state(directory, state)
     shutil.copy(repo_root() / "testbed" / "agent.sh", directory / "agent")
     (directory / "agent").chmod(0o755)
@@ -315,7 +349,9 @@ def teardown(directory: Path, state: dict) -> list[str]:
         removed.append(state["bridge"])
     for name in ("agent", "hostfile", "state.json"):
         (directory / name).unlink(missing_ok=True)
-    for sub in (directory / "uts", directory):
+    for f in (directory / "cores").glob("h*"):
+        f.unlink(missing_ok=True)
+    for sub in (directory / "uts", directory / "cores", directory):
         if sub.is_dir() and not any(sub.iterdir()):
             sub.rmdir()
     return removed
@@ -334,7 +370,8 @@ def shape(state: dict) -> str:
     """A testbed's shape as `status` and `up` print it."""
     return (f"{state['hosts']} hosts x {state['slots']} slots, subnet {state['subnet']}, "
             f"bandwidth {state['bandwidth'] or 'uncapped'}, "
-            f"delay {format_delay(state.get('delay_us', 0))}")  # fmt: skip
+            f"delay {format_delay(state.get('delay_us', 0))}, "
+            f"cores {describe_cores(state)}")  # fmt: skip
 
 
 def status(directory: Path) -> str:

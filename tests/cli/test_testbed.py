@@ -399,3 +399,57 @@ def test_delay_grows_the_round_trip_by_twice_it(run_trellis, bed):
     assert min(delayed) >= 2_000_000, delayed
     assert 1.8 <= grown_min <= 6, (plain, delayed)
     assert 1.5 <= grown_median <= 8, (plain, delayed)
+
+
+def cpu_list(text: str) -> set[int]:
+    """A kernel CPU list (Cpus_allowed_list, taskset -c): '0-2,5' -> {0, 1, 2, 5}."""
+    cpus: set[int] = set()
+    for part in text.strip().split(","):
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return cpus
+
+
+def test_host_cores_give_every_core_to_some_host():
+    assert testbed.host_cores(4, [1, 0]) == ["0", "1", "0", "1"]  # hosts share cores
+    assert testbed.host_cores(2, [0, 1]) == ["0", "1"]
+    assert testbed.host_cores(2, [0, 1, 2, 3]) == ["0,2", "1,3"]
+    assert testbed.host_cores(3, [0, 1, 2, 3, 4]) == ["0,3", "1,4", "2"]
+    assert testbed.host_cores(3, [7]) == ["7", "7", "7"]
+
+
+def test_cores_split_holds_each_hosts_ranks_to_its_cores(run_trellis, bed):
+    proc = up(run_trellis, bed, "--slots", "2", "--cores", "split")
+    assert proc.returncode == 0, proc.stderr
+    want = testbed.host_cores(2, sorted(os.sched_getaffinity(0)))
+    assert f"cores h0: {want[0]}; h1: {want[1]}" in proc.stdout
+    status = run_trellis("testbed", "status", "--dir", str(bed)).stdout
+    assert f"cores h0: {want[0]}; h1: {want[1]}" in status
+    # Real ranks, started by mpirun through the agent: each host's on its cores only
+    # (Open MPI's own binding, which would widen them again, is off).
+    proc = run_trellis("run", f"--testbed={bed}", "-np", "4", "sh", "-c",
+                       "echo $(hostname) $(grep Cpus_allowed_list /proc/self/status | "
+                       "cut -f2)")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    seen = [line.split() for line in proc.stdout.splitlines() if line.startswith("h")]
+    assert sorted(host for host, _ in seen) == ["h0", "h0", "h1", "h1"]
+    for host, cpus in seen:
+        assert cpu_list(cpus) == cpu_list(want[int(host[1:])]), (host, cpus)
+    proc = run_trellis("run", f"--testbed={bed}", "-np", "2", "--dry-run", "true")
+    assert "--bind-to none" in proc.stdout + proc.stderr
+    # Another choice of cores is another shape: refused while this one is up.
+    proc = up(run_trellis, bed, "--slots", "2")
+    assert proc.returncode == 2, proc.stderr
+    assert "run `trellis testbed down` first" in proc.stderr
+    proc = run_trellis("testbed", "down", "--dir", str(bed))
+    assert proc.returncode == 0, proc.stderr
+    assert not bed.exists()
+
+
+def test_cores_shared_leaves_the_kernel_to_place(run_trellis, bed):
+    proc = up(run_trellis, bed, "--slots", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert "cores shared" in run_trellis("testbed", "status", "--dir", str(bed)).stdout
+    assert not (bed / "cores").exists()
+    proc = run_trellis("run", f"--testbed={bed}", "-np", "2", "--dry-run", "true")
+    assert "--bind-to none" not in proc.stdout + proc.stderr
