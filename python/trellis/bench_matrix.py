@@ -170,7 +170,7 @@ def command(
     program = native.built_file("bench/latency", mpi.name)
     mpirun = [mpi.launcher(), *mpi.oversubscribe([]), *mpi.share_cores([]), *mpi.ranks(ranks)]
     if run.testbed_dir is not None:
-        mpirun += testbed.mpirun_options(run.testbed_dir, mpi)
+        mpirun += testbed.mpirun_options(run.testbed_dir, mpi, config.options)
     if run.map_by:
         mpirun += ["--map-by", run.map_by]
     mpirun += config.options

@@ -221,9 +221,10 @@ def measure(cls: str, args: argparse.Namespace, testbed_dir: Path | None) -> lis
     # As trellis bench runs its programs: ranks that share cores with the rest (the
     # testbed's kernel network work above all) give the core away while they wait.
     cmd = ["mpirun", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1", "-np", "2"]
-    if testbed_dir is not None:
-        cmd += testbed.mpirun_options(testbed_dir)
     placement = "sockets" if cls == "host" and args.host_across_sockets else cls
+    if testbed_dir is not None:
+        cmd += testbed.mpirun_options(testbed_dir, None, [*PLACEMENT[placement],
+                                                          *args.mpirun_args])  # fmt: skip
     cmd += [*PLACEMENT[placement], *args.mpirun_args, str(program), "--max", args.max,
             "--seconds", str(args.seconds), "--dtype", args.dtype]  # fmt: skip
     env = {**os.environ}

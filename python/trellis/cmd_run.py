@@ -296,7 +296,7 @@ def plan(  # noqa: PLR0913 -- the inputs are explicit so that tests can vary the
     added: list[str] = []
     if split.testbed is not None:
         directory = Path(split.testbed) if split.testbed else testbed.DEFAULT_DIR
-        added += testbed.mpirun_options(directory, mpi)
+        added += testbed.mpirun_options(directory, mpi, options)
     added += mpi.oversubscribe(options)
     ranks = ranks_requested(options, mpi)
     # Across emulated hosts busy-polling ranks starve the kernel's network work too.

@@ -32,9 +32,9 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     )  # fmt: skip
     parser.add_argument(
         "--cores", choices=testbed.CORES, default="shared",
-        help="shared (default): every host's processes run on all of this machine's cores, "
+        help="shared (default): every host's processes run on all of this machine's CPUs, "
         "where the kernel puts them; split: each host's on its own share of them (host i on "
-        "the i-th of every N cores for N hosts, or on core i mod the cores where hosts "
+        "the i-th of every N CPUs for N hosts, or on CPU i mod the CPUs where hosts "
         "outnumber them), as a real host's ranks run on its own cores",
     )  # fmt: skip
     parser.add_argument("--subnet", default=testbed.DEFAULT_SUBNET, help="private subnet to use")

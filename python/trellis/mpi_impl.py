@@ -89,6 +89,12 @@ class MPI:
         agent `directory/agent`, talking over `subnet`."""
         raise NotImplementedError
 
+    def keep_cpus(self, options: Sequence[str]) -> list[str]:
+        """Options that keep the CPUs a testbed host's agent gave its processes
+        (`testbed up --cores split`), given the options already on the command line."""
+        del options
+        return []
+
     def is_library_variable(self, name: str) -> bool:
         return name.startswith(self.variable_prefixes)
 
@@ -171,9 +177,6 @@ class OpenMPI(MPI):
 
     def testbed(self, directory: Path, subnet: str, hosts: int, slots: int) -> list[str]:
         del hosts, slots  # in the hostfile
-        # Under `--cores split` the agent holds each host's processes to its cores; Open
-        # MPI's own binding (to a socket, the whole machine here) would undo it.
-        split = ["--bind-to", "none"] if (directory / "cores").is_dir() else []
         return [
             "--hostfile", str(directory / "hostfile"),
             "--mca", "plm_rsh_agent", str(directory / "agent"),
@@ -181,8 +184,14 @@ class OpenMPI(MPI):
             "--mca", "oob_tcp_if_include", subnet,
             "--mca", "btl_tcp_if_include", subnet,
             "--mca", "btl", "self,vader,tcp",
-            *split,
         ]  # fmt: skip
+
+    def keep_cpus(self, options: Sequence[str]) -> list[str]:
+        """Under `testbed up --cores split` the agent holds each host's processes to its
+        CPUs; Open MPI's own binding (to a socket: the whole machine here) would widen
+        them again. Where the options bind already, they are the user's choice."""
+        names = {option_name(arg) for arg in options}
+        return [] if names & {"bind-to", "cpu-set", "cpu-list"} else ["--bind-to", "none"]
 
 
 class MPICH(MPI):

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 
@@ -394,13 +395,18 @@ def status(directory: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def mpirun_options(directory: Path, mpi: mpi_impl.MPI | None = None) -> list[str]:
+def mpirun_options(
+    directory: Path, mpi: mpi_impl.MPI | None = None, options: Sequence[str] = ()
+) -> list[str]:
     """What `trellis run --testbed` adds to the launcher's command line (Open MPI's
-    mpirun by default)."""
+    mpirun by default); options: the rest of that command line's launcher options."""
     state = load_state(directory)
     if state is None or not state.get("complete"):
         raise TrellisError(
             f"trellis run: no testbed is up in {directory} (trellis testbed up --hosts N)", 2
         )
     mpi = mpi or mpi_impl.OpenMPI()
-    return mpi.testbed(directory, state["subnet"], state["hosts"], state["slots"])
+    added = mpi.testbed(directory, state["subnet"], state["hosts"], state["slots"])
+    if state.get("cores") == "split":
+        added += mpi.keep_cpus(options)
+    return added

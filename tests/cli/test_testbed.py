@@ -437,6 +437,11 @@ def test_cores_split_holds_each_hosts_ranks_to_its_cores(run_trellis, bed):
         assert cpu_list(cpus) == cpu_list(want[int(host[1:])]), (host, cpus)
     proc = run_trellis("run", f"--testbed={bed}", "-np", "2", "--dry-run", "true")
     assert "--bind-to none" in proc.stdout + proc.stderr
+    # A binding of the user's own is left alone, not contradicted.
+    proc = run_trellis("run", f"--testbed={bed}", "-np", "2", "--bind-to", "core", "--dry-run",
+                       "true")  # fmt: skip
+    assert "--bind-to core" in proc.stdout + proc.stderr
+    assert "--bind-to none" not in proc.stdout + proc.stderr
     # Another choice of cores is another shape: refused while this one is up.
     proc = up(run_trellis, bed, "--slots", "2")
     assert proc.returncode == 2, proc.stderr

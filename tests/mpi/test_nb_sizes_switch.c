@@ -8,10 +8,12 @@
  * A seeded graph with degrees 0 to 4, repeated edges and self edges; block
  * sizes that differ by edge; every received int checked against what its
  * sender wrote. Run under a described multi-host layout (TRELLIS_TOPOLOGY),
- * where the lanes carry the blocks between hosts. */
+ * where the lanes carry the blocks between hosts; with --thread-multiple
+ * and TRELLIS_PROGRESS=thread, through the progress thread. */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,8 +37,10 @@ static int block_len(int s, int d, int round)
 static void exchange(MPI_Comm g, const int *dst, int nout, const int *src, int nin, int round,
                      const char *rules)
 {
-    int *sc = malloc(sizeof(int) * (size_t)(nout + 1)), *sd = malloc(sizeof(int) * (size_t)(nout + 1));
-    int *rc = malloc(sizeof(int) * (size_t)(nin + 1)), *rd = malloc(sizeof(int) * (size_t)(nin + 1));
+    int *sc = malloc(sizeof(int) * (size_t)(nout + 1)),
+        *sd = malloc(sizeof(int) * (size_t)(nout + 1));
+    int *rc = malloc(sizeof(int) * (size_t)(nin + 1)),
+        *rd = malloc(sizeof(int) * (size_t)(nin + 1));
     int ns = 0, nr = 0;
     for (int k = 0; k < nout; k++) {
         sc[k] = block_len(rank, dst[k], round);
@@ -78,7 +82,18 @@ static void exchange(MPI_Comm g, const int *dst, int nout, const int *src, int n
 #pragma GCC diagnostic ignored "-Wstringop-overread"
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    /* --thread-multiple: under TRELLIS_PROGRESS=thread the exchange runs as an
+     * op the progress thread runs, which pins the kept schedule. */
+    bool threads = argc > 1 && strcmp(argv[1], "--thread-multiple") == 0;
+    int provided = MPI_THREAD_SINGLE;
+    if (threads)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
+    if (threads && provided < MPI_THREAD_MULTIPLE) {
+        fprintf(stderr, "test_nb_sizes_switch: MPI_THREAD_MULTIPLE not provided\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     void *sym = dlsym(RTLD_DEFAULT, "trellis_set_rules");
@@ -88,7 +103,8 @@ int main(int argc, char **argv)
     /* Out-edges: 0 to 4 of them, seeded alike on every rank (a self edge and
      * a repeated one among them where they fall). */
     unsigned seed = 12345;
-    int *srcs = malloc(sizeof(int) * (size_t)size * 4), *dsts = malloc(sizeof(int) * (size_t)size * 4);
+    int *srcs = malloc(sizeof(int) * (size_t)size * 4),
+        *dsts = malloc(sizeof(int) * (size_t)size * 4);
     int n = 0, mine = 0, mine_at = 0;
     for (int s = 0; s < size; s++) {
         int deg = (int)(lcg(&seed) % 5);
@@ -109,8 +125,7 @@ int main(int argc, char **argv)
     MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nin, src, MPI_UNWEIGHTED, mine, dsts + mine_at,
                                    MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
     const char *texts[] = {"neighbor_alltoallv locality lanes=1",
-                           "neighbor_alltoallv locality lanes=2",
-                           "neighbor_alltoallv linear",
+                           "neighbor_alltoallv locality lanes=2", "neighbor_alltoallv linear",
                            "neighbor_alltoallv locality lanes=2",
                            "neighbor_alltoallv locality lanes=1 combine=8"};
     for (int round = 0; set_rules && round < 10; round++) {
