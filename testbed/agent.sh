@@ -26,9 +26,7 @@ if [ ! -e "/run/netns/trellis-$host" ] || [ ! -e "$dir/uts/$host" ]; then
 fi
 # `ip netns exec` also mounts a /sys of the namespace's own, where MPICH's UCX looks for
 # the host's network interfaces. Under `--cores split` the host's processes are held to
-# the cores listed in cores/HOST.
-if [ -s "$dir/cores/$host" ]; then
-    exec taskset -c "$(cat "$dir/cores/$host")" \
-        ip netns exec "trellis-$host" nsenter --uts="$dir/uts/$host" sh -c "$*"
-fi
-exec ip netns exec "trellis-$host" nsenter --uts="$dir/uts/$host" sh -c "$*"
+# the CPUs listed in cores/HOST (a list without blanks, so $pin splits into its words).
+pin=
+[ -s "$dir/cores/$host" ] && pin="taskset -c $(cat "$dir/cores/$host")"
+exec $pin ip netns exec "trellis-$host" nsenter --uts="$dir/uts/$host" sh -c "$*"

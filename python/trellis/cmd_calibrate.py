@@ -222,11 +222,11 @@ def measure(cls: str, args: argparse.Namespace, testbed_dir: Path | None) -> lis
     # testbed's kernel network work above all) give the core away while they wait.
     cmd = ["mpirun", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1", "-np", "2"]
     placement = "sockets" if cls == "host" and args.host_across_sockets else cls
+    placed = [*PLACEMENT[placement], *args.mpirun_args]
     if testbed_dir is not None:
-        cmd += testbed.mpirun_options(testbed_dir, None, [*PLACEMENT[placement],
-                                                          *args.mpirun_args])  # fmt: skip
-    cmd += [*PLACEMENT[placement], *args.mpirun_args, str(program), "--max", args.max,
-            "--seconds", str(args.seconds), "--dtype", args.dtype]  # fmt: skip
+        cmd += testbed.mpirun_options(testbed_dir, None, placed)
+    cmd += [*placed, str(program), "--max", args.max, "--seconds", str(args.seconds),
+            "--dtype", args.dtype]  # fmt: skip
     env = {**os.environ}
     if os.geteuid() == 0:
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")

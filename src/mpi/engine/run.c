@@ -65,6 +65,15 @@ static void set_idle(trl_exec_call *call, trl_comm *c)
         call->idle = trl_engine_progress;
 }
 
+/* Run e now, on this thread, over the buffers call names: the next tag
+ * range of its form, the wait's turn (set_idle), the executor. */
+static int run_now(const trl_cache_entry *e, trl_comm *c, trl_exec_call *call)
+{
+    trl_tags_next(&c->tags, e->call, e->tag_class, &call->tag_base, &call->tag_span);
+    set_idle(call, c);
+    return trl_exec_mpi(&e->sched, call, &c->mem);
+}
+
 int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *sendbuf,
                    void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_op_hooks *hooks,
                    void *data, const trl_mode *mode)
@@ -80,18 +89,14 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
     trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, 0, 0, &c->shm, NULL, NULL};
     if (!hooks->before && !hooks->after && !hooks->release && !TRL_TRACING) {
         /* The small calls' path: nothing around the run. */
-        trl_tags_next(&c->tags, e->call, e->tag_class, &call.tag_base, &call.tag_span);
-        set_idle(&call, c);
-        int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
+        int rc = run_now(e, c, &call);
         return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
     }
     trl_trace_call *traced = TRL_TRACING ? trl_trace_begin(e, c, &call.trace) : NULL;
     trl_op self = {.c = c, .comm = comm, .data = data};
     int before = hooks->before ? hooks->before(&self) : MPI_SUCCESS;
     self.rc = before;
-    trl_tags_next(&c->tags, e->call, e->tag_class, &call.tag_base, &call.tag_span);
-    set_idle(&call, c);
-    int rc = trl_exec_mpi(&e->sched, &call, &c->mem);
+    int rc = run_now(e, c, &call);
     if (hooks->after)
         rc = hooks->after(&self, rc);
     else if (rc == MPI_SUCCESS)
@@ -116,9 +121,7 @@ int trl_run_helper(const trl_cache_entry *e, trl_comm *c, const void *sendbuf, v
         return run_threaded(e, c, c->dup, sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL, &no_hooks, NULL);
     trl_exec_call call = {sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL, c->dup,
                           0,       0,       &c->shm,  NULL,        NULL};
-    trl_tags_next(&c->tags, e->call, e->tag_class, &call.tag_base, &call.tag_span);
-    set_idle(&call, c);
-    return trl_exec_mpi(&e->sched, &call, &c->mem);
+    return run_now(e, c, &call);
 }
 
 int trl_nothing(MPI_Comm comm, const trl_mode *mode)

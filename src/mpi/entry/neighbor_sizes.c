@@ -86,8 +86,7 @@ static int sizes_lay(trl_comm *c, const trl_coll_args *a, const trl_algo *algo, 
     s->in = malloc((nin + 1) * sizeof *s->in);
     s->from = malloc((size_t)nh * sizeof *s->from);
     s->to = malloc((size_t)nh * sizeof *s->to);
-    s->reqs = malloc(2 * (size_t)nh * sizeof *s->reqs);
-    if (!s->table || !s->own || !s->in || !s->from || !s->to || !s->reqs) {
+    if (!s->table || !s->own || !s->in || !s->from || !s->to) {
         trl_hier_hosts_free(&h.hh);
         return MPI_ERR_NO_MEM;
     }
@@ -115,6 +114,9 @@ static int sizes_lay(trl_comm *c, const trl_coll_args *a, const trl_algo *algo, 
 static int sizes_post(trl_comm *c, int which, sizes *s)
 {
     int tag = trl_tags_spare(&c->tags, which), n = edges_of(&c->nbhd, c->rank);
+    s->reqs = malloc(((size_t)s->nfrom + (size_t)s->nto + 1) * sizeof *s->reqs);
+    if (!s->reqs)
+        return MPI_ERR_NO_MEM;
     size_t at = 0;
     for (int i = 0; i < s->nfrom; i++) {
         int rc = PMPI_Irecv(s->in + at, edges_of(&c->nbhd, s->from[i]), MPI_UINT64_T, s->from[i],
