@@ -140,11 +140,7 @@ int main(int argc, char **argv)
     free(srcs);
     free(dsts);
     free(src);
-    int all_fail = 0, all_checks = 0;
-    PMPI_Reduce(&failures, &all_fail, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    PMPI_Reduce(&checks, &all_checks, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("test_nb_sizes_switch ranks=%d: %d checks, %d failed\n", size, all_checks, all_fail);
+    int status = check_summary("test_nb_sizes_switch", "", failures, checks);
     MPI_Finalize();
-    return (rank == 0 ? all_fail : failures) ? 1 : 0;
+    return status;
 }

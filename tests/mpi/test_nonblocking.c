@@ -470,11 +470,7 @@ int main(int argc, char **argv)
     for (size_t t = 0; t < sizeof tests / sizeof *tests; t++)
         if (!only || !strcmp(only, tests[t].name))
             tests[t].run();
-    int all_fail = 0, all_checks = 0; /* the sums reach rank 0 only */
-    PMPI_Reduce(&failures, &all_fail, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    PMPI_Reduce(&checks, &all_checks, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("test_nonblocking ranks=%d: %d checks, %d failed\n", size, all_checks, all_fail);
+    int status = check_summary("test_nonblocking", "", failures, checks);
     MPI_Finalize();
-    return (rank == 0 ? all_fail : failures) ? 1 : 0;
+    return status;
 }

@@ -410,12 +410,7 @@ int main(int argc, char **argv)
         MPI_Comm_free(&dup);
         watch_stop();
     }
-    int all_fail = 0, all_checks = 0;
-    PMPI_Reduce(&failures, &all_fail, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    PMPI_Reduce(&checks, &all_checks, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("test_set_rules ranks=%d: %d checks, %d failed\n", size, all_checks, all_fail);
-    fflush(stdout);
+    int status = check_summary("test_set_rules", "", failures, checks);
     MPI_Finalize();
     if (set_rules) {
         char err[256] = "";
@@ -426,5 +421,5 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    return (rank == 0 ? all_fail : failures) ? 1 : 0;
+    return status;
 }
