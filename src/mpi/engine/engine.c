@@ -4,14 +4,13 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "mpi/engine/check.h"
 #include "mpi/engine/leftovers.h"
 #include "mpi/engine/handles.h"
 #include "mpi/engine/holds.h"
+#include "mpi/engine/op_pool.h"
 
 static struct {
     pthread_mutex_t lock;
@@ -23,9 +22,7 @@ static struct {
                                  written in turns, read without the lock */
     pthread_cond_t wake;     /* an op started, or stop: for the idle thread */
     trl_handles table;       /* handles -> ops, for every op alive */
-    trl_op *pool[4];         /* ops that went, kept with their working memory */
-    int pooled;
-    bool in_free_fn; /* inside the library's free callback (leftovers.h) */
+    bool in_free_fn;         /* inside the library's free callback (leftovers.h) */
 } eng = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 /* Set while this thread runs the engine, so the MPI library's progress
@@ -55,16 +52,25 @@ bool trl_engine_threaded(void)
     return eng.threaded;
 }
 
+/* Set while this thread holds the lock: free_fn, which the MPI library may
+ * call from inside a completion made under it (finish), must not take it
+ * again. */
+static _Thread_local bool holding __attribute__((tls_model("initial-exec")));
+
 void trl_engine_lock(void)
 {
-    if (eng.threaded)
+    if (eng.threaded) {
         pthread_mutex_lock(&eng.lock);
+        holding = true;
+    }
 }
 
 void trl_engine_unlock(void)
 {
-    if (eng.threaded)
+    if (eng.threaded) {
+        holding = false;
         pthread_mutex_unlock(&eng.lock);
+    }
 }
 
 /* ---- handles ---- */
@@ -104,30 +110,6 @@ static void unlink_op(trl_op *op)
     atomic_fetch_sub(&eng.running, 1);
 }
 
-/* A new op, zero up to its execution (set by each run), with the working
- * memory of one that went: a call then allocates nothing (no fresh pages
- * of scratch to fault in for large messages), as a blocking call reuses
- * its communicator's. The caller holds the lock, for both. */
-static trl_op *op_new(void)
-{
-    if (eng.pooled == 0)
-        return calloc(1, sizeof(trl_op));
-    trl_op *op = eng.pool[--eng.pooled];
-    memset(op, 0, offsetof(trl_op, call));
-    op->x.done = 0;
-    return op;
-}
-
-static void op_delete(trl_op *op)
-{
-    if (eng.pooled < (int)(sizeof eng.pool / sizeof eng.pool[0])) {
-        eng.pool[eng.pooled++] = op;
-        return;
-    }
-    trl_exec_mem_free(&op->mem);
-    free(op);
-}
-
 /* Free the communicators that free_fn kept (leftovers.h). */
 static void let_go(void)
 {
@@ -156,7 +138,7 @@ static void release(trl_op *op)
     if (op->c)
         trl_left_comm(op->c, eng.in_free_fn);
     trl_check_op_free(op->check);
-    op_delete(op);
+    trl_op_pool_put(op);
 }
 
 /* The schedule finished (or failed): finish the buffers, tell the program. */
@@ -313,11 +295,13 @@ static bool progress(void)
 {
     if (inside || !trl_engine_busy())
         return true;
-    if (eng.threaded && pthread_mutex_trylock(&eng.lock) != 0)
-        return false; /* the progress thread is at it */
+    if (eng.threaded) {
+        if (pthread_mutex_trylock(&eng.lock) != 0)
+            return false; /* the progress thread is at it */
+        holding = true;
+    }
     bool moved = turn();
-    if (eng.threaded)
-        pthread_mutex_unlock(&eng.lock);
+    trl_engine_unlock();
     return moved;
 }
 
@@ -404,17 +388,25 @@ static int query_fn(void *extra, MPI_Status *status)
     return op->rc;
 }
 
+/* The MPI library calls this where the request's last reference goes:
+ * in the program's free or completion call, or, where the program freed
+ * the request first (it saw it complete before the completion returned),
+ * inside PMPI_Grequest_complete, which finish() calls under the lock: then
+ * this thread holds it already. */
 static int free_fn(void *extra)
 {
     if (trl_left_freeing())
         return MPI_SUCCESS; /* a retired request: its op went already */
-    trl_engine_lock();
+    bool held = holding;
+    if (!held)
+        trl_engine_lock();
     eng.in_free_fn = true;
     trl_holds_inside_library(true);
     release(extra);
     trl_holds_inside_library(false);
     eng.in_free_fn = false;
-    trl_engine_unlock();
+    if (!held)
+        trl_engine_unlock();
     return MPI_SUCCESS;
 }
 
@@ -449,7 +441,7 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
     if (mode->kind == TRL_MODE_PERSISTENT && e)
         trl_tags_next(&c->tags, e->call, e->tag_class, &tag_base, &tag_span);
     trl_engine_lock();
-    trl_op *op = op_new();
+    trl_op *op = trl_op_pool_take();
     /* The holds under the lock too: free_fn on another of the program's
      * threads changes the same counts under it (release). */
     if (op && c)
@@ -587,13 +579,4 @@ void trl_engine_flush(void)
     trl_engine_lock();
     trl_left_free_comms(true);
     trl_engine_unlock();
-}
-
-void trl_engine_free_pool(void)
-{
-    while (eng.pooled > 0) {
-        trl_op *op = eng.pool[--eng.pooled];
-        trl_exec_mem_free(&op->mem);
-        free(op);
-    }
 }

@@ -14,6 +14,7 @@
 #include "core/log.h"
 #include "exec/mpi_impl.h"
 #include "mpi/engine/engine.h"
+#include "mpi/engine/op_pool.h"
 
 static struct {
     pthread_t thread;
@@ -150,5 +151,5 @@ void trl_engine_finalize(void)
         pthread_join(th.thread, NULL);
         trl_engine_set_threaded(false);
     }
-    trl_engine_free_pool();
+    trl_op_pool_free();
 }

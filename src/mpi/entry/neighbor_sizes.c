@@ -1,6 +1,7 @@
 #include "mpi/entry/neighbor_sizes.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,16 +142,24 @@ static int sizes_post(trl_comm *c, int which, sizes *s)
  * MPI library otherwise, its waits and tag ranges. Made once for the
  * lanes= it runs with and kept (c->sizes_run): building it every call
  * cost a blocking call more than the loop it replaced. Never replaced
- * while a run pins it (a progress thread's op: released by the wait). */
+ * while a run pins it (a progress thread's op: released by the wait, or
+ * just after it). */
 static const trl_cache_entry *sizes_entry(trl_comm *c, int lanes, const sizes *s, int *rc)
 {
     trl_cache_entry *e = &c->sizes_run.entry;
     *rc = MPI_SUCCESS;
     if (e->valid && c->sizes_run.lanes == lanes)
         return e;
-    if (e->pins > 0) {
-        *rc = MPI_ERR_INTERN;
-        return NULL;
+    /* Under a progress thread the last run's op may still pin it when its
+     * wait has returned: the library can leave the request's free to the
+     * thread's completion (free_fn, engine.c), which follows at once. */
+    for (;;) {
+        trl_engine_lock();
+        int pins = e->pins;
+        trl_engine_unlock();
+        if (pins == 0)
+            break;
+        sched_yield();
     }
     if (e->valid)
         trl_sched_free(&e->sched);
