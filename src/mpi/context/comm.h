@@ -79,10 +79,10 @@ typedef struct {
     size_t *nbvec;
     /* A blocking neighbourhood v or w call's exchange of block sizes
      * (entry/neighbor_sizes.c), kept for the lanes= it last ran with (the
-     * graph and lanes= fix it): its schedule, entry.valid once made. */
+     * graph and lanes= fix it): its schedule, NULL until made. */
     struct {
         int lanes;
-        trl_cache_entry entry;
+        trl_cache_entry *entry;
     } sizes_run;
     /* The same on every rank of the communicator, different for every
      * communicator: rank 0's world rank and its count of communicators

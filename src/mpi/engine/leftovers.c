@@ -6,10 +6,14 @@
 static struct {
     MPI_Request requests[16];
     int nrequests;
-    bool freeing;
     trl_comm **comms;
     int ncomms, cap;
 } left;
+
+/* On the thread freeing them only: another thread's free callback (a
+ * progress thread completing a request the program freed first) is one
+ * whose op must go. */
+static _Thread_local bool freeing;
 
 void trl_left_request(MPI_Request r)
 {
@@ -20,17 +24,19 @@ void trl_left_request(MPI_Request r)
 
 void trl_left_free_requests(void)
 {
-    left.freeing = true;
+    if (left.nrequests == 0)
+        return;
+    freeing = true;
     while (left.nrequests > 0) {
         MPI_Request r = left.requests[--left.nrequests];
         PMPI_Request_free(&r);
     }
-    left.freeing = false;
+    freeing = false;
 }
 
 bool trl_left_freeing(void)
 {
-    return left.freeing;
+    return freeing;
 }
 
 void trl_left_comm(trl_comm *c, bool in_free_fn)

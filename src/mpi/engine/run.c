@@ -21,10 +21,17 @@ static int run_threaded(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, co
                         void *recvbuf, MPI_Datatype dtype, MPI_Op op, const trl_op_hooks *hooks,
                         void *data)
 {
-    MPI_Request req;
+    MPI_Request req = MPI_REQUEST_NULL;
     trl_mode nb = {TRL_MODE_NONBLOCKING, &req, NULL};
     int rc = trl_op_submit(&nb, c, comm, e, sendbuf, recvbuf, dtype, op, hooks, data);
-    return rc == MPI_SUCCESS ? PMPI_Wait(&req, MPI_STATUS_IGNORE) : rc;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = PMPI_Wait(&req, MPI_STATUS_IGNORE);
+    /* Open MPI keeps a request whose wait returns its error: freed here,
+     * or its op, with the schedule it pins, would never go. */
+    if (rc != MPI_SUCCESS && req != MPI_REQUEST_NULL)
+        PMPI_Request_free(&req);
+    return rc;
 }
 
 /* A wait's turn with nothing moved: collectives in flight advance, or,

@@ -1,7 +1,6 @@
 #include "mpi/entry/neighbor_sizes.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,39 +135,47 @@ static int sizes_post(trl_comm *c, int which, sizes *s)
     return MPI_SUCCESS;
 }
 
+/* Let go of the kept schedule of the sizes exchange. Under a progress
+ * thread the last run's op may pin it still when its wait has returned
+ * (the library can leave the request's free to the thread's completion:
+ * free_fn, engine.c): it is then that op's to free, at its last unpin. */
+static void sizes_entry_drop(trl_comm *c)
+{
+    trl_cache_entry *e = c->sizes_run.entry;
+    c->sizes_run.entry = NULL;
+    if (!e)
+        return;
+    trl_engine_lock();
+    bool pinned = e->pins > 0;
+    e->transient = true;
+    trl_engine_unlock();
+    if (!pinned) {
+        if (e->valid)
+            trl_sched_free(&e->sched);
+        free(e);
+    }
+}
+
 /* A blocking call's: the messages of s as a schedule (own sizes from the
  * send buffer, a lane's into the receive one, in bytes), which the
  * executor runs as any other: the rings where two ranks share a node, the
  * MPI library otherwise, its waits and tag ranges. Made once for the
  * lanes= it runs with and kept (c->sizes_run): building it every call
- * cost a blocking call more than the loop it replaced. Never replaced
- * while a run pins it (a progress thread's op: released by the wait, or
- * just after it). */
+ * cost a blocking call more than the loop it replaced. */
 static const trl_cache_entry *sizes_entry(trl_comm *c, int lanes, const sizes *s, int *rc)
 {
-    trl_cache_entry *e = &c->sizes_run.entry;
     *rc = MPI_SUCCESS;
-    if (e->valid && c->sizes_run.lanes == lanes)
-        return e;
-    /* Under a progress thread the last run's op may still pin it when its
-     * wait has returned: the library can leave the request's free to the
-     * thread's completion (free_fn, engine.c), which follows at once. */
-    for (;;) {
-        trl_engine_lock();
-        int pins = e->pins;
-        trl_engine_unlock();
-        if (pins == 0)
-            break;
-        sched_yield();
-    }
-    if (e->valid)
-        trl_sched_free(&e->sched);
-    *e = (trl_cache_entry){.call = TRL_CALL_BLOCKING};
-    trl_sched *out = &e->sched;
-    if (trl_sched_init(out, c->rank, c->size) != TRL_OK) {
+    if (c->sizes_run.entry && c->sizes_run.lanes == lanes)
+        return c->sizes_run.entry;
+    sizes_entry_drop(c);
+    trl_cache_entry *e = calloc(1, sizeof *e);
+    trl_sched *out = e ? &e->sched : NULL;
+    if (!e || trl_sched_init(out, c->rank, c->size) != TRL_OK) {
+        free(e);
         *rc = MPI_ERR_NO_MEM;
         return NULL;
     }
+    e->call = TRL_CALL_BLOCKING;
     size_t at = 0, own = (size_t)edges_of(&c->nbhd, c->rank) * sizeof(size_t);
     for (int i = 0; i < s->nfrom; i++) {
         size_t n = (size_t)edges_of(&c->nbhd, s->from[i]) * sizeof(size_t);
@@ -179,10 +186,12 @@ static const trl_cache_entry *sizes_entry(trl_comm *c, int lanes, const sizes *s
         trl_sched_send(out, s->to[i], trl_ref_at(TRL_BUF_SEND, 0), own, TRL_NODEPS);
     if (trl_sched_finish(out) != TRL_OK) { /* a step that could not be added fails it */
         trl_sched_free(out);
+        free(e);
         *rc = MPI_ERR_NO_MEM;
         return NULL;
     }
     e->valid = true;
+    c->sizes_run.entry = e;
     c->sizes_run.lanes = lanes;
     return e;
 }
@@ -208,31 +217,9 @@ static struct {
     int n, cap;
 } orphans = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static void orphans_test(void)
+/* Keep s, whose messages are still out, until they complete. */
+static void orphan_add(sizes *s)
 {
-    pthread_mutex_lock(&orphans.lock);
-    for (int i = 0; i < orphans.n;) {
-        int done = 0;
-        if (PMPI_Testall(orphans.left[i].nreqs, orphans.left[i].reqs, &done, TRL_STATUSES_IGNORE) ==
-                MPI_SUCCESS &&
-            !done) {
-            i++;
-            continue;
-        }
-        sizes_free(&orphans.left[i]);
-        orphans.left[i] = orphans.left[--orphans.n];
-    }
-    pthread_mutex_unlock(&orphans.lock);
-}
-
-static void sizes_leave(sizes *s)
-{
-    int done = 0;
-    if (s->nreqs == 0 ||
-        PMPI_Testall(s->nreqs, s->reqs, &done, TRL_STATUSES_IGNORE) != MPI_SUCCESS || done) {
-        sizes_free(s);
-        return;
-    }
     pthread_mutex_lock(&orphans.lock);
     if (orphans.n == orphans.cap) {
         int cap = orphans.cap ? 2 * orphans.cap : 8;
@@ -247,6 +234,41 @@ static void sizes_leave(sizes *s)
     /* else out of memory: the buffers stay, unreachable, as they must */
     pthread_mutex_unlock(&orphans.lock);
     *s = (sizes){0};
+}
+
+/* Whether s's messages are all done (or failed: nothing more comes). */
+static bool sizes_done(sizes *s)
+{
+    int done = 0;
+    return s->nreqs == 0 ||
+           PMPI_Testall(s->nreqs, s->reqs, &done, TRL_STATUSES_IGNORE) != MPI_SUCCESS || done;
+}
+
+/* The orphans tested outside their lock: the library's test may run the
+ * engine (its progress hook), whose ops' release may leave sizes here. */
+static void orphans_test(void)
+{
+    pthread_mutex_lock(&orphans.lock);
+    sizes *taken = orphans.left;
+    int n = orphans.n;
+    orphans.left = NULL;
+    orphans.n = orphans.cap = 0;
+    pthread_mutex_unlock(&orphans.lock);
+    for (int i = 0; i < n; i++) {
+        if (sizes_done(&taken[i]))
+            sizes_free(&taken[i]);
+        else
+            orphan_add(&taken[i]);
+    }
+    free(taken);
+}
+
+static void sizes_leave(sizes *s)
+{
+    if (sizes_done(s))
+        sizes_free(s);
+    else
+        orphan_add(s);
 }
 
 int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
