@@ -19,10 +19,21 @@ bool trl_exec_mem_grow_flight(trl_exec_mem *m, size_t cap)
     int *d = realloc(m->done_idx, cap * sizeof *d);
     if (d)
         m->done_idx = d;
-    if (!r || !a || !b || !d)
+    MPI_Status *st = realloc(m->statuses, cap * sizeof *st);
+    if (st)
+        m->statuses = st;
+    if (!r || !a || !b || !d || !st)
         return false;
     m->cap_flight = cap;
     return true;
+}
+
+int trl_exec_mem_status_error(const trl_exec_mem *m, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (m->statuses[k].MPI_ERROR != MPI_SUCCESS)
+            return m->statuses[k].MPI_ERROR;
+    return MPI_ERR_OTHER;
 }
 
 int trl_exec_mem_grow(trl_exec_mem *m, const trl_sched *s, size_t scratch_bytes, size_t window)
@@ -70,6 +81,7 @@ void trl_exec_mem_free(trl_exec_mem *m)
     free(m->req_step);
     free(m->shm_step);
     free(m->done_idx);
+    free(m->statuses);
     free(m->open_until);
     memset(m, 0, sizeof *m);
 }

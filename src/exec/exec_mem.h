@@ -22,16 +22,23 @@ typedef struct {
     uint32_t *recv_q;  /* ready receives, FIFO */
     uint32_t *other_q; /* ready sends and local steps, FIFO */
     /* In flight, at most cap_flight: MPI requests and the step each one
-     * runs; steps waiting on shared memory; Testsome's answer. */
+     * runs; steps waiting on shared memory; Testsome's answer (the
+     * statuses: an error's class, where it returns MPI_ERR_IN_STATUS). */
     MPI_Request *reqs;
     uint32_t *req_step;
     uint32_t *shm_step;
     int *done_idx;
+    MPI_Status *statuses;
     /* Flow control, per peer: MPI sends with a tag below open_until[peer]
      * may start (see `flow`). */
     int *open_until;
     size_t cap_peers;
 } trl_exec_mem;
+
+/* The error behind a Testsome's or Waitsome's MPI_ERR_IN_STATUS over n
+ * finished requests: the first of their statuses with one (MPI_ERR_OTHER
+ * if none says; a collective may not return MPI_ERR_IN_STATUS itself). */
+int trl_exec_mem_status_error(const trl_exec_mem *m, int n);
 
 /* Whether m holds what running s needs: scratch_bytes of scratch, its
  * steps, its peers, and window in-flight slots of each kind (sends,

@@ -21,18 +21,16 @@ enum { SHM_DRAIN_EVERY = 1024, SHM_MPI_EVERY = 64 };
  * completions; it must never be what a schedule waits on: two ranks whose
  * windows are full of receives, each waiting for a send the other has
  * queued behind them, would wait forever. Growing on a stall keeps every
- * schedule that runs with all its ready steps posted running here too.
- * Long enough that a peer merely descheduled for a few time slices (more
- * ranks than cores) does not trigger it. */
+ * schedule that runs with all its ready steps posted running here too;
+ * a peer descheduled a few time slices (ranks share cores) is no stall. */
 enum { STALL_POLLS = 256 };
 static const double STALL_SECONDS = 0.05;
 
 size_t trl_exec_window(void)
 {
     static size_t window;
-    if (!window) {
+    if (!window)
         window = (size_t)trl_setting_count("TRELLIS_EXEC_WINDOW", 64);
-    }
     return window;
 }
 
@@ -333,8 +331,10 @@ static int reap_mpi(trl_exec *x, bool block)
     if (x->nreqs == 0)
         return MPI_SUCCESS;
     int n;
-    int rc = block ? PMPI_Waitsome((int)x->nreqs, m->reqs, &n, m->done_idx, TRL_STATUSES_IGNORE)
-                   : PMPI_Testsome((int)x->nreqs, m->reqs, &n, m->done_idx, TRL_STATUSES_IGNORE);
+    int rc = block ? PMPI_Waitsome((int)x->nreqs, m->reqs, &n, m->done_idx, m->statuses)
+                   : PMPI_Testsome((int)x->nreqs, m->reqs, &n, m->done_idx, m->statuses);
+    if (rc == MPI_ERR_IN_STATUS && n != MPI_UNDEFINED)
+        return trl_exec_mem_status_error(m, n);
     if (rc != MPI_SUCCESS)
         return rc;
     if (n == MPI_UNDEFINED || n == 0)
