@@ -193,10 +193,6 @@ trl_comm *trl_comm_get(MPI_Comm comm)
             all[2];
     if (PMPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
         mine[0] = 0;
-    else /* errors come back to Trellis, which reports them through comm's
-            handler as the program sets it (trl_error), never through the
-            handler comm had when set up */
-        PMPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     PMPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_MIN, comm);
     int all_ok = (int)all[0];
     if (all_ok)
