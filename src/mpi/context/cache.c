@@ -175,12 +175,24 @@ trl_cache_entry *trl_cache_pin(const trl_cache_entry *e)
     return w;
 }
 
-void trl_cache_unpin(trl_cache_entry *e)
+static void entry_free(trl_cache_entry *e)
 {
-    if (--e->pins > 0 || !e->transient)
-        return;
     if (e->valid)
         trl_sched_free(&e->sched);
     free(e->vec);
     free(e);
+}
+
+void trl_cache_unpin(trl_cache_entry *e)
+{
+    if (--e->pins > 0 || !e->transient)
+        return;
+    entry_free(e);
+}
+
+void trl_cache_drop(trl_cache_entry *e)
+{
+    e->transient = true;
+    if (e->pins == 0)
+        entry_free(e);
 }

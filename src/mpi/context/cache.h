@@ -80,4 +80,9 @@ void trl_cache_filled(trl_cache *k, bool transient);
 trl_cache_entry *trl_cache_pin(const trl_cache_entry *e);
 void trl_cache_unpin(trl_cache_entry *e);
 
+/* Let go of e, an entry calloc'd and kept outside a cache: freed now, or,
+ * where a run pins it, at its last unpin (e becomes transient). The caller
+ * holds what guards the pins (the engine's lock, where ops run). */
+void trl_cache_drop(trl_cache_entry *e);
+
 #endif

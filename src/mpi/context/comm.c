@@ -44,11 +44,8 @@ static void free_comm(trl_comm *c)
     trl_topo_free(&c->topo);
     trl_nbhd_free(&c->nbhd);
     free(c->nbvec);
-    if (c->sizes_run.entry) { /* no op pins it: ops hold c */
-        if (c->sizes_run.entry->valid)
-            trl_sched_free(&c->sizes_run.entry->sched);
-        free(c->sizes_run.entry);
-    }
+    if (c->sizes_run.entry) /* no op pins it: ops hold c */
+        trl_cache_drop(c->sizes_run.entry);
     trl_exec_mem_free(&c->mem);
     trl_shm_detach(&c->shm);
     if (c->dup != MPI_COMM_NULL)

@@ -146,14 +146,8 @@ static void sizes_entry_drop(trl_comm *c)
     if (!e)
         return;
     trl_engine_lock();
-    bool pinned = e->pins > 0;
-    e->transient = true;
+    trl_cache_drop(e);
     trl_engine_unlock();
-    if (!pinned) {
-        if (e->valid)
-            trl_sched_free(&e->sched);
-        free(e);
-    }
 }
 
 /* A blocking call's: the messages of s as a schedule (own sizes from the
