@@ -28,14 +28,6 @@ bool trl_exec_mem_grow_flight(trl_exec_mem *m, size_t cap)
     return true;
 }
 
-int trl_exec_mem_status_error(const trl_exec_mem *m, int n)
-{
-    for (int k = 0; k < n; k++)
-        if (m->statuses[k].MPI_ERROR != MPI_SUCCESS)
-            return m->statuses[k].MPI_ERROR;
-    return MPI_ERR_OTHER;
-}
-
 int trl_exec_mem_grow(trl_exec_mem *m, const trl_sched *s, size_t scratch_bytes, size_t window)
 {
     if (scratch_bytes > m->scratch_bytes) {

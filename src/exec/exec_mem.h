@@ -35,11 +35,6 @@ typedef struct {
     size_t cap_peers;
 } trl_exec_mem;
 
-/* The error behind a Testsome's or Waitsome's MPI_ERR_IN_STATUS over n
- * finished requests: the first of their statuses with one (MPI_ERR_OTHER
- * if none says; a collective may not return MPI_ERR_IN_STATUS itself). */
-int trl_exec_mem_status_error(const trl_exec_mem *m, int n);
-
 /* Whether m holds what running s needs: scratch_bytes of scratch, its
  * steps, its peers, and window in-flight slots of each kind (sends,
  * receives). Inline: every execution asks, and nearly always it does. */

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "exec/exec_mpi.h"
 #include "core/settings.h"
+#include "exec/complete.h"
 #include "exec/typeinfo.h"
 #include "exec/mpi_impl.h"
 #include "reduce/reduce.h"
@@ -8,7 +9,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Polls without progress between two drains of the rings (trl_shm_drain),
  * and between two turns of MPI's progress engine while waiting only on
@@ -34,16 +34,10 @@ size_t trl_exec_window(void)
     return window;
 }
 
+/* In integers: a NULL (or MPI_BOTTOM) base plus an offset is undefined in C. */
 static inline void *at(const trl_exec *x, trl_ref r)
 {
-    return x->base[r.buf] + (MPI_Aint)r.off * x->extent;
-}
-
-int64_t trl_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return (char *)((uintptr_t)x->base[r.buf] + (uintptr_t)((MPI_Aint)r.off * x->extent));
 }
 
 /* A traced execution's times (trl_exec_trace): which of ready, posted, done. */
@@ -334,7 +328,7 @@ static int reap_mpi(trl_exec *x, bool block)
     int rc = block ? PMPI_Waitsome((int)x->nreqs, m->reqs, &n, m->done_idx, m->statuses)
                    : PMPI_Testsome((int)x->nreqs, m->reqs, &n, m->done_idx, m->statuses);
     if (rc == MPI_ERR_IN_STATUS && n != MPI_UNDEFINED)
-        return trl_exec_mem_status_error(m, n);
+        rc = trl_status_error(m->statuses, n); /* the failed request's own */
     if (rc != MPI_SUCCESS)
         return rc;
     if (n == MPI_UNDEFINED || n == 0)

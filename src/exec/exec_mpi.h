@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/clock.h"
 #include "exec/exec_mem.h"
 #include "exec/shm.h"
 #include "sched/sched.h"
@@ -28,9 +29,6 @@ typedef struct {
     int64_t *t; /* 3 per step: ready, posted, done; 0 until then */
     int32_t *after;
 } trl_exec_trace;
-
-/* Nanoseconds on the monotonic clock. */
-int64_t trl_now_ns(void);
 
 typedef struct {
     const void *sendbuf; /* already resolved for MPI_IN_PLACE */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/status.h"
 
 /* A posted send waits here until its receiver copies it. */
@@ -76,13 +77,6 @@ static void *resolve(world *w, const buffers *b, int rank, size_t step, trl_ref 
         return NULL;
     }
     return (char *)b->base[r.buf] + r.off * w->job->elem_size;
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 static void *run_rank(void *p)
@@ -232,9 +226,9 @@ static void *run_rank(void *p)
             goto out;
         }
         if (progressed)
-            w->last_progress = now();
+            w->last_progress = trl_now_s();
         if (!progressed && nready == 0) {
-            if (now() - w->last_progress > job->timeout_s) {
+            if (trl_now_s() - w->last_progress > job->timeout_s) {
                 fail(w, "deadlock: rank %d has %zu of %zu steps done and waits on l%zu", rank, done,
                      n, npending ? pending[0] + 1 : 0);
                 pthread_mutex_unlock(&w->lock);
@@ -277,7 +271,7 @@ int trl_thread_run(trl_thread_job *job)
     if (job->timeout_s <= 0)
         job->timeout_s = 10;
     pthread_mutex_init(&w.lock, NULL);
-    w.last_progress = now();
+    w.last_progress = trl_now_s();
     pthread_t *tid = calloc((size_t)job->size, sizeof *tid);
     rank_arg *args = calloc((size_t)job->size, sizeof *args);
     w.inboxes = calloc((size_t)job->size, sizeof *w.inboxes);

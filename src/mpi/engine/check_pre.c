@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/complete.h"
 #include "exec/mpi_impl.h"
 
 
@@ -98,8 +99,7 @@ int trl_check_pre_start(trl_check_pre *p, MPI_Comm check, int64_t seq, bool wait
         for (int i = 0; i < p->n_out && rc == MPI_SUCCESS; i++)
             rc = PMPI_Isend(&p->out[i], 2, t, p->out_rank[i], tag + (p->cart ? i : 0), check,
                             &p->reqs[p->n_reqs++]);
-        return rc == MPI_SUCCESS && wait ? PMPI_Waitall(p->n_reqs, p->reqs, TRL_STATUSES_IGNORE)
-                                         : rc;
+        return rc == MPI_SUCCESS && wait ? trl_waitall_own(p->n_reqs, p->reqs) : rc;
     }
     default: p->n_reqs = 0; return MPI_SUCCESS;
     }
@@ -108,12 +108,12 @@ int trl_check_pre_start(trl_check_pre *p, MPI_Comm check, int64_t seq, bool wait
 int trl_check_pre_test(trl_check_pre *p, int *done)
 {
     *done = 1;
-    return p ? PMPI_Testall(p->n_reqs, p->reqs, done, TRL_STATUSES_IGNORE) : MPI_SUCCESS;
+    return p ? trl_testall_own(p->n_reqs, p->reqs, done) : MPI_SUCCESS;
 }
 
 int trl_check_pre_wait(trl_check_pre *p)
 {
-    return p ? PMPI_Waitall(p->n_reqs, p->reqs, TRL_STATUSES_IGNORE) : MPI_SUCCESS;
+    return p ? trl_waitall_own(p->n_reqs, p->reqs) : MPI_SUCCESS;
 }
 
 /* One block from rank i to rank j, as both sides see it when they agree. */

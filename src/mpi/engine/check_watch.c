@@ -17,9 +17,9 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "mpi/engine/check_report.h"
 #include "mpi/engine/mode.h"
 
@@ -57,13 +57,6 @@ static struct {
 
 static TRL_CHECK_TLS thread_record *mine;
 static TRL_CHECK_TLS thread_record own;
-
-double trl_check_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void tell(const watched *what, double waited)
 {
@@ -124,7 +117,7 @@ static void *watch(void *arg)
     (void)arg;
     for (;;) {
         sleep(1);
-        double now = trl_check_now();
+        double now = trl_now_s();
         look_at_threads(now);
         pthread_mutex_lock(&w.lock);
         for (int i = 0; i < SLOTS; i++)
@@ -182,7 +175,7 @@ int trl_check_watch_enter(const trl_check_call_info *call, const char *comm_name
             found = i;
             w.slot[i].used = true;
             w.slot[i].told = false;
-            w.slot[i].since = trl_check_now();
+            w.slot[i].since = trl_now_s();
             keep(&w.slot[i].what, call, comm_name, op);
         }
     pthread_mutex_unlock(&w.lock);

@@ -18,6 +18,5 @@ int trl_check_watch_enter(const trl_check_call_info *call, const char *comm_name
 void trl_check_watch_blocking(const trl_check_call_info *call);
 void trl_check_watch_blocking_done(void);
 void trl_check_watch_leave(int slot);
-double trl_check_now(void);
 
 #endif

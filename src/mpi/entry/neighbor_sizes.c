@@ -7,6 +7,7 @@
 #include "algo/neighbor/neighbor_blocks.h"
 #include "algo/params.h"
 #include "core/status.h"
+#include "exec/complete.h"
 #include "exec/mpi_impl.h"
 #include "mpi/context/schedule.h"
 #include "mpi/engine/check.h"
@@ -302,7 +303,7 @@ static int plan_arrived(void *state, bool *in)
 {
     plan_state *p = state;
     int done = 0;
-    int rc = PMPI_Testall(p->s.nreqs, p->s.reqs, &done, TRL_STATUSES_IGNORE);
+    int rc = trl_testall_own(p->s.nreqs, p->s.reqs, &done);
     *in = done;
     return rc;
 }
