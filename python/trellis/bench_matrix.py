@@ -175,9 +175,15 @@ def command(
         mpirun += ["--map-by", run.map_by]
     mpirun += config.options
     env = mpi.launcher_env(as_root=True)
-    if config.kind == "trellis":
-        mpirun += mpi.export("LD_PRELOAD", str(native.library(mpi.name)))
-    for name, value in config.env_for(ranks).items():
+    settings = config.env_for(ranks)
+    if config.kind == "trellis":  # TRELLIS_LIB= in a configuration: another build beside
+        lib = Path(settings.get(native.LIB_VARIABLE) or native.library(mpi.name)).resolve()
+        if not lib.is_file():  # the loader would skip it and run the library's own unsaid
+            raise TrellisError(
+                f"configuration {config.name}: {native.LIB_VARIABLE}={lib}: no such file", 2
+            )
+        mpirun += mpi.export("LD_PRELOAD", str(lib))
+    for name, value in settings.items():
         env[name] = value
         mpirun += mpi.forward(name, value)
     args = [

@@ -214,3 +214,16 @@ def test_run_order_rotates_the_first_and_varies_who_follows_whom() -> None:
         assert order == run_order(configs, rep, 16, 65536)  # repeatable
         followers.add(order[order.index("again") + 1] if order[-1] != "again" else None)
     assert len(followers - {None}) >= 3, followers
+
+
+def test_another_build_is_preloaded_and_a_missing_one_refused(tmp_path) -> None:
+    """TRELLIS_LIB= in a configuration: that file is what the ranks preload; one that is
+    not there would be skipped by the loader, so the benchmark refuses it."""
+    run = Run(["bcast"], 10, None, None, "p2p")
+    lib = tmp_path / "libtrellis.so"
+    lib.write_bytes(b"")
+    argv, _ = command(parse_config(f"old:TRELLIS_LIB={lib}"), 2, 4, run, tmp_path / "r.csv")
+    assert f"LD_PRELOAD={lib.resolve()}" in argv
+    with pytest.raises(TrellisError, match="no such file"):
+        command(parse_config(f"gone:TRELLIS_LIB={tmp_path / 'gone.so'}"), 2, 4, run,
+                tmp_path / "r.csv")  # fmt: skip
