@@ -13,16 +13,18 @@ still in the race with the lowest geometric mean):
   or wholly within 1 +- EQUAL (as fast as the best, within what matters), stops being
   measured (99%, not 95%: the test is made at every look, and a good candidate dropped
   on a few noisy rounds does not come back);
-- the built-in choice stays until it is settled: its 99% interval against the best
-  wholly above 1 + MATERIAL (beaten: it can no longer win), or its 95% interval wholly
-  below (not beaten by that much);
-- the point ends when only the best and a settled built-in remain, or after MAX_ROUNDS
-  (or when its time is up), deciding on what it has.
+- the built-in choice is measured in every round (it is what a candidate must beat);
+- the race ends when only the best and a settled built-in remain (its 95% interval
+  against the best wholly above or wholly below 1 + MATERIAL), or after MAX_ROUNDS.
 
-A candidate replaces the built-in choice only when it is measurably faster (the built-in's
-interval against it wholly above 1) and by more than MATERIAL (the estimate): a point
-estimate between 1% and 5%, say, needs about 20 rounds to tell apart under 3% noise per
-block, so close calls get them, and a gain too small to tell keeps the built-in choice.
+The best of many noisy candidates is the one whose blocks happened to run fast, so its
+ratios from the rounds that picked it lean its way: with 300 candidates as fast as the
+built-in under 25% noise a block, those rounds named one faster in 25 of 40 races. So a
+best that is not the built-in is confirmed in rounds of its own: the two alone, up to
+CONFIRM_ROUNDS, until their interval settles. It replaces the built-in choice only when
+those fresh rounds show it measurably faster (the built-in's 99% interval against it
+wholly above 1: the confirmation looks after every round) and by more than MATERIAL (the estimate); a gain they cannot tell, or a race cut
+short by the deadline before its confirmation, keeps the built-in choice.
 """
 
 import math
@@ -32,6 +34,8 @@ from dataclasses import dataclass, field
 
 MIN_ROUNDS = 3
 MAX_ROUNDS = 24
+CONFIRM_ROUNDS = 24
+CONFIRM_LOOKS = (3, 6, 12)  # and CONFIRM_ROUNDS
 EQUAL = 0.02
 MATERIAL = 0.03
 PAIRS_FOR_INTERVAL = 2  # an interval needs two blocks at least
@@ -114,7 +118,8 @@ class Search:
     active: list[int] = field(default_factory=list)
     dropped: dict[int, str] = field(default_factory=dict)  # id -> why
     rounds: int = 0
-    builtin_beaten: bool = False  # left the race beaten: it never wins
+    champion: int | None = None  # the race's best, being confirmed against the built-in
+    confirm_from: int = 0  # the first round of its confirmation
 
     def __post_init__(self) -> None:
         self.active = list(self.ids)
@@ -147,24 +152,46 @@ class Search:
         self.rounds += 1
         if not self.active:
             return True
+        if self.champion is not None:
+            return not {self.champion, self.builtin} <= set(self.active) or self._confirmed()
         if self.rounds < self.min_rounds:
             return False
         best = self.best()
         for cid in list(self.active):
-            if cid == best:
+            if cid in (best, self.builtin):
                 continue
             r = ratio(self.blocks[cid], self.blocks[best], t99)
-            if cid == self.builtin:
-                if r.lo > 1 + MATERIAL:
-                    self.drop(cid, f"built-in slower than the best by {r.text()} (99%)")
-                    self.builtin_beaten = True
-                continue
             if r.lo > 1:
                 self.drop(cid, f"slower than the best: {r.text()} (99%)")
             elif r.lo > 1 / (1 + EQUAL) and r.hi < 1 + EQUAL:
                 self.drop(cid, f"as fast as the best within {EQUAL:.0%}: {r.text()}")
         others = [i for i in self.active if i not in (best, self.builtin)]
-        return (not others and self.builtin_settled(best)) or self.rounds >= self.max_rounds
+        if not (not others and self.builtin_settled(best)) and self.rounds < self.max_rounds:
+            return False
+        if self.builtin not in self.active or best == self.builtin or self.builtin_close(best):
+            return True  # nothing to confirm: even the race's leaning rounds say no
+        self.champion, self.confirm_from = best, self.rounds  # fresh rounds, the two alone
+        for cid in others:
+            self.drop(cid, "in the race when it ended; not its best")
+        self.active = [best, self.builtin]
+        return False
+
+    def confirmation(self) -> Ratio:
+        """The built-in's blocks over the champion's, from the confirmation's rounds (99%)."""
+        if self.champion is None or self.builtin is None:
+            return Ratio(math.nan, 0.0, math.inf, 0)
+        fresh = {r: v for r, v in self.blocks[self.builtin].items() if r >= self.confirm_from}
+        return ratio(fresh, self.blocks[self.champion], t99)  # 99%: it looks every round
+
+    def _confirmed(self) -> bool:
+        """Whether the confirmation is over (after end_round counted its round)."""
+        n = self.rounds - self.confirm_from
+        if n >= CONFIRM_ROUNDS:
+            return True
+        if n not in CONFIRM_LOOKS:  # each look is a chance to adopt by luck: a few only
+            return False
+        r = self.confirmation()
+        return (r.lo > 1 and r.estimate > 1 + MATERIAL) or r.hi < 1 + MATERIAL
 
     def builtin_settled(self, best: int) -> bool:
         if self.builtin is None or self.builtin == best or self.builtin not in self.active:
@@ -172,12 +199,16 @@ class Search:
         r = ratio(self.blocks[self.builtin], self.blocks[best])
         return r.hi < 1 + MATERIAL or r.lo > 1 + MATERIAL
 
+    def builtin_close(self, best: int) -> bool:
+        """Whether the race's rounds put the built-in within MATERIAL of the best."""
+        return ratio(self.blocks[self.builtin], self.blocks[best]).hi < 1 + MATERIAL
+
     def winner(self) -> int:
-        """The best, unless it does not beat the built-in choice measurably and by more
-        than MATERIAL: then the built-in."""
-        best = self.best()
-        if self.builtin is None or best == self.builtin or self.builtin_beaten or \
-                not self.blocks[self.builtin]:  # fmt: skip
-            return best
-        r = ratio(self.blocks[self.builtin], self.blocks[best])
-        return best if r.lo > 1 and r.estimate > 1 + MATERIAL else self.builtin
+        """The best, unless it has not beaten the built-in choice measurably and by more
+        than MATERIAL in its confirmation: then the built-in."""
+        if self.builtin is None or self.builtin not in self.active or not self.blocks[self.builtin]:
+            return self.champion if self.champion in self.active else self.best()
+        if self.champion not in self.active:  # the built-in led, was close, or the race
+            return self.builtin  # never ended; or the champion failed in confirmation
+        r = self.confirmation()
+        return self.champion if r.lo > 1 and r.estimate > 1 + MATERIAL else self.builtin
