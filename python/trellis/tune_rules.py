@@ -46,6 +46,9 @@ class Outcome:
     # top few, built-in, mpi) over the winner's (1.0: the pruned search finds the winner).
     model_gap: float | None = None
     seconds: float = 0.0
+    # Where another candidate led the race: its rounds alone against the built-in, which
+    # alone decide (tune_stats.py).
+    confirmed: str = ""
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -89,6 +92,8 @@ def comment(o: Outcome) -> str:
         parts[0] += f" (built-in: {o.builtin})"
     if o.winner != "mpi":
         parts.append(_figure(o.of("mpi"), "mpi"))
+    if o.confirmed:
+        parts.append(o.confirmed)
     return "; ".join(parts) + f"; {o.rounds} rounds"
 
 

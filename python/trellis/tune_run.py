@@ -175,6 +175,11 @@ def run_point(  # noqa: PLR0913 -- one point's inputs, each different
                            + "; ".join(sorted(set(race.failed.values()))) + ")", 1)  # fmt: skip
     wins = search.winner()
     winner = race.by_id[wins]
+    confirmed = ""
+    if search.champion is not None:
+        r = search.confirmation()
+        confirmed = (f"{race.by_id[search.champion].label} led the race, then alone against "
+                     f"the built-in: built-in {r.text()} (99%, {r.n} rounds)")  # fmt: skip
     is_builtin = winner.algorithm == tune_space.BUILTIN_NAME
     rank = None
     if model_order and not is_builtin:
@@ -185,7 +190,7 @@ def run_point(  # noqa: PLR0913 -- one point's inputs, each different
         winner_rule="" if is_builtin else winner.label, builtin=builtin_label,
         measured=_measured(race, wins), rounds=search.rounds,
         noise=tune_stats.spread(search.blocks[wins]), model_rank=rank,
-        seconds=time.monotonic() - start,
+        seconds=time.monotonic() - start, confirmed=confirmed,
     )  # fmt: skip
 
 

@@ -21,10 +21,11 @@ The best of many noisy candidates is the one whose blocks happened to run fast, 
 ratios from the rounds that picked it lean its way: with 300 candidates as fast as the
 built-in under 25% noise a block, those rounds named one faster in 25 of 40 races. So a
 best that is not the built-in is confirmed in rounds of its own: the two alone, up to
-CONFIRM_ROUNDS, until their interval settles. It replaces the built-in choice only when
-those fresh rounds show it measurably faster (the built-in's 99% interval against it
-wholly above 1: the confirmation looks after every round) and by more than MATERIAL (the estimate); a gain they cannot tell, or a race cut
-short by the deadline before its confirmation, keeps the built-in choice.
+CONFIRM_ROUNDS, looked at after CONFIRM_LOOKS rounds and the last (each look is a chance
+to be fooled: a few only). It replaces the built-in choice only when those fresh rounds
+show it measurably faster (the built-in's 99% interval against it wholly above 1) and by
+more than MATERIAL (the estimate); a gain they cannot tell, or a race cut short by the
+deadline before its confirmation, keeps the built-in choice.
 """
 
 import math

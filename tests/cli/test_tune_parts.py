@@ -204,6 +204,9 @@ def test_run_point_decides_and_writes_every_block(tmp_path: Path) -> None:
     assert o.of("mpi").ratio == pytest.approx(150 / 80, rel=0.05)
     assert o.of("built-in").ratio == pytest.approx(100 / 80, rel=0.05)
     assert "rules refused" in o.of("bogus").note
+    # the rounds that decided it, in the rule's comment
+    assert o.confirmed.startswith("ring led the race, then alone against the built-in: ")
+    assert o.confirmed in tune_rules.comment(o)
     rows = (tmp_path / "m.csv").read_text().splitlines()
     assert len(rows) - 1 == sum(m.rounds for m in o.measured)
     assert rows[0].startswith("ranks,hosts,ranks_per_host,collective,size,bytes,round")
