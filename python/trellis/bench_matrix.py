@@ -129,6 +129,18 @@ def check_rules(config: Config, command: str = "trellis bench") -> None:
         raise config_error(err, config.name, command) from None
 
 
+def check_library(config: Config, mpi: mpi_impl.MPI, command: str = "trellis bench") -> None:
+    """Refuse, before anything runs, a TRELLIS_LIB= that is not there (the loader would
+    skip it and the runs measure the MPI library's own) or is built for another MPI."""
+    lib = config.env.get(native.LIB_VARIABLE)
+    if lib is None or config.kind != "trellis":
+        return
+    try:
+        native.library(mpi.name, lib)
+    except TrellisError as err:
+        raise config_error(err, config.name, command) from None
+
+
 def check_layouts(config: Config, counts: list[int]) -> None:
     """Refuse, before anything runs, a layout that does not parse or whose size is not
     the process count it would run with."""
@@ -177,11 +189,7 @@ def command(
     env = mpi.launcher_env(as_root=True)
     settings = config.env_for(ranks)
     if config.kind == "trellis":  # TRELLIS_LIB= in a configuration: another build beside
-        lib = Path(settings.get(native.LIB_VARIABLE) or native.library(mpi.name)).resolve()
-        if not lib.is_file():  # the loader would skip it and run the library's own unsaid
-            raise TrellisError(
-                f"configuration {config.name}: {native.LIB_VARIABLE}={lib}: no such file", 2
-            )
+        lib = native.library(mpi.name, settings.get(native.LIB_VARIABLE))
         mpirun += mpi.export("LD_PRELOAD", str(lib))
     for name, value in settings.items():
         env[name] = value

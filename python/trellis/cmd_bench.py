@@ -215,6 +215,7 @@ def run(args: argparse.Namespace) -> str:
         raise TrellisError("trellis bench: --reps and --iters must be at least 1", 2)
     for config in configs:
         bench_matrix.check_rules(config)
+        bench_matrix.check_library(config, mpi)
         bench_matrix.check_layouts(config, args.np)
     testbed_dir = None if args.testbed is None else Path(args.testbed or "/run/trellis-testbed")
     matrix = bench_matrix.Run(

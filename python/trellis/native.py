@@ -128,9 +128,10 @@ def library_candidates(mpi: str | None = None) -> list[Path]:
     ]
 
 
-def library(mpi: str | None = None) -> Path:
-    """The absolute path of libtrellis.so, for LD_PRELOAD, built for `mpi` if named."""
-    explicit = os.environ.get(LIB_VARIABLE)
+def library(mpi: str | None = None, explicit: str | None = None) -> Path:
+    """The absolute path of libtrellis.so, for LD_PRELOAD, built for `mpi` if named:
+    `explicit` (a configuration's TRELLIS_LIB), else $TRELLIS_LIB, else the search."""
+    explicit = explicit or os.environ.get(LIB_VARIABLE)
     if explicit:
         path = Path(explicit)
         if not path.is_file():

@@ -168,7 +168,7 @@ def run_point(  # noqa: PLR0913 -- one point's inputs, each different
     iters = _block_iters(s, race)
     search = race.search
     while not _round(s, race, iters):
-        if time.monotonic() > deadline and search.rounds >= search.min_rounds:
+        if time.monotonic() > deadline and not search.cut_short():
             break
     if not any(search.blocks[i] for i in search.ids):
         raise TrellisError(f"trellis tune: {point.coll}: no candidate measured ("

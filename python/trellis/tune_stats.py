@@ -24,8 +24,9 @@ best that is not the built-in is confirmed in rounds of its own: the two alone, 
 CONFIRM_ROUNDS, looked at after CONFIRM_LOOKS rounds and the last (each look is a chance
 to be fooled: a few only). It replaces the built-in choice only when those fresh rounds
 show it measurably faster (the built-in's 99% interval against it wholly above 1) and by
-more than MATERIAL (the estimate); a gain they cannot tell, or a race cut short by the
-deadline before its confirmation, keeps the built-in choice.
+more than MATERIAL (the estimate); a gain they cannot tell keeps the built-in choice.
+Out of time, a race still open goes to its confirmation all the same, which stops at its
+first look; undecided there, the built-in stays (cut_short).
 """
 
 import math
@@ -121,6 +122,7 @@ class Search:
     rounds: int = 0
     champion: int | None = None  # the race's best, being confirmed against the built-in
     confirm_from: int = 0  # the first round of its confirmation
+    decided: bool = False  # the confirmation stopped at one of its looks
 
     def __post_init__(self) -> None:
         self.active = list(self.ids)
@@ -154,7 +156,10 @@ class Search:
         if not self.active:
             return True
         if self.champion is not None:
-            return not {self.champion, self.builtin} <= set(self.active) or self._confirmed()
+            if not {self.champion, self.builtin} <= set(self.active):
+                return True
+            self.decided = self._confirmed()
+            return self.decided
         if self.rounds < self.min_rounds:
             return False
         best = self.best()
@@ -169,13 +174,31 @@ class Search:
         others = [i for i in self.active if i not in (best, self.builtin)]
         if not (not others and self.builtin_settled(best)) and self.rounds < self.max_rounds:
             return False
+        return not self._confirm(best)
+
+    def _confirm(self, best: int) -> bool:
+        """Start best's confirmation against the built-in; False when there is nothing
+        to confirm (no built-in left, best is it, or even the race's leaning rounds put
+        it within MATERIAL)."""
         if self.builtin not in self.active or best == self.builtin or self.builtin_close(best):
-            return True  # nothing to confirm: even the race's leaning rounds say no
+            return False
         self.champion, self.confirm_from = best, self.rounds  # fresh rounds, the two alone
-        for cid in others:
-            self.drop(cid, "in the race when it ended; not its best")
+        for cid in list(self.active):
+            if cid not in (best, self.builtin):
+                self.drop(cid, "in the race when it ended; not its best")
         self.active = [best, self.builtin]
-        return False
+        return True
+
+    def cut_short(self) -> bool:
+        """The point's time is up: whether to go on. The first MIN_ROUNDS rounds run
+        regardless; a race still open goes to its confirmation, which runs to its first
+        look and no further."""
+        if self.rounds < self.min_rounds:
+            return True  # a decision needs that many
+        if self.champion is None:
+            return self._confirm(self.best())
+        in_play = {self.champion, self.builtin} <= set(self.active)
+        return in_play and not self.decided and self.rounds - self.confirm_from < CONFIRM_LOOKS[0]
 
     def confirmation(self) -> Ratio:
         """The built-in's blocks over the champion's, from the confirmation's rounds (99%)."""
@@ -207,9 +230,11 @@ class Search:
     def winner(self) -> int:
         """The best, unless it has not beaten the built-in choice measurably and by more
         than MATERIAL in its confirmation: then the built-in."""
+        if not self.active:  # every candidate failed: no rule (the built-in rules stay)
+            return self.builtin if self.builtin is not None else self.best()
         if self.builtin is None or self.builtin not in self.active or not self.blocks[self.builtin]:
             return self.champion if self.champion in self.active else self.best()
-        if self.champion not in self.active:  # the built-in led, was close, or the race
-            return self.builtin  # never ended; or the champion failed in confirmation
+        if self.champion not in self.active or not self.decided:  # the built-in led or was
+            return self.builtin  # close, or no look decided (time ran out; it failed)
         r = self.confirmation()
         return self.champion if r.lo > 1 and r.estimate > 1 + MATERIAL else self.builtin

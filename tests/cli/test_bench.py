@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from trellis import testbed
-from trellis.bench_matrix import Run, command, parse_config
+from trellis.bench_matrix import Run, check_library, command, parse_config
 from trellis.cmd_bench import figure, run_order, summarize
 from trellis.native import TrellisError
 
@@ -218,12 +218,14 @@ def test_run_order_rotates_the_first_and_varies_who_follows_whom() -> None:
 
 def test_another_build_is_preloaded_and_a_missing_one_refused(tmp_path) -> None:
     """TRELLIS_LIB= in a configuration: that file is what the ranks preload; one that is
-    not there would be skipped by the loader, so the benchmark refuses it."""
+    not there would be skipped by the loader, so the benchmark refuses it before any run."""
     run = Run(["bcast"], 10, None, None, "p2p")
     lib = tmp_path / "libtrellis.so"
     lib.write_bytes(b"")
     argv, _ = command(parse_config(f"old:TRELLIS_LIB={lib}"), 2, 4, run, tmp_path / "r.csv")
     assert f"LD_PRELOAD={lib.resolve()}" in argv
+    gone = parse_config(f"gone:TRELLIS_LIB={tmp_path / 'gone.so'}")
+    with pytest.raises(TrellisError, match=r"--config gone.*no such file"):
+        check_library(gone, run.mpi)
     with pytest.raises(TrellisError, match="no such file"):
-        command(parse_config(f"gone:TRELLIS_LIB={tmp_path / 'gone.so'}"), 2, 4, run,
-                tmp_path / "r.csv")  # fmt: skip
+        command(gone, 2, 4, run, tmp_path / "r.csv")

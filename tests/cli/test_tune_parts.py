@@ -153,6 +153,30 @@ def test_confirmation_replaces_a_beaten_builtin() -> None:
     assert all(r not in search.blocks[2] for r in fresh)
 
 
+def timed_out_race(truth: dict[int, float], noise: float, seed: int) -> tune_stats.Search:
+    """A race whose time is up from the start, driven as run_point drives it."""
+    rng = random.Random(seed)  # noqa: S311 -- seeded test data
+    search = tune_stats.Search(list(truth), 0)
+    while True:
+        for cid in search.order():
+            search.record(cid, truth[cid] * math.exp(rng.gauss(0, noise)))
+        if search.end_round() or not search.cut_short():
+            return search
+
+
+def test_time_up_confirms_to_the_first_look_and_no_further() -> None:
+    """Out of time, a race still open (1 and 2 too close to part) goes to a brief
+    confirmation, which decides only at its first look."""
+    clear = timed_out_race({0: 100.0, 1: 70.0, 2: 69.0}, 0.03, 1)
+    assert clear.rounds == tune_stats.MIN_ROUNDS + tune_stats.CONFIRM_LOOKS[0]
+    assert clear.decided
+    assert clear.winner() in (1, 2)
+    murky = timed_out_race({0: 100.0, 1: 90.0, 2: 89.0}, 0.30, 1)
+    assert murky.rounds == tune_stats.MIN_ROUNDS + tune_stats.CONFIRM_LOOKS[0]
+    assert not murky.decided
+    assert murky.winner() == 0
+
+
 def test_ratio_interval() -> None:
     a = {r: 110.0 * (1.01 if r % 2 else 0.99) for r in range(6)}
     b = dict.fromkeys(range(6), 100.0)
