@@ -239,6 +239,15 @@ static bool sizes_done(sizes *s)
            PMPI_Testall(s->nreqs, s->reqs, &done, TRL_STATUSES_IGNORE) != MPI_SUCCESS || done;
 }
 
+/* Free s now if its messages are done, else keep it until they are. */
+static void sizes_leave(sizes *s)
+{
+    if (sizes_done(s))
+        sizes_free(s);
+    else
+        orphan_add(s);
+}
+
 /* The orphans tested outside their lock: the library's test may run the
  * engine (its progress hook), whose ops' release may leave sizes here. */
 static void orphans_test(void)
@@ -249,21 +258,9 @@ static void orphans_test(void)
     orphans.left = NULL;
     orphans.n = orphans.cap = 0;
     pthread_mutex_unlock(&orphans.lock);
-    for (int i = 0; i < n; i++) {
-        if (sizes_done(&taken[i]))
-            sizes_free(&taken[i]);
-        else
-            orphan_add(&taken[i]);
-    }
+    for (int i = 0; i < n; i++)
+        sizes_leave(&taken[i]);
     free(taken);
-}
-
-static void sizes_leave(sizes *s)
-{
-    if (sizes_done(s))
-        sizes_free(s);
-    else
-        orphan_add(s);
 }
 
 int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
