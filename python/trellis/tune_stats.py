@@ -156,7 +156,7 @@ class Search:
         if not self.active:
             return True
         if self.champion is not None:
-            if not {self.champion, self.builtin} <= set(self.active):
+            if not self._pair_in_play():
                 return True
             self.decided = self._confirmed()
             return self.decided
@@ -172,9 +172,8 @@ class Search:
             elif r.lo > 1 / (1 + EQUAL) and r.hi < 1 + EQUAL:
                 self.drop(cid, f"as fast as the best within {EQUAL:.0%}: {r.text()}")
         others = [i for i in self.active if i not in (best, self.builtin)]
-        if not (not others and self.builtin_settled(best)) and self.rounds < self.max_rounds:
-            return False
-        return not self._confirm(best)
+        race_over = (not others and self.builtin_settled(best)) or self.rounds >= self.max_rounds
+        return race_over and not self._confirm(best)
 
     def _confirm(self, best: int) -> bool:
         """Start best's confirmation against the built-in; False when there is nothing
@@ -197,8 +196,12 @@ class Search:
             return True  # a decision needs that many
         if self.champion is None:
             return self._confirm(self.best())
-        in_play = {self.champion, self.builtin} <= set(self.active)
-        return in_play and not self.decided and self.rounds - self.confirm_from < CONFIRM_LOOKS[0]
+        first_look = self.rounds - self.confirm_from >= CONFIRM_LOOKS[0]
+        return self._pair_in_play() and not self.decided and not first_look
+
+    def _pair_in_play(self) -> bool:
+        """Whether the champion and the built-in are both still measured (neither failed)."""
+        return {self.champion, self.builtin} <= set(self.active)
 
     def confirmation(self) -> Ratio:
         """The built-in's blocks over the champion's, from the confirmation's rounds (99%)."""
