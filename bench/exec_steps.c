@@ -151,6 +151,7 @@ int main(int argc, char **argv)
                               *ub,
                               shm.n ? &shm : NULL,
                               NULL,
+                              NULL,
                               NULL};
         for (int k = 0; k < r; k++) {
             fill(send, recv, count, rank, coll, k);

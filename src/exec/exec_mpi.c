@@ -381,6 +381,7 @@ int trl_exec_start(trl_exec *x, const trl_sched *s, const trl_exec_call *call, t
     x->base[TRL_BUF_SEND] = (char *)call->sendbuf;
     x->base[TRL_BUF_RECV] = (char *)call->recvbuf;
     x->base[TRL_BUF_SCRATCH] = (char *)((uintptr_t)m->scratch + span_before - (uintptr_t)true_lb);
+    x->base[TRL_BUF_AUX] = call->aux;
 
     /* Flow control only where a peer can get 2 x flow messages: short
      * schedules, nearly all of them, never pay a synchronous send. */

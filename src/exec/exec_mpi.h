@@ -45,13 +45,14 @@ typedef struct {
      * never blocks inside MPI. */
     void (*idle)(void);
     trl_exec_trace *trace; /* NULL: not traced (the usual case: one test per step) */
+    void *aux;             /* TRL_BUF_AUX (sched.h); NULL where the schedule has none */
 } trl_exec_call;
 
 typedef struct {
     const trl_sched *s;
     trl_exec_call call;
     trl_exec_mem *m;
-    char *base[3]; /* SEND, RECV, SCRATCH resolved */
+    char *base[TRL_BUF_KINDS]; /* SEND, RECV, SCRATCH, AUX resolved */
     MPI_Aint extent;
     int type_size;
     bool contiguous;

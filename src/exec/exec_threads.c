@@ -62,14 +62,14 @@ static void fail(world *w, const char *fmt, ...)
 }
 
 typedef struct {
-    void *base[3];
-    size_t cap[3];
+    void *base[TRL_BUF_KINDS];
+    size_t cap[TRL_BUF_KINDS]; /* AUX: none (the runtime's own schedules only) */
 } buffers;
 
 static void *resolve(world *w, const buffers *b, int rank, size_t step, trl_ref r, size_t count)
 {
     if (r.off + count > b->cap[r.buf] || (count > 0 && !b->base[r.buf])) {
-        static const char *names[] = {"send", "recv", "scratch"};
+        static const char *names[TRL_BUF_KINDS] = {"send", "recv", "scratch", "aux"};
         pthread_mutex_lock(&w->lock);
         fail(w, "rank %d step l%zu: %s+%zu x%zu is outside the buffer (%zu elements)", rank,
              step + 1, names[r.buf], r.off, count, b->cap[r.buf]);

@@ -313,6 +313,8 @@ const char *trl_sched_phase_name(const trl_sched *s, int phase)
 
 static trl_ref translate(trl_ref r, const trl_sched_map *m, size_t scratch)
 {
+    if (r.buf == TRL_BUF_AUX) /* the run names it, not the schedule: as it is */
+        return r;
     trl_ref base = r.buf == TRL_BUF_SEND   ? m->send
                    : r.buf == TRL_BUF_RECV ? m->recv
                                            : trl_ref_at(TRL_BUF_SCRATCH, scratch);
@@ -501,7 +503,8 @@ int trl_sched_finish(trl_sched *s)
 
 static const char *kind_name(trl_buf b)
 {
-    return b == TRL_BUF_SEND ? "send" : b == TRL_BUF_RECV ? "recv" : "scratch";
+    static const char *names[TRL_BUF_KINDS] = {"send", "recv", "scratch", "aux"};
+    return names[b];
 }
 
 void trl_sched_print_goal(const trl_sched *s, size_t elem_size, FILE *out)

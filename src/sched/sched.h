@@ -30,6 +30,10 @@ typedef enum {
     TRL_BUF_SEND,    /* the user's send buffer (read only; may alias RECV) */
     TRL_BUF_RECV,    /* the user's receive buffer (bcast: the buffer) */
     TRL_BUF_SCRATCH, /* scratch owned by the executor, sized by the schedule */
+    TRL_BUF_AUX,     /* a buffer the runtime names at the run beside the user's:
+                        only its own schedules use it (a neighbourhood call's
+                        block sizes, sent with its data: entry/neighbor_sizes.c) */
+    TRL_BUF_KINDS
 } trl_buf;
 
 typedef struct {

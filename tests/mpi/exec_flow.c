@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 
     int *ub, has_ub;
     MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &has_ub);
-    trl_exec_call call = {send, recv, MPI_INT, MPI_SUM, comm, 0, *ub, &shm, NULL, NULL};
+    trl_exec_call call = {send, recv, MPI_INT, MPI_SUM, comm, 0, *ub, &shm, NULL, NULL, NULL};
     trl_exec_mem mem = {0};
     int rc = trl_exec_mpi(&s, &call, &mem);
     long bad = 0;

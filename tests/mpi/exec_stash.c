@@ -86,8 +86,10 @@ int main(int argc, char **argv)
     trl_sched a, b;
     build_a(&a, rank);
     build_b(&b, rank);
-    trl_exec_call call_a = {a_send, a_recv, MPI_INT, MPI_SUM, comm, 0, TAGS, &shm, NULL, NULL};
-    trl_exec_call call_b = {&b_send, &b_recv, MPI_INT, MPI_SUM, comm, TAGS, TAGS, &shm, NULL, NULL};
+    trl_exec_call call_a = {a_send, a_recv, MPI_INT, MPI_SUM, comm, 0,
+                            TAGS,   &shm,   NULL,    NULL,    NULL};
+    trl_exec_call call_b = {&b_send, &b_recv, MPI_INT, MPI_SUM, comm, TAGS,
+                            TAGS,    &shm,    NULL,    NULL,    NULL};
     trl_exec_mem mem_a = {0}, mem_b = {0};
     trl_exec xa;
     int rc_a = MPI_SUCCESS, rc_b = MPI_SUCCESS;

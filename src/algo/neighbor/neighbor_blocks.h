@@ -99,4 +99,14 @@ bool trl_nb_is_lane(const trl_nb_hosts *h, int r);
  * TRL_ERR_INVALID where the lists disagree (neighbor_direct.c). */
 int trl_nb_direct(const trl_coll_args *a, trl_sched *s, const int *host, size_t big);
 
+/* trl_nb_direct in two: the messages to and from other ranks, and the
+ * copies of the edges to itself (the one that can refuse). The messages:
+ * all of them, those of more than big bytes, or the others (within the
+ * host). Both ends of an edge see its size alike, so both put it in the
+ * same part. */
+typedef enum { TRL_NB_EVERY, TRL_NB_ABOVE, TRL_NB_UPTO } trl_nb_part;
+int trl_nb_messages(const trl_coll_args *a, trl_sched *s, const int *host, size_t big,
+                    trl_nb_part part);
+int trl_nb_self(const trl_coll_args *a, trl_sched *s);
+
 #endif

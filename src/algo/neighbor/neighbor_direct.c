@@ -18,32 +18,45 @@ bool trl_nb_is_lane(const trl_nb_hosts *h, int r)
     return false;
 }
 
-/* Whether an edge of n bytes between ranks a and b goes straight. */
-static bool direct(const int *host, size_t big, int a, int b, size_t n)
+/* Whether an edge of n bytes between ranks a and b goes straight, as one
+ * of part's. */
+static bool direct(const int *host, size_t big, int a, int b, size_t n, trl_nb_part part)
 {
-    return !host || host[a] == host[b] || n > big;
+    bool straight = !host || host[a] == host[b] || n > big;
+    return straight && (part == TRL_NB_EVERY || (part == TRL_NB_ABOVE) == (n > big));
 }
 
-int trl_nb_direct(const trl_coll_args *a, trl_sched *s, const int *host, size_t big)
+int trl_nb_messages(const trl_coll_args *a, trl_sched *s, const int *host, size_t big,
+                    trl_nb_part part)
 {
     const trl_nbhd *g = a->nbhd;
     int me = a->rank, nin = trl_nbhd_indegree(g, me), nout = trl_nbhd_outdegree(g, me);
     const int *src = trl_nbhd_sources(g, me), *dst = trl_nbhd_dests(g, me);
     for (int i = 0; i < nin; i++) {
         size_t n = trl_nb_recv_len(a, i);
-        if (src[i] != TRL_NBHD_NULL && src[i] != me && n > 0 && direct(host, big, me, src[i], n))
+        if (src[i] != TRL_NBHD_NULL && src[i] != me && n > 0 &&
+            direct(host, big, me, src[i], n, part))
             trl_sched_recv(s, src[i], trl_ref_at(TRL_BUF_RECV, trl_nb_recv_off(a, i)), n,
                            TRL_NODEPS);
     }
     for (int k = 0; k < nout; k++) {
         int j = trl_nbhd_send_order(g, k);
         size_t n = trl_nb_send_len(a, j);
-        if (dst[j] != TRL_NBHD_NULL && dst[j] != me && n > 0 && direct(host, big, me, dst[j], n))
+        if (dst[j] != TRL_NBHD_NULL && dst[j] != me && n > 0 &&
+            direct(host, big, me, dst[j], n, part))
             trl_sched_send(s, dst[j], trl_ref_at(TRL_BUF_SEND, trl_nb_send_off(a, j)), n,
                            TRL_NODEPS);
     }
-    /* Self edges: the k-th send to itself (in send order) fills the k-th
-     * receive from itself (in block order). */
+    return s->status;
+}
+
+int trl_nb_self(const trl_coll_args *a, trl_sched *s)
+{
+    const trl_nbhd *g = a->nbhd;
+    int me = a->rank, nin = trl_nbhd_indegree(g, me), nout = trl_nbhd_outdegree(g, me);
+    const int *src = trl_nbhd_sources(g, me), *dst = trl_nbhd_dests(g, me);
+    /* The k-th send to itself (in send order) fills the k-th receive from
+     * itself (in block order). */
     int i = 0;
     for (int k = 0; k < nout; k++) {
         int j = trl_nbhd_send_order(g, k);
@@ -62,4 +75,10 @@ int trl_nb_direct(const trl_coll_args *a, trl_sched *s, const int *host, size_t 
         i++;
     }
     return s->status;
+}
+
+int trl_nb_direct(const trl_coll_args *a, trl_sched *s, const int *host, size_t big)
+{
+    int rc = trl_nb_messages(a, s, host, big, TRL_NB_EVERY);
+    return rc == TRL_OK ? trl_nb_self(a, s) : rc;
 }

@@ -43,7 +43,11 @@
  * as neighbor_blocks.h lays it out). An edge's size is read on the side of
  * it this rank's host holds: the sender's where it is on this host, the
  * receiver's otherwise (the two agree in a correct program). n == 0:
- * nothing.
+ * nothing. A blocking call sends its messages of more than combine= bytes
+ * with that exchange (a->direct_apart: they need no sizes but their own),
+ * so they are not held back behind it; the small ones within its host and
+ * its copies to itself stay here (with the exchange, a rank would wait
+ * for its host's before it gathers).
  */
 #include <stdlib.h>
 
@@ -293,7 +297,15 @@ int trl_neighbor_locality(const trl_coll_args *a, trl_sched *s)
     }
     plan pl = {a, g, s, &h, h.hh.host_of, (size_t)trl_param_int(a, "combine"), deps};
     trl_sched_phase(s, "local");
-    trl_nb_direct(a, s, h.hh.host_of, pl.big);
+    int rc = !a->direct_apart ? trl_nb_direct(a, s, h.hh.host_of, pl.big)
+             : trl_nb_messages(a, s, h.hh.host_of, pl.big, TRL_NB_UPTO) == TRL_OK
+                 ? trl_nb_self(a, s)
+                 : s->status;
+    if (rc != TRL_OK) { /* the lists disagree: refused, as linear refuses */
+        trl_hier_hosts_free(&h.hh);
+        free(deps);
+        return rc;
+    }
     trl_sched_phase(s, "gather");
     gather_and_send(&pl);
     trl_sched_phase(s, "scatter");

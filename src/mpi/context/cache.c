@@ -57,7 +57,8 @@ static bool same_key(const trl_cache_entry *e, const trl_coll_args *a, int size,
 {
     if (!e->valid || e->coll != a->coll || e->root != a->root || e->count != a->count ||
         e->elem_size != a->elem_size || e->commutative != a->commutative ||
-        e->in_place != a->in_place || e->call != a->call || e->rules != rules)
+        e->in_place != a->in_place || e->direct_apart != a->direct_apart || e->call != a->call ||
+        e->rules != rules)
         return false;
     const size_t *v[6];
     size_t len[6], at = 0;
@@ -148,6 +149,7 @@ void trl_cache_fill(trl_cache_entry *e, const trl_coll_args *a, unsigned rules, 
                            .elem_size = a->elem_size,
                            .commutative = a->commutative,
                            .in_place = a->in_place,
+                           .direct_apart = a->direct_apart,
                            .call = a->call,
                            .rules = rules,
                            .valid = true,

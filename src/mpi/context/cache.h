@@ -18,7 +18,7 @@ typedef struct {
     trl_coll coll;
     int root;
     size_t count, elem_size;
-    bool commutative, in_place;
+    bool commutative, in_place, direct_apart;
     trl_call_kind call; /* the rules may choose differently by kind */
     unsigned rules;     /* the rules it was chosen by (trellis_set_rules) */
     bool valid;

@@ -78,10 +78,9 @@ typedef struct {
     trl_nbhd nbhd;
     size_t *nbvec;
     /* A blocking neighbourhood v or w call's exchange of block sizes
-     * (entry/neighbor_sizes.c), kept for the lanes= it last ran with (the
-     * graph and lanes= fix it): its schedule, NULL until made. */
+     * (entry/neighbor_sizes.c), kept for the call it last ran for (its
+     * entry's vec says which): its schedule, NULL until made. */
     struct {
-        int lanes;
         trl_cache_entry *entry;
     } sizes_run;
     /* The same on every rank of the communicator, different for every

@@ -459,8 +459,8 @@ int trl_op_submit(const trl_mode *mode, trl_comm *c, MPI_Comm comm, const trl_ca
     op->c = c;
     op->comm = comm;
     if (e) {
-        op->call = (trl_exec_call){sendbuf, recvbuf, dtype,   mpi_op, c->dup,
-                                   0,       0,       &c->shm, NULL,   NULL};
+        op->call = (trl_exec_call){sendbuf, recvbuf, dtype, mpi_op, c->dup, 0,
+                                   0,       &c->shm, NULL,  NULL,   NULL};
         /* The program may free the datatype and the operation as soon as
          * this call returns (holds.h). */
         op->holds_type = trl_hold_type(dtype);

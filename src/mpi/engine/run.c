@@ -93,7 +93,7 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
         int rc = run_threaded(e, c, comm, sendbuf, recvbuf, dtype, op, hooks, data);
         return rc == MPI_SUCCESS ? rc : trl_error(comm, rc);
     }
-    trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, 0, 0, &c->shm, NULL, NULL};
+    trl_exec_call call = {sendbuf, recvbuf, dtype, op, c->dup, 0, 0, &c->shm, NULL, NULL, NULL};
     if (!hooks->before && !hooks->after && !hooks->release && !TRL_TRACING) {
         /* The small calls' path: nothing around the run. */
         int rc = run_now(e, c, &call);
@@ -122,12 +122,15 @@ int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *se
     return trl_run_hooked(e, c, comm, sendbuf, recvbuf, dtype, op, &no_hooks, NULL, mode);
 }
 
-int trl_run_helper(const trl_cache_entry *e, trl_comm *c, const void *sendbuf, void *recvbuf)
+int trl_run_helper(const trl_cache_entry *e, trl_comm *c, const void *sendbuf, void *recvbuf,
+                   void *aux)
 {
     if (trl_engine_threaded())
-        return run_threaded(e, c, c->dup, sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL, &no_hooks, NULL);
-    trl_exec_call call = {sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL, c->dup,
-                          0,       0,       &c->shm,  NULL,        NULL};
+        return aux ? MPI_ERR_INTERN /* an op has no AUX: the caller's to avoid */
+                   : run_threaded(e, c, c->dup, sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL, &no_hooks,
+                                  NULL);
+    trl_exec_call call = {sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL, c->dup, 0,
+                          0,       &c->shm, NULL,     NULL,        aux};
     return run_now(e, c, &call);
 }
 

@@ -106,7 +106,7 @@ static int neighbor(trl_comm *c, MPI_Comm comm, trl_coll coll, trl_coll plain, c
         rc = trl_nb_plan_sizes(c, &a, &plan, &planned);
         with_plan.plan = planned ? &plan : NULL;
     } else if (!trl_coll_has_bytes(coll)) {
-        rc = trl_nb_share_sizes(c, &a, &table);
+        rc = trl_nb_share_sizes(c, &a, &send, recv.used ? recv.side.base : NULL, &table);
     }
     if (rc != MPI_SUCCESS) {
         trl_move_abandon(&send, &recv);

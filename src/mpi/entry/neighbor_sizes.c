@@ -36,7 +36,7 @@ static void edge_sizes(const trl_nbhd *g, int r, size_t *t, const size_t *buf)
 /* One call's sizes on their way. */
 typedef struct {
     size_t *table; /* trl_nb_edges + 1 entries: this rank's edges, then its host's */
-    size_t *own;   /* this rank's edges' bytes, as sent */
+    size_t *own;   /* this rank's edges' bytes, as sent; then room for in */
     size_t *in;    /* a lane's: its host's other ranks', back to back */
     int *from;     /* whose, in that order */
     int nfrom;
@@ -49,28 +49,34 @@ typedef struct {
 static void sizes_free(sizes *s)
 {
     free(s->table);
-    free(s->own);
-    free(s->in);
+    free(s->own); /* and in, which follows it */
     free(s->from);
     free(s->to);
     free(s->reqs);
     *s = (sizes){0};
 }
 
-/* Lay out a's sizes under algo (a->params: its parameters): this rank's
- * own (sent to every lane of its host but itself, s->to, where it has
- * edges) and, on a lane, where each of its host's other ranks with edges
- * lands in s->in (s->from); *lanes: lanes= as algo runs it. On failure
- * what was allocated is in *s. */
+/* a as algo runs it (a->params: its parameters), on c's hosts. */
+static trl_coll_args as_chosen(const trl_comm *c, const trl_coll_args *a, const trl_algo *algo)
+{
+    trl_coll_args chosen = *a;
+    chosen.algo = algo;
+    chosen.topo = c->topo.host ? &c->topo : NULL;
+    return chosen;
+}
+
+/* Lay out a's sizes under algo: this rank's own (sent to every lane of
+ * its host but itself, s->to, where it has edges) and, on a lane, where
+ * each of its host's other ranks with edges lands in s->in (s->from);
+ * *lanes: lanes= as algo runs it. On failure what was allocated is in
+ * *s. */
 static int sizes_lay(trl_comm *c, const trl_coll_args *a, const trl_algo *algo, sizes *s,
                      int *lanes)
 {
     const trl_nbhd *g = &c->nbhd;
     int me = c->rank;
     *s = (sizes){0};
-    trl_coll_args chosen = *a;
-    chosen.algo = algo;
-    chosen.topo = c->topo.host ? &c->topo : NULL;
+    trl_coll_args chosen = as_chosen(c, a, algo);
     trl_nb_hosts h = {0};
     *lanes = (int)trl_param_int(&chosen, "lanes");
     if (trl_nb_hosts_make(&chosen, *lanes, &h))
@@ -83,11 +89,13 @@ static int sizes_lay(trl_comm *c, const trl_coll_args *a, const trl_algo *algo, 
         nin += r == me ? 0 : (size_t)edges_of(g, r);
     }
     s->table = calloc(trl_nb_edges(g) + 1, sizeof *s->table);
-    s->own = malloc(((size_t)edges_of(g, me) + 1) * sizeof *s->own);
-    s->in = malloc((nin + 1) * sizeof *s->in);
+    /* own and in as one block: a blocking call's exchange names it as one
+     * buffer (TRL_BUF_AUX), beside the user's */
+    s->own = malloc(((size_t)edges_of(g, me) + nin + 1) * sizeof *s->own);
+    s->in = s->own ? s->own + edges_of(g, me) : NULL;
     s->from = malloc((size_t)nh * sizeof *s->from);
     s->to = malloc((size_t)nh * sizeof *s->to);
-    if (!s->table || !s->own || !s->in || !s->from || !s->to) {
+    if (!s->table || !s->own || !s->from || !s->to) {
         trl_hier_hosts_free(&h.hh);
         return MPI_ERR_NO_MEM;
     }
@@ -151,43 +159,128 @@ static void sizes_entry_drop(trl_comm *c)
     trl_engine_unlock();
 }
 
-/* A blocking call's: the messages of s as a schedule (own sizes from the
- * send buffer, a lane's into the receive one, in bytes), which the
- * executor runs as any other: the rings where two ranks share a node, the
- * MPI library otherwise, its waits and tag ranges. Made once for the
- * lanes= it runs with and kept (c->sizes_run): building it every call
- * cost a blocking call more than the loop it replaced. */
-static const trl_cache_entry *sizes_entry(trl_comm *c, int lanes, const sizes *s, int *rc)
+/* The entries of a's send arrays: one block to all for allgatherv. */
+static size_t send_entries(const trl_coll_args *a)
+{
+    return a->coll == TRL_COLL_NEIGHBOR_ALLGATHERV ? 1
+                                                   : (size_t)trl_nbhd_outdegree(a->nbhd, a->rank);
+}
+
+/* What a blocking call's kept exchange was made for (its entry's vec):
+ * lanes=, combine= and whether it carries the messages that go straight;
+ * with them, this rank's four arrays, which say what those are. write:
+ * copy into k; else whether k (of nk entries) is that. */
+enum { KEY_HEAD = 3 };
+
+static size_t key_len(const trl_coll_args *a, bool carry)
+{
+    size_t nr = (size_t)trl_nbhd_indegree(a->nbhd, a->rank);
+    return KEY_HEAD + (carry ? 2 * (send_entries(a) + nr) : 0);
+}
+
+static bool key_pass(size_t *k, size_t nk, bool write, const size_t head[KEY_HEAD],
+                     const trl_coll_args *a, bool carry)
+{
+    size_t ns = send_entries(a), nr = (size_t)trl_nbhd_indegree(a->nbhd, a->rank);
+    const size_t *part[5] = {head, a->send_counts, a->send_displs, a->recv_counts, a->recv_displs};
+    size_t len[5] = {KEY_HEAD, ns, ns, nr, nr}, at = 0;
+    if (nk != key_len(a, carry))
+        return false;
+    for (int i = 0; i < (carry ? 5 : 1); at += len[i++]) {
+        if (len[i] == 0) /* an empty array may be NULL, which memcpy must not get */
+            continue;
+        if (write)
+            memcpy(k + at, part[i], len[i] * sizeof *k);
+        else if (memcmp(k + at, part[i], len[i] * sizeof *k))
+            return false;
+    }
+    return true;
+}
+
+/* Whether a (as chosen) has messages of more than big bytes (combine=),
+ * which go straight: to or from another rank (trl_nb_messages). */
+static bool has_large(const trl_coll_args *a, size_t big)
+{
+    const trl_nbhd *g = a->nbhd;
+    int me = a->rank;
+    const int *src = trl_nbhd_sources(g, me), *dst = trl_nbhd_dests(g, me);
+    for (int i = 0; i < trl_nbhd_indegree(g, me); i++)
+        if (src[i] != TRL_NBHD_NULL && src[i] != me && trl_nb_recv_len(a, i) > big)
+            return true;
+    for (int j = 0; j < trl_nbhd_outdegree(g, me); j++)
+        if (dst[j] != TRL_NBHD_NULL && dst[j] != me && trl_nb_send_len(a, j) > big)
+            return true;
+    return false;
+}
+
+/* Those messages of a (as chosen: as_chosen), added to out. */
+static int direct_messages(const trl_coll_args *chosen, int lanes, size_t big, trl_sched *out)
+{
+    trl_nb_hosts h = {0};
+    if (trl_nb_hosts_make(chosen, lanes, &h) != TRL_OK)
+        return TRL_ERR_NOMEM;
+    int rc = trl_nb_messages(chosen, out, h.hh.host_of, big, TRL_NB_ABOVE);
+    trl_hier_hosts_free(&h.hh);
+    return rc;
+}
+
+/* A blocking call's: the messages of s as a schedule (each rank's own
+ * sizes to its host's lanes), which the executor runs as any other: the
+ * rings where two ranks share a node, the MPI library otherwise, its waits
+ * and tag ranges. Where carry, with a's messages of more than big bytes
+ * (a as chosen: as_chosen), which go straight for their size and need no
+ * other rank's: they are on their way while the sizes are, not held back
+ * behind them. The sizes then lie in TRL_BUF_AUX (own, then in), the
+ * messages in the user's buffers; else own in SEND and in in RECV. Both
+ * ends of such a message see its size, so both put it here. Kept
+ * (c->sizes_run) for repeats of the same key (key_pass): building it every
+ * call cost a blocking call more than the loop it replaced. */
+static const trl_cache_entry *sizes_entry(trl_comm *c, const trl_coll_args *a, int lanes,
+                                          size_t big, bool carry, const sizes *s, int *rc)
 {
     *rc = MPI_SUCCESS;
-    if (c->sizes_run.entry && c->sizes_run.lanes == lanes)
-        return c->sizes_run.entry;
+    size_t head[KEY_HEAD] = {(size_t)lanes, big, carry};
+    trl_cache_entry *kept = c->sizes_run.entry;
+    if (kept && key_pass(kept->vec, kept->nvec, false, head, a, carry))
+        return kept;
     sizes_entry_drop(c);
     trl_cache_entry *e = calloc(1, sizeof *e);
     trl_sched *out = e ? &e->sched : NULL;
-    if (!e || trl_sched_init(out, c->rank, c->size) != TRL_OK) {
+    size_t nk = key_len(a, carry);
+    if (e)
+        e->vec = malloc(nk * sizeof *e->vec);
+    if (!e || !e->vec || trl_sched_init(out, c->rank, c->size) != TRL_OK) {
+        if (e)
+            free(e->vec);
         free(e);
         *rc = MPI_ERR_NO_MEM;
         return NULL;
     }
     e->call = TRL_CALL_BLOCKING;
-    size_t at = 0, own = (size_t)edges_of(&c->nbhd, c->rank) * sizeof(size_t);
+    trl_buf own_buf = carry ? TRL_BUF_AUX : TRL_BUF_SEND;
+    trl_buf in_buf = carry ? TRL_BUF_AUX : TRL_BUF_RECV;
+    size_t own = (size_t)edges_of(&c->nbhd, c->rank) * sizeof(size_t);
+    size_t at = carry ? own : 0;
     for (int i = 0; i < s->nfrom; i++) {
         size_t n = (size_t)edges_of(&c->nbhd, s->from[i]) * sizeof(size_t);
-        trl_sched_recv(out, s->from[i], trl_ref_at(TRL_BUF_RECV, at), n, TRL_NODEPS);
+        trl_sched_recv(out, s->from[i], trl_ref_at(in_buf, at), n, TRL_NODEPS);
         at += n;
     }
     for (int i = 0; i < s->nto; i++)
-        trl_sched_send(out, s->to[i], trl_ref_at(TRL_BUF_SEND, 0), own, TRL_NODEPS);
-    if (trl_sched_finish(out) != TRL_OK) { /* a step that could not be added fails it */
+        trl_sched_send(out, s->to[i], trl_ref_at(own_buf, 0), own, TRL_NODEPS);
+    /* After the sizes: between two ranks, messages keep the order added */
+    int direct = carry ? direct_messages(a, lanes, big, out) : TRL_OK;
+    if (direct != TRL_OK || trl_sched_finish(out) != TRL_OK) { /* out of memory */
         trl_sched_free(out);
+        free(e->vec);
         free(e);
         *rc = MPI_ERR_NO_MEM;
         return NULL;
     }
+    key_pass(e->vec, nk, true, head, a, carry);
+    e->nvec = nk;
     e->valid = true;
     c->sizes_run.entry = e;
-    c->sizes_run.lanes = lanes;
     return e;
 }
 
@@ -263,7 +356,8 @@ static void orphans_test(void)
     free(taken);
 }
 
-int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
+int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, trl_move_side *send, void *recvbuf,
+                       size_t **table)
 {
     *table = NULL;
     const trl_algo *algo = trl_comm_choose(c, a);
@@ -273,9 +367,21 @@ int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table)
     sizes s;
     int lanes = 0;
     int rc = sizes_lay(c, a, algo, &s, &lanes);
-    const trl_cache_entry *e = rc == MPI_SUCCESS ? sizes_entry(c, lanes, &s, &rc) : NULL;
-    if (e)
-        rc = trl_run_helper(e, c, s.own, s.in);
+    /* Alike on every rank: a progress thread runs the exchange as an op,
+     * which has no AUX (run.h). */
+    a->direct_apart = !trl_engine_threaded();
+    trl_coll_args chosen = as_chosen(c, a, algo);
+    size_t big = (size_t)trl_param_int(&chosen, "combine");
+    bool carry = a->direct_apart && has_large(&chosen, big);
+    if (carry && send->used && send->side.staging)
+        trl_side_pack(&send->side, &send->b, send->displs, -1, c->dup);
+    const trl_cache_entry *e = rc == MPI_SUCCESS
+                                   ? sizes_entry(c, &chosen, lanes, big, carry, &s, &rc)
+                                   : NULL;
+    if (e && carry)
+        rc = trl_run_helper(e, c, send->used ? send->side.base : NULL, recvbuf, s.own);
+    else if (e)
+        rc = trl_run_helper(e, c, s.own, s.in, NULL);
     if (rc == MPI_SUCCESS) {
         sizes_take(&c->nbhd, &s);
         a->counts = *table = s.table;
@@ -389,8 +495,7 @@ int trl_nb_plan_sizes(trl_comm *c, trl_coll_args *a, trl_op_plan *plan, bool *pl
         return MPI_SUCCESS;
     orphans_test();
     const trl_nbhd *g = &c->nbhd;
-    size_t ns = a->coll == TRL_COLL_NEIGHBOR_ALLGATHERV ? 1
-                                                        : (size_t)trl_nbhd_outdegree(g, c->rank);
+    size_t ns = send_entries(a);
     size_t nr = (size_t)trl_nbhd_indegree(g, c->rank);
     plan_state *p = calloc(1, sizeof *p);
     if (!p || !(p->arrays = malloc((2 * (ns + nr) + 1) * sizeof *p->arrays))) {

@@ -8,7 +8,8 @@
  * builds its host's part of the table the algorithm reads
  * (neighbor_blocks.h, a->counts).
  *
- * A blocking call exchanges them before it builds. A persistent call, whose
+ * A blocking call exchanges them before it builds, the edges the algorithm
+ * sends straight on their way meanwhile. A persistent call, whose
  * init may not wait for other ranks, posts them at its init, runs the
  * algorithm the rules give it without them (linear) at its first start,
  * and the planned one from its second on (engine.h, trl_op_plan). A
@@ -21,11 +22,16 @@
 
 #include "mpi/context/comm.h"
 #include "mpi/engine/engine.h"
+#include "mpi/entry/coll_common.h"
 
 /* A blocking call: a->counts becomes the table (*table: what to free; NULL
- * where the algorithm chosen does not need it). Returns an MPI error
- * code. */
-int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, size_t **table);
+ * where the algorithm chosen does not need it). send (its side opened) and
+ * recvbuf (what the call's schedule addresses): for the messages the
+ * algorithm sends straight, which go with the sizes where a->direct_apart
+ * comes back true (a staged send side is then packed here first; its run
+ * packs it again and reports a failure). Returns an MPI error code. */
+int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, trl_move_side *send, void *recvbuf,
+                       size_t **table);
 
 /* A persistent call at its init, or a non-blocking call, where the rules
  * give it an algorithm that needs the table (*plan_needed; false: nothing
