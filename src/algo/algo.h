@@ -187,9 +187,9 @@ typedef struct {
      * (mpi/entry/neighbor_sizes.h): an algorithm with TRL_NEEDS_ALL_COUNTS
      * serves it then. */
     bool counts_planned;
-    /* A blocking neighbourhood v or w call under such an algorithm: the
-     * edges it sends straight (within a host, above combine=) went with the
-     * exchange of sizes before it (mpi/entry/neighbor_sizes.h), so its
+    /* A blocking neighbourhood v or w call under such an algorithm: its
+     * messages of more than combine= bytes (within a host or not) went with
+     * the exchange of sizes before it (mpi/entry/neighbor_sizes.h), so its
      * schedule leaves them out. */
     bool direct_apart;
     const trl_params *params;

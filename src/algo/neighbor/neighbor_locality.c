@@ -2,7 +2,8 @@
  * the messages a host's ranks send to the ranks of one other host travel as
  * one message between the two hosts' leaders.
  *
- *   1. Edges within a host: one message each, as linear (trl_nb_direct).
+ *   1. Edges within a host: one message each, as linear (trl_nb_direct;
+ *      in a blocking v or w call those above combine= go earlier: below).
  *   2. Each rank packs its blocks for each other host (in its send order)
  *      and sends them to its host's leader (its lowest rank) in one message;
  *      the leader lays every rank's blocks for host B side by side, by rank

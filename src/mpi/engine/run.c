@@ -122,13 +122,21 @@ int trl_run(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const void *se
     return trl_run_hooked(e, c, comm, sendbuf, recvbuf, dtype, op, &no_hooks, NULL, mode);
 }
 
+/* An op's AUX (its data), set as it starts. */
+static int aux_in(trl_op *op)
+{
+    op->call.aux = op->data;
+    return MPI_SUCCESS;
+}
+
+static const trl_op_hooks aux_hooks = {aux_in, NULL, NULL};
+
 int trl_run_helper(const trl_cache_entry *e, trl_comm *c, const void *sendbuf, void *recvbuf,
                    void *aux)
 {
     if (trl_engine_threaded())
-        return aux ? MPI_ERR_INTERN /* an op has no AUX: the caller's to avoid */
-                   : run_threaded(e, c, c->dup, sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL, &no_hooks,
-                                  NULL);
+        return run_threaded(e, c, c->dup, sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL,
+                            aux ? &aux_hooks : &no_hooks, aux);
     trl_exec_call call = {sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL, c->dup, 0,
                           0,       &c->shm, NULL,     NULL,        aux};
     return run_now(e, c, &call);

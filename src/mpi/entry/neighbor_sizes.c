@@ -367,9 +367,8 @@ int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, trl_move_side *send, void 
     sizes s;
     int lanes = 0;
     int rc = sizes_lay(c, a, algo, &s, &lanes);
-    /* Alike on every rank: a progress thread runs the exchange as an op,
-     * which has no AUX (run.h). */
-    a->direct_apart = !trl_engine_threaded();
+    /* On every rank alike: each message's tag range depends on it. */
+    a->direct_apart = true;
     trl_coll_args chosen = as_chosen(c, a, algo);
     size_t big = (size_t)trl_param_int(&chosen, "combine");
     bool carry = a->direct_apart && has_large(&chosen, big);

@@ -8,8 +8,8 @@
  * builds its host's part of the table the algorithm reads
  * (neighbor_blocks.h, a->counts).
  *
- * A blocking call exchanges them before it builds, the edges the algorithm
- * sends straight on their way meanwhile. A persistent call, whose
+ * A blocking call exchanges them before it builds, its blocks of more than
+ * combine= bytes (which go straight) on their way meanwhile. A persistent call, whose
  * init may not wait for other ranks, posts them at its init, runs the
  * algorithm the rules give it without them (linear) at its first start,
  * and the planned one from its second on (engine.h, trl_op_plan). A
