@@ -69,10 +69,9 @@ typedef struct {
 static void *resolve(world *w, const buffers *b, int rank, size_t step, trl_ref r, size_t count)
 {
     if (r.off + count > b->cap[r.buf] || (count > 0 && !b->base[r.buf])) {
-        static const char *names[TRL_BUF_KINDS] = {"send", "recv", "scratch", "aux"};
         pthread_mutex_lock(&w->lock);
         fail(w, "rank %d step l%zu: %s+%zu x%zu is outside the buffer (%zu elements)", rank,
-             step + 1, names[r.buf], r.off, count, b->cap[r.buf]);
+             step + 1, trl_buf_name(r.buf), r.off, count, b->cap[r.buf]);
         pthread_mutex_unlock(&w->lock);
         return NULL;
     }

@@ -501,7 +501,7 @@ int trl_sched_finish(trl_sched *s)
     return TRL_OK;
 }
 
-static const char *kind_name(trl_buf b)
+const char *trl_buf_name(trl_buf b)
 {
     static const char *names[TRL_BUF_KINDS] = {"send", "recv", "scratch", "aux"};
     return names[b];
@@ -549,15 +549,15 @@ void trl_sched_print_steps(const trl_sched *s, FILE *out)
                     st->phase ? trl_sched_phase_name(s, st->phase) : "(none)");
         fprintf(out, "  l%zu: %-6s", i + 1, names[st->kind]);
         if (st->kind == TRL_STEP_SEND)
-            fprintf(out, " %s+%zu to %d", kind_name(st->a.buf), st->a.off, st->peer);
+            fprintf(out, " %s+%zu to %d", trl_buf_name(st->a.buf), st->a.off, st->peer);
         else if (st->kind == TRL_STEP_RECV)
-            fprintf(out, " %s+%zu from %d", kind_name(st->b.buf), st->b.off, st->peer);
+            fprintf(out, " %s+%zu from %d", trl_buf_name(st->b.buf), st->b.off, st->peer);
         else if (st->kind == TRL_STEP_REDUCE && !trl_ref_same(st->b, st->c))
-            fprintf(out, " %s+%zu, %s+%zu -> %s+%zu", kind_name(st->a.buf), st->a.off,
-                    kind_name(st->c.buf), st->c.off, kind_name(st->b.buf), st->b.off);
+            fprintf(out, " %s+%zu, %s+%zu -> %s+%zu", trl_buf_name(st->a.buf), st->a.off,
+                    trl_buf_name(st->c.buf), st->c.off, trl_buf_name(st->b.buf), st->b.off);
         else if (st->kind != TRL_STEP_NOP)
-            fprintf(out, " %s+%zu -> %s+%zu", kind_name(st->a.buf), st->a.off, kind_name(st->b.buf),
-                    st->b.off);
+            fprintf(out, " %s+%zu -> %s+%zu", trl_buf_name(st->a.buf), st->a.off,
+                    trl_buf_name(st->b.buf), st->b.off);
         fprintf(out, " x%zu", st->count);
         if (st->kind == TRL_STEP_SEND || st->kind == TRL_STEP_RECV)
             fprintf(out, " tag %d", st->tag);

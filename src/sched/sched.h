@@ -41,6 +41,9 @@ typedef struct {
     size_t off; /* in elements of the call's datatype */
 } trl_ref;
 
+/* "send", "recv", "scratch", "aux": for messages and dumps. */
+const char *trl_buf_name(trl_buf b);
+
 static inline trl_ref trl_ref_at(trl_buf buf, size_t off)
 {
     trl_ref r = {buf, off};

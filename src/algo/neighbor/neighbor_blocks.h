@@ -107,6 +107,8 @@ int trl_nb_direct(const trl_coll_args *a, trl_sched *s, const int *host, size_t 
 typedef enum { TRL_NB_EVERY, TRL_NB_ABOVE, TRL_NB_UPTO } trl_nb_part;
 int trl_nb_messages(const trl_coll_args *a, trl_sched *s, const int *host, size_t big,
                     trl_nb_part part);
+/* Whether trl_nb_messages has any message of part TRL_NB_ABOVE for a. */
+bool trl_nb_has_above(const trl_coll_args *a, size_t big);
 int trl_nb_self(const trl_coll_args *a, trl_sched *s);
 
 #endif

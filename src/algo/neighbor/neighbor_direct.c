@@ -26,6 +26,13 @@ static bool direct(const int *host, size_t big, int a, int b, size_t n, trl_nb_p
     return straight && (part == TRL_NB_EVERY || (part == TRL_NB_ABOVE) == (n > big));
 }
 
+/* Whether rank me's edge with peer, of n bytes, is a message of part's:
+ * not with MPI_PROC_NULL or itself, not empty. */
+static bool message(const int *host, size_t big, int me, int peer, size_t n, trl_nb_part part)
+{
+    return peer != TRL_NBHD_NULL && peer != me && n > 0 && direct(host, big, me, peer, n, part);
+}
+
 int trl_nb_messages(const trl_coll_args *a, trl_sched *s, const int *host, size_t big,
                     trl_nb_part part)
 {
@@ -34,20 +41,32 @@ int trl_nb_messages(const trl_coll_args *a, trl_sched *s, const int *host, size_
     const int *src = trl_nbhd_sources(g, me), *dst = trl_nbhd_dests(g, me);
     for (int i = 0; i < nin; i++) {
         size_t n = trl_nb_recv_len(a, i);
-        if (src[i] != TRL_NBHD_NULL && src[i] != me && n > 0 &&
-            direct(host, big, me, src[i], n, part))
+        if (message(host, big, me, src[i], n, part))
             trl_sched_recv(s, src[i], trl_ref_at(TRL_BUF_RECV, trl_nb_recv_off(a, i)), n,
                            TRL_NODEPS);
     }
     for (int k = 0; k < nout; k++) {
         int j = trl_nbhd_send_order(g, k);
         size_t n = trl_nb_send_len(a, j);
-        if (dst[j] != TRL_NBHD_NULL && dst[j] != me && n > 0 &&
-            direct(host, big, me, dst[j], n, part))
+        if (message(host, big, me, dst[j], n, part))
             trl_sched_send(s, dst[j], trl_ref_at(TRL_BUF_SEND, trl_nb_send_off(a, j)), n,
                            TRL_NODEPS);
     }
     return s->status;
+}
+
+bool trl_nb_has_above(const trl_coll_args *a, size_t big)
+{
+    const trl_nbhd *g = a->nbhd;
+    int me = a->rank;
+    const int *src = trl_nbhd_sources(g, me), *dst = trl_nbhd_dests(g, me);
+    for (int i = 0; i < trl_nbhd_indegree(g, me); i++)
+        if (message(NULL, big, me, src[i], trl_nb_recv_len(a, i), TRL_NB_ABOVE))
+            return true;
+    for (int j = 0; j < trl_nbhd_outdegree(g, me); j++)
+        if (message(NULL, big, me, dst[j], trl_nb_send_len(a, j), TRL_NB_ABOVE))
+            return true;
+    return false;
 }
 
 int trl_nb_self(const trl_coll_args *a, trl_sched *s)

@@ -298,10 +298,10 @@ int trl_neighbor_locality(const trl_coll_args *a, trl_sched *s)
     }
     plan pl = {a, g, s, &h, h.hh.host_of, (size_t)trl_param_int(a, "combine"), deps};
     trl_sched_phase(s, "local");
-    int rc = !a->direct_apart ? trl_nb_direct(a, s, h.hh.host_of, pl.big)
-             : trl_nb_messages(a, s, h.hh.host_of, pl.big, TRL_NB_UPTO) == TRL_OK
-                 ? trl_nb_self(a, s)
-                 : s->status;
+    int rc = trl_nb_messages(a, s, h.hh.host_of, pl.big,
+                             a->direct_apart ? TRL_NB_UPTO : TRL_NB_EVERY);
+    if (rc == TRL_OK)
+        rc = trl_nb_self(a, s);
     if (rc != TRL_OK) { /* the lists disagree: refused, as linear refuses */
         trl_hier_hosts_free(&h.hh);
         free(deps);

@@ -197,23 +197,8 @@ static bool key_pass(size_t *k, size_t nk, bool write, const size_t head[KEY_HEA
     return true;
 }
 
-/* Whether a (as chosen) has messages of more than big bytes (combine=),
- * which go straight: to or from another rank (trl_nb_messages). */
-static bool has_large(const trl_coll_args *a, size_t big)
-{
-    const trl_nbhd *g = a->nbhd;
-    int me = a->rank;
-    const int *src = trl_nbhd_sources(g, me), *dst = trl_nbhd_dests(g, me);
-    for (int i = 0; i < trl_nbhd_indegree(g, me); i++)
-        if (src[i] != TRL_NBHD_NULL && src[i] != me && trl_nb_recv_len(a, i) > big)
-            return true;
-    for (int j = 0; j < trl_nbhd_outdegree(g, me); j++)
-        if (dst[j] != TRL_NBHD_NULL && dst[j] != me && trl_nb_send_len(a, j) > big)
-            return true;
-    return false;
-}
-
-/* Those messages of a (as chosen: as_chosen), added to out. */
+/* a's messages of more than big bytes (combine=), which go straight
+ * (trl_nb_messages; a as chosen: as_chosen), added to out. */
 static int direct_messages(const trl_coll_args *chosen, int lanes, size_t big, trl_sched *out)
 {
     trl_nb_hosts h = {0};
@@ -227,12 +212,12 @@ static int direct_messages(const trl_coll_args *chosen, int lanes, size_t big, t
 /* A blocking call's: the messages of s as a schedule (each rank's own
  * sizes to its host's lanes), which the executor runs as any other: the
  * rings where two ranks share a node, the MPI library otherwise, its waits
- * and tag ranges. Where carry, with a's messages of more than big bytes
- * (a as chosen: as_chosen), which go straight for their size and need no
- * other rank's: they are on their way while the sizes are, not held back
- * behind them. The sizes then lie in TRL_BUF_AUX (own, then in), the
- * messages in the user's buffers; else own in SEND and in in RECV. Both
- * ends of such a message see its size, so both put it here. Kept
+ * and tag ranges. The sizes lie in TRL_BUF_AUX (own, then in). Where
+ * carry, with a's messages of more than big bytes (a as chosen:
+ * as_chosen), which go straight for their size and need no other rank's:
+ * they are on their way while the sizes are, not held back behind them,
+ * from and into the user's buffers. Both ends of such a message see its
+ * size, so both put it here. Kept
  * (c->sizes_run) for repeats of the same key (key_pass): building it every
  * call cost a blocking call more than the loop it replaced. */
 static const trl_cache_entry *sizes_entry(trl_comm *c, const trl_coll_args *a, int lanes,
@@ -257,17 +242,14 @@ static const trl_cache_entry *sizes_entry(trl_comm *c, const trl_coll_args *a, i
         return NULL;
     }
     e->call = TRL_CALL_BLOCKING;
-    trl_buf own_buf = carry ? TRL_BUF_AUX : TRL_BUF_SEND;
-    trl_buf in_buf = carry ? TRL_BUF_AUX : TRL_BUF_RECV;
-    size_t own = (size_t)edges_of(&c->nbhd, c->rank) * sizeof(size_t);
-    size_t at = carry ? own : 0;
+    size_t own = (size_t)edges_of(&c->nbhd, c->rank) * sizeof(size_t), at = own;
     for (int i = 0; i < s->nfrom; i++) {
         size_t n = (size_t)edges_of(&c->nbhd, s->from[i]) * sizeof(size_t);
-        trl_sched_recv(out, s->from[i], trl_ref_at(in_buf, at), n, TRL_NODEPS);
+        trl_sched_recv(out, s->from[i], trl_ref_at(TRL_BUF_AUX, at), n, TRL_NODEPS);
         at += n;
     }
     for (int i = 0; i < s->nto; i++)
-        trl_sched_send(out, s->to[i], trl_ref_at(own_buf, 0), own, TRL_NODEPS);
+        trl_sched_send(out, s->to[i], trl_ref_at(TRL_BUF_AUX, 0), own, TRL_NODEPS);
     /* After the sizes: between two ranks, messages keep the order added */
     int direct = carry ? direct_messages(a, lanes, big, out) : TRL_OK;
     if (direct != TRL_OK || trl_sched_finish(out) != TRL_OK) { /* out of memory */
@@ -371,16 +353,14 @@ int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, trl_move_side *send, void 
     a->direct_apart = true;
     trl_coll_args chosen = as_chosen(c, a, algo);
     size_t big = (size_t)trl_param_int(&chosen, "combine");
-    bool carry = a->direct_apart && has_large(&chosen, big);
+    bool carry = trl_nb_has_above(&chosen, big);
     if (carry && send->used && send->side.staging)
         trl_side_pack(&send->side, &send->b, send->displs, -1, c->dup);
     const trl_cache_entry *e = rc == MPI_SUCCESS
                                    ? sizes_entry(c, &chosen, lanes, big, carry, &s, &rc)
                                    : NULL;
-    if (e && carry)
+    if (e)
         rc = trl_run_helper(e, c, send->used ? send->side.base : NULL, recvbuf, s.own);
-    else if (e)
-        rc = trl_run_helper(e, c, s.own, s.in, NULL);
     if (rc == MPI_SUCCESS) {
         sizes_take(&c->nbhd, &s);
         a->counts = *table = s.table;
