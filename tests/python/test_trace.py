@@ -210,3 +210,61 @@ def test_a_reused_directory_is_read_one_run_at_a_time(tmp_path) -> None:
     said = "removed what an earlier trace left there (3 rank files, trace.json, timeline.png)"
     assert said in proc.stderr
     assert sorted(f.name for f in out.iterdir()) == ["rank-00000.jsonl", "rank-00001.jsonl"]
+
+
+NEIGHBOR_PROGRAM = str(BUILD / "tests" / "mpi" / "coll_check_neighbor")
+COMBINE = 64
+NEIGHBOR_RULES = "; ".join(f"neighbor_{c} locality combine={COMBINE}"
+                           for c in ("alltoallv", "allgatherv", "alltoallw"))  # fmt: skip
+
+
+def test_a_neighbourhood_calls_sizes_open_its_record(tmp_path) -> None:
+    """A blocking v or w neighbourhood call under `locality` exchanges its block sizes
+    within each host before its schedule runs, and sends the blocks above combine= with
+    them: those steps open the call's record (phases `sizes`, then `direct`), the call
+    starts when they do, the schedule's steps and `after` follow them, and sends still
+    pair with receives by tag over the whole record; `trellis trace` reads it."""
+    out = tmp_path / "nb"
+    proc = trellis_run("-np", "4", "--topology", "hosts=2 ranks_per_host=2",
+                       "--trace", str(out), "--rules", NEIGHBOR_RULES, NEIGHBOR_PROGRAM,
+                       "--quick", timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert " 0 failed" in proc.stdout, proc.stdout
+    recs = lines(out)
+    forms = {f"neighbor_{c}" for c in ("alltoallv", "allgatherv", "alltoallw")}
+    calls = [c for c in recs if c["type"] == "call" and c["collective"] in forms]
+    assert {c["algorithm"] for c in calls} == {"locality"}
+    steps: dict = {}
+    for r in recs:
+        if r["type"] == "step":
+            steps.setdefault((r["call"], r["rank"]), []).append(r)
+    opened, direct = set(), 0
+    for c in calls:
+        mine = sorted(steps.get((c["call"], c["rank"]), []), key=lambda r: r["step"])
+        assert [r["step"] for r in mine] == list(range(len(mine)))
+        phases = [r["phase"] for r in mine]
+        ahead = sum(1 for p in phases if p in ("sizes", "direct"))
+        # The helper's steps first, the exchange before the blocks that ride with it.
+        n_sizes = phases.count("sizes")
+        assert phases[:ahead] == ["sizes"] * n_sizes + ["direct"] * (ahead - n_sizes), phases
+        if ahead:
+            opened.add(c["collective"])
+            assert all(r["bytes"] % 8 == 0 for r in mine if r["phase"] == "sizes")
+            assert all(r["bytes"] > COMBINE for r in mine if r["phase"] == "direct")
+            direct += phases.count("direct")
+        for i, r in enumerate(mine):
+            assert c["t_enter"] <= r["t_ready"] <= r["t_posted"] <= r["t_done"] <= c["t_exit"]
+            if r["after"] is not None:
+                # A schedule's step waits on its own steps, numbered after the helper's.
+                assert (r["after"] < ahead) == (i < ahead), (i, ahead, r)
+                assert mine[r["after"]]["t_done"] <= r["t_ready"], (r, mine[r["after"]])
+    assert opened == forms
+    assert direct
+    ids = {c["call"] for c in calls}
+    every = [r for r in recs if r["type"] == "step" and r["call"] in ids]
+    sends = [(r["call"], r["rank"], r["peer"], r["tag"]) for r in every if r["kind"] == "send"]
+    recvs = [(r["call"], r["peer"], r["rank"], r["tag"]) for r in every if r["kind"] == "recv"]
+    assert len(set(sends)) == len(sends)  # the k-th message from a to b: tag k, once
+    assert sorted(sends) == sorted(recvs)
+    got = trace_json(out)
+    assert got["ranks"] == 4

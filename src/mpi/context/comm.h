@@ -88,6 +88,9 @@ typedef struct {
      * set up (engine/trace.c names calls with it and traced_calls). */
     int64_t trace_id;
     uint32_t traced_calls;
+    /* A helper's trace record for the call it runs ahead of (trace.h):
+     * set and taken within that call. */
+    struct trl_trace_call *trace_prefix;
 } trl_comm;
 
 /* Open the registry (MPI_Init, once the rules are loaded: collectives are

@@ -139,7 +139,11 @@ int trl_run_helper(const trl_cache_entry *e, trl_comm *c, const void *sendbuf, v
                             aux ? &aux_hooks : &no_hooks, aux);
     trl_exec_call call = {sendbuf, recvbuf, MPI_BYTE, MPI_OP_NULL, c->dup, 0,
                           0,       &c->shm, NULL,     NULL,        aux};
-    return run_now(e, c, &call);
+    trl_trace_call *traced = TRL_TRACING ? trl_trace_prefix_begin(e, c, &call.trace) : NULL;
+    int rc = run_now(e, c, &call);
+    if (traced)
+        trl_trace_prefix_end(traced, c);
+    return rc;
 }
 
 int trl_nothing(MPI_Comm comm, const trl_mode *mode)

@@ -44,6 +44,11 @@ struct trl_trace_call {
     uint32_t nsteps; /* 0 where the steps were not kept */
     step_info *steps;
     trl_exec_trace times;
+    /* Steps [0, first) are a helper's that ran before the call's schedule
+     * (trl_trace_prefix_end); the executor writes the schedule's times from
+     * first on (run), and its `after` indices are shifted by first. */
+    uint32_t first;
+    trl_exec_trace run;
 };
 
 static struct {
@@ -192,46 +197,119 @@ static void call_free(trl_trace_call *t)
     free(t);
 }
 
-/* The steps of the schedule, as the file states them. */
-static bool keep_steps(trl_trace_call *t, const trl_cache_entry *e, const trl_comm *c)
+/* Room for n steps' records and times, none done. */
+static bool steps_alloc(trl_trace_call *t, size_t n)
 {
-    const trl_sched *s = &e->sched;
-    size_t n = s->nsteps;
     t->steps = malloc((n ? n : 1) * sizeof *t->steps);
     t->times.t = calloc(3 * (n ? n : 1), sizeof *t->times.t);
     t->times.after = malloc((n ? n : 1) * sizeof *t->times.after);
     if (!t->steps || !t->times.t || !t->times.after)
         return false;
+    for (size_t i = 0; i < n; i++)
+        t->times.after[i] = -1;
+    t->nsteps = (uint32_t)n;
+    return true;
+}
+
+/* The steps of e's schedule, as the file states them, from t's step first
+ * on. shift (NULL: none) counts, per peer, the messages of a helper's
+ * steps before first: a message's tag goes on from them, so that the k-th
+ * message from a to b has tag k over the whole record, as on both ends. */
+static void steps_of(trl_trace_call *t, uint32_t first, const trl_cache_entry *e, const trl_comm *c,
+                     const int32_t *shift)
+{
+    const trl_sched *s = &e->sched;
     /* A schedule's phase indices, mapped once to the tracer's names. */
     uint32_t map[256];
     size_t nmap = s->nphases < 256 ? s->nphases : 256;
     for (size_t p = 0; p < nmap; p++)
         map[p] = intern(s->phase_names[p]);
-    for (size_t i = 0; i < n; i++) {
+    size_t elem = e->elem_size ? e->elem_size : 1;
+    for (size_t i = 0; i < s->nsteps; i++) {
         const trl_step *st = &s->steps[i];
         bool msg = st->kind == TRL_STEP_SEND || st->kind == TRL_STEP_RECV;
-        t->steps[i] = (step_info){
+        t->steps[first + i] = (step_info){
             .kind = (uint8_t)st->kind,
             .level = (uint8_t)(msg ? trl_link_between(c->topo.host ? &c->topo : NULL, c->rank,
                                                       st->peer)
                                    : TRL_LINK_COUNT),
             .peer = msg ? st->peer : -1,
-            .tag = msg ? st->tag : -1,
+            .tag = msg ? st->tag + (shift ? shift[2 * st->peer + (st->kind == TRL_STEP_RECV)] : 0)
+                       : -1,
             .phase = st->phase < nmap ? map[st->phase] : 0,
-            .bytes = (uint64_t)st->count * e->elem_size};
-        t->times.after[i] = -1;
+            .bytes = (uint64_t)st->count * elem};
     }
-    t->nsteps = (uint32_t)n;
+}
+
+/* Per peer, the messages sent to it and received from it in t's steps. */
+static int32_t *messages_per_peer(const trl_trace_call *t, int ranks)
+{
+    int32_t *n = calloc(2 * (size_t)ranks, sizeof *n);
+    for (uint32_t i = 0; n && i < t->nsteps; i++) {
+        const step_info *st = &t->steps[i];
+        if (st->kind == TRL_STEP_SEND || st->kind == TRL_STEP_RECV)
+            n[2 * st->peer + (st->kind == TRL_STEP_RECV)]++;
+    }
+    return n;
+}
+
+/* The steps of t: a helper's that ran first (pre, NULL for none), then e's
+ * schedule's, whose times the executor writes through t->run. */
+static bool keep_steps(trl_trace_call *t, const trl_cache_entry *e, const trl_comm *c,
+                       const trl_trace_call *pre)
+{
+    uint32_t first = pre ? pre->nsteps : 0;
+    int32_t *shift = pre ? messages_per_peer(pre, c->size) : NULL;
+    if ((pre && !shift) || !steps_alloc(t, first + e->sched.nsteps)) {
+        free(shift);
+        return false;
+    }
+    if (pre) {
+        memcpy(t->steps, pre->steps, first * sizeof *t->steps);
+        memcpy(t->times.t, pre->times.t, 3 * (size_t)first * sizeof *t->times.t);
+        memcpy(t->times.after, pre->times.after, first * sizeof *t->times.after);
+    }
+    steps_of(t, first, e, c, shift);
+    free(shift);
+    t->first = first;
+    t->run = (trl_exec_trace){t->times.t + 3 * (size_t)first, t->times.after + first};
     return true;
+}
+
+/* The kept steps of t let go: its record says the call only. */
+static void steps_drop(trl_trace_call *t)
+{
+    free(t->steps);
+    free(t->times.t);
+    free(t->times.after);
+    t->steps = NULL;
+    t->times = (trl_exec_trace){0};
+    t->nsteps = t->first = 0;
+}
+
+/* The helper's record parked on c for the call numbered call, if any. */
+static trl_trace_call *prefix_take(trl_comm *c, int64_t call)
+{
+    trl_trace_call *pre = c->trace_prefix;
+    c->trace_prefix = NULL;
+    if (pre && pre->call != call) { /* not this call's: cannot be (trl_trace_prefix_drop) */
+        call_free(pre);
+        pre = NULL;
+    }
+    return pre;
 }
 
 trl_trace_call *trl_trace_begin(const trl_cache_entry *e, trl_comm *c, trl_exec_trace **out)
 {
     *out = NULL;
+    int64_t id = c->trace_id << 32 | c->traced_calls;
+    trl_trace_call *pre = prefix_take(c, id);
     trl_trace_call *t = calloc(1, sizeof *t);
-    if (!t)
+    if (!t) {
+        call_free(pre);
         return NULL;
-    *t = (trl_trace_call){.call = c->trace_id << 32 | c->traced_calls++,
+    }
+    *t = (trl_trace_call){.call = id,
                           .rank = c->rank,
                           .ranks = c->size,
                           .root = trl_coll_is_rooted(e->coll) ? e->root : -1,
@@ -239,20 +317,46 @@ trl_trace_call *trl_trace_begin(const trl_cache_entry *e, trl_comm *c, trl_exec_
                           .bytes = e->rule_bytes,
                           .algo = e->algo,
                           .rule = e->rule};
+    c->traced_calls++;
     tr.calls++;
-    if (e->sched.nsteps <= tr.max_steps && keep_steps(t, e, c)) {
-        *out = &t->times;
-    } else {
-        free(t->steps);
-        free(t->times.t);
-        free(t->times.after);
-        t->steps = NULL;
-        t->times = (trl_exec_trace){0};
-        t->nsteps = 0;
+    bool whole = !pre || pre->steps; /* the helper's steps were kept */
+    if (whole && (pre ? pre->nsteps : 0) + e->sched.nsteps <= tr.max_steps &&
+        keep_steps(t, e, c, pre))
+        *out = &t->run;
+    else {
+        steps_drop(t);
         tr.steps_left_out++;
     }
+    t->t_enter = pre ? pre->t_enter : trl_now_ns();
+    call_free(pre);
+    return t;
+}
+
+trl_trace_call *trl_trace_prefix_begin(const trl_cache_entry *e, trl_comm *c, trl_exec_trace **out)
+{
+    *out = NULL;
+    trl_trace_prefix_drop(c);
+    trl_trace_call *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->call = c->trace_id << 32 | c->traced_calls;
+    if (e->sched.nsteps <= tr.max_steps && keep_steps(t, e, c, NULL))
+        *out = &t->run;
+    else
+        steps_drop(t); /* and so its call's (trl_trace_begin) */
     t->t_enter = trl_now_ns();
     return t;
+}
+
+void trl_trace_prefix_end(trl_trace_call *t, trl_comm *c)
+{
+    c->trace_prefix = t;
+}
+
+void trl_trace_prefix_drop(trl_comm *c)
+{
+    call_free(c->trace_prefix);
+    c->trace_prefix = NULL;
 }
 
 void trl_trace_end(trl_trace_call *t)
@@ -329,8 +433,9 @@ static void write_call(FILE *f, const trl_trace_call *t)
             fputs("\"peer\": null, \"tag\": null, \"level\": null, ", f);
         fprintf(f, "\"bytes\": %" PRIu64 ", \"phase\": ", s->bytes);
         json_text(f, tr.phases[s->phase]);
-        if (t->times.after[i] >= 0)
-            fprintf(f, ", \"after\": %d", t->times.after[i]);
+        int32_t after = t->times.after[i];
+        if (after >= 0) /* the schedule's indices are from its first step */
+            fprintf(f, ", \"after\": %d", after + (int32_t)(i >= t->first ? t->first : 0));
         else
             fputs(", \"after\": null", f);
         fprintf(f, ", \"t_ready\": %lld, \"t_posted\": %lld, \"t_done\": %lld}\n",

@@ -6,8 +6,9 @@
  *
  * Off (the default) it costs one predictable branch per call and per step.
  * Memory is bounded: the last TRELLIS_TRACE_CALLS calls (default 1000) per
- * rank are kept, and a schedule of more than TRELLIS_TRACE_STEPS steps
- * (default 1,000,000) keeps its call record only.
+ * rank are kept, and a call of more than TRELLIS_TRACE_STEPS steps
+ * (default 1,000,000; a helper's ahead of its schedule's counted in) keeps
+ * its call record only.
  */
 #ifndef TRL_TRACE_H
 #define TRL_TRACE_H
@@ -42,5 +43,17 @@ trl_trace_call *trl_trace_begin(const trl_cache_entry *e, trl_comm *c, trl_exec_
 
 /* ... and ends (after the executor finished, whatever its outcome). */
 void trl_trace_end(trl_trace_call *t);
+
+/* A helper schedule run on c just before a call's own, as part of that
+ * call (trl_run_helper: a blocking v or w neighbourhood call's block sizes
+ * under locality, and the blocks sent with them): its steps open the
+ * record of c's next traced call, ahead of the call's schedule's, and its
+ * start is the call's. Begun and ended as a call is, then parked on c; the
+ * caller lets go of it once the call ran (trl_trace_prefix_drop), so that
+ * a call that did not take it (an error between, the MPI library served
+ * it) leaves nothing for the next. */
+trl_trace_call *trl_trace_prefix_begin(const trl_cache_entry *e, trl_comm *c, trl_exec_trace **out);
+void trl_trace_prefix_end(trl_trace_call *t, trl_comm *c);
+void trl_trace_prefix_drop(trl_comm *c);
 
 #endif

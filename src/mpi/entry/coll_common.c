@@ -167,6 +167,7 @@ int trl_move_open(trl_move_side *m, void *user, const trl_blocks *b, bool stage,
     m->counts = counts;
     m->displs = displs;
     m->pack_only = -1;
+    m->packed = false;
     return trl_side_open(&m->side, user, b, stage, counts, displs);
 }
 
@@ -189,7 +190,7 @@ static int move_before(trl_op *op)
 {
     move_data *d = op->data;
     int rc = MPI_SUCCESS;
-    if (d->send->used)
+    if (d->send->used && !d->send->packed)
         rc = trl_side_pack(&d->send->side, &d->send->b, d->send->displs, -1, op->c->dup);
     if (d->recv->used && d->recv->pack_only >= 0 && rc == MPI_SUCCESS)
         rc = trl_side_pack(&d->recv->side, &d->recv->b, d->recv->displs, d->recv->pack_only,

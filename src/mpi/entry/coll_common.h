@@ -116,6 +116,7 @@ typedef struct {
     size_t *counts, *displs; /* bytes, b.n entries each */
     int pack_only;           /* receive side in place: the block to pack first (-1 none) */
     bool held;               /* an op's copy: its datatypes held (holds.h) */
+    bool packed;             /* send side: staged already (the run packs it otherwise) */
 } trl_move_side;
 
 /* Open a side over user's blocks into the byte arrays given. */

@@ -15,6 +15,7 @@
 #include "mpi/entry/coll_common.h"
 #include "mpi/entry/coll_forms.h"
 #include "mpi/entry/neighbor_sizes.h"
+#include "mpi/engine/trace.h"
 #include "mpi/entry/validate.h"
 
 /* A side's blocks as the library would judge them: false when it refuses
@@ -109,10 +110,14 @@ static int neighbor(trl_comm *c, MPI_Comm comm, trl_coll coll, trl_coll plain, c
         rc = trl_nb_share_sizes(c, &a, &send, recv.used ? recv.side.base : NULL, &table);
     }
     if (rc != MPI_SUCCESS) {
+        if (TRL_TRACING)
+            trl_trace_prefix_drop(c);
         trl_move_abandon(&send, &recv);
         return trl_error(comm, rc);
     }
     rc = trl_move_serve(c, comm, &a, &send, &recv, served, &with_plan, key);
+    if (TRL_TRACING) /* the sizes' record, if the call did not take it */
+        trl_trace_prefix_drop(c);
     free(table);
     return rc;
 }

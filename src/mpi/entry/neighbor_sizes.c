@@ -242,7 +242,9 @@ static const trl_cache_entry *sizes_entry(trl_comm *c, const trl_coll_args *a, i
         return NULL;
     }
     e->call = TRL_CALL_BLOCKING;
+    e->elem_size = 1; /* bytes, as a trace states them */
     size_t own = (size_t)edges_of(&c->nbhd, c->rank) * sizeof(size_t), at = own;
+    trl_sched_phase(out, "sizes"); /* a trace's phases (trace.h) */
     for (int i = 0; i < s->nfrom; i++) {
         size_t n = (size_t)edges_of(&c->nbhd, s->from[i]) * sizeof(size_t);
         trl_sched_recv(out, s->from[i], trl_ref_at(TRL_BUF_AUX, at), n, TRL_NODEPS);
@@ -251,6 +253,7 @@ static const trl_cache_entry *sizes_entry(trl_comm *c, const trl_coll_args *a, i
     for (int i = 0; i < s->nto; i++)
         trl_sched_send(out, s->to[i], trl_ref_at(TRL_BUF_AUX, 0), own, TRL_NODEPS);
     /* After the sizes: between two ranks, messages keep the order added */
+    trl_sched_phase(out, "direct");
     int direct = carry ? direct_messages(a, lanes, big, out) : TRL_OK;
     if (direct != TRL_OK || trl_sched_finish(out) != TRL_OK) { /* out of memory */
         trl_sched_free(out);
@@ -354,8 +357,9 @@ int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, trl_move_side *send, void 
     trl_coll_args chosen = as_chosen(c, a, algo);
     size_t big = (size_t)trl_param_int(&chosen, "combine");
     bool carry = trl_nb_has_above(&chosen, big);
-    if (carry && send->used && send->side.staging)
-        trl_side_pack(&send->side, &send->b, send->displs, -1, c->dup);
+    if (carry && send->used && send->side.staging) /* once: the run packs no more */
+        send->packed = trl_side_pack(&send->side, &send->b, send->displs, -1, c->dup) ==
+                       MPI_SUCCESS;
     const trl_cache_entry *e = rc == MPI_SUCCESS
                                    ? sizes_entry(c, &chosen, lanes, big, carry, &s, &rc)
                                    : NULL;
