@@ -18,6 +18,7 @@ spread, the geometric mean of Trellis over Open MPI at all points, and the point
 slower beyond the noise. --trellis names another Trellis column (hand: the hand rules).
 """
 
+import argparse
 import csv
 import math
 import statistics
@@ -116,13 +117,20 @@ def shape_table(shape_dir: Path, trellis: str = "tuned") -> str:
 
 
 def main(argv: list[str]) -> int:
-    trellis = "tuned"
-    if argv[:1] == ["--trellis"] and len(argv) > 1:  # another Trellis column: hand, file
-        trellis, argv = argv[1], argv[2:]
-    if not argv:
-        sys.stderr.write(__doc__)
-        return 2
-    sys.stdout.write("\n\n".join(shape_table(Path(a), trellis) for a in argv) + "\n")
+    parser = argparse.ArgumentParser(
+        description="Issue 31's bar from bench/tune_bar.sh's output: a Markdown table per shape."
+    )
+    parser.add_argument(
+        "--trellis", default="tuned", help="the Trellis column (hand: the hand rules)"
+    )
+    parser.add_argument("shapes", nargs="+", type=Path, help="results/tune_bar/SHAPE directories")
+    args = parser.parse_args(argv)
+    for d in args.shapes:
+        if not d.is_dir():
+            parser.error(
+                f"{d}: no such directory (bench/tune_bar.sh writes results/tune_bar/SHAPE)"
+            )
+    sys.stdout.write("\n\n".join(shape_table(d, args.trellis) for d in args.shapes) + "\n")
     return 0
 
 
