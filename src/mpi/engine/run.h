@@ -39,8 +39,9 @@ int trl_run_hooked(const trl_cache_entry *e, trl_comm *c, MPI_Comm comm, const v
  * executor's shared memory and waits; as an op under a progress thread
  * (which pins e while it runs). Over bytes (MPI_BYTE). Traced (not
  * under a progress thread, as blocking calls are not) as the first steps
- * of the call that follows on c (trl_trace_prefix_begin). aux: the schedule's TRL_BUF_AUX (sched.h), or NULL. Errors
- * returned, not reported. */
+ * of the call that follows on c (trl_trace_prefix_begin). aux: the
+ * schedule's TRL_BUF_AUX (sched.h), or NULL. Errors returned, not
+ * reported. */
 int trl_run_helper(const trl_cache_entry *e, trl_comm *c, const void *sendbuf, void *recvbuf,
                    void *aux);
 

@@ -224,7 +224,6 @@ static void steps_of(trl_trace_call *t, uint32_t first, const trl_cache_entry *e
     size_t nmap = s->nphases < 256 ? s->nphases : 256;
     for (size_t p = 0; p < nmap; p++)
         map[p] = intern(s->phase_names[p]);
-    size_t elem = e->elem_size ? e->elem_size : 1;
     for (size_t i = 0; i < s->nsteps; i++) {
         const trl_step *st = &s->steps[i];
         bool msg = st->kind == TRL_STEP_SEND || st->kind == TRL_STEP_RECV;
@@ -237,7 +236,7 @@ static void steps_of(trl_trace_call *t, uint32_t first, const trl_cache_entry *e
             .tag = msg ? st->tag + (shift ? shift[2 * st->peer + (st->kind == TRL_STEP_RECV)] : 0)
                        : -1,
             .phase = st->phase < nmap ? map[st->phase] : 0,
-            .bytes = (uint64_t)st->count * elem};
+            .bytes = (uint64_t)st->count * e->elem_size};
     }
 }
 
@@ -287,29 +286,25 @@ static void steps_drop(trl_trace_call *t)
     t->nsteps = t->first = 0;
 }
 
-/* The helper's record parked on c for the call numbered call, if any. */
-static trl_trace_call *prefix_take(trl_comm *c, int64_t call)
+/* The helper's record parked on c, if any: this call's (the entry point
+ * lets go of one its call did not take, trl_trace_prefix_drop). */
+static trl_trace_call *prefix_take(trl_comm *c)
 {
     trl_trace_call *pre = c->trace_prefix;
     c->trace_prefix = NULL;
-    if (pre && pre->call != call) { /* not this call's: cannot be (trl_trace_prefix_drop) */
-        call_free(pre);
-        pre = NULL;
-    }
     return pre;
 }
 
 trl_trace_call *trl_trace_begin(const trl_cache_entry *e, trl_comm *c, trl_exec_trace **out)
 {
     *out = NULL;
-    int64_t id = c->trace_id << 32 | c->traced_calls;
-    trl_trace_call *pre = prefix_take(c, id);
+    trl_trace_call *pre = prefix_take(c);
     trl_trace_call *t = calloc(1, sizeof *t);
     if (!t) {
         call_free(pre);
         return NULL;
     }
-    *t = (trl_trace_call){.call = id,
+    *t = (trl_trace_call){.call = c->trace_id << 32 | c->traced_calls++,
                           .rank = c->rank,
                           .ranks = c->size,
                           .root = trl_coll_is_rooted(e->coll) ? e->root : -1,
@@ -317,7 +312,6 @@ trl_trace_call *trl_trace_begin(const trl_cache_entry *e, trl_comm *c, trl_exec_
                           .bytes = e->rule_bytes,
                           .algo = e->algo,
                           .rule = e->rule};
-    c->traced_calls++;
     tr.calls++;
     bool whole = !pre || pre->steps; /* the helper's steps were kept */
     if (whole && (pre ? pre->nsteps : 0) + e->sched.nsteps <= tr.max_steps &&
@@ -339,7 +333,6 @@ trl_trace_call *trl_trace_prefix_begin(const trl_cache_entry *e, trl_comm *c, tr
     trl_trace_call *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    t->call = c->trace_id << 32 | c->traced_calls;
     if (e->sched.nsteps <= tr.max_steps && keep_steps(t, e, c, NULL))
         *out = &t->run;
     else

@@ -28,8 +28,9 @@
  * where the algorithm chosen does not need it). send (its side opened) and
  * recvbuf (what the call's schedule addresses): for its messages of more
  * than combine= bytes, which go with the sizes (a->direct_apart comes back
- * true; a staged send side is then packed here first, and its run packs
- * it again and reports a failure). Returns an MPI error code. */
+ * true; a staged send side is then packed here first, send->packed set
+ * where that succeeded: its run packs it only otherwise, and reports the
+ * failure). Returns an MPI error code. */
 int trl_nb_share_sizes(trl_comm *c, trl_coll_args *a, trl_move_side *send, void *recvbuf,
                        size_t **table);
 
