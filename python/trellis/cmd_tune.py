@@ -30,6 +30,7 @@ from trellis import (
     mpi_impl,
     native,
     tune_plan,
+    tune_refine,
     tune_rules,
     tune_run,
     tune_space,
@@ -104,6 +105,9 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
                         f"({1000 * tune_run.BLOCK_S:.0f})")  # fmt: skip
     parser.add_argument("--exhaustive", action="store_true",
                         help="measure all of the space, not the model's best few")  # fmt: skip
+    parser.add_argument("--refine", action=argparse.BooleanOptionalAction, default=True,
+                        help="where a collective's winner changes between two sizes 4x or "
+                        "more apart, measure the size between them too (default: on)")  # fmt: skip
     parser.add_argument("--resume", action="store_true",
                         help="carry on from FILE.json, where a stopped run got to")  # fmt: skip
     parser.add_argument("--check", type=Path, metavar="RULES",
@@ -236,8 +240,10 @@ class Planned:
     cost: float
 
 
-def plan_point(point: Point, args: argparse.Namespace, model: Model,
-               algorithms: list[dict]) -> Planned:  # fmt: skip
+def plan_point(point: Point, args: argparse.Namespace, model: Model, algorithms: list[dict],
+               also: list[Candidate] | None = None) -> Planned:  # fmt: skip
+    """The point's candidates: the built-in choice first, mpi, the model's best few (or
+    all of the space) and `also` (a size between: its neighbours' winners)."""
     builtin = tune_plan.builtin_choice(point, point.sizes[-1], algorithms)
     predicted = tune_plan.ranked(point, algorithms, model)
     if args.exhaustive:
@@ -249,7 +255,7 @@ def plan_point(point: Point, args: argparse.Namespace, model: Model,
         chosen = tune_plan.top(predicted, args.top)
     order = sorted((c for c in predicted if math.isfinite(predicted[c])), key=predicted.get)
     cands = [tune_space.builtin(point.coll)]
-    cands += [c for c in [tune_space.mpi(point.coll), *chosen] if c != builtin]
+    cands += [c for c in [tune_space.mpi(point.coll), *chosen, *(also or [])] if c != builtin]
     cands = list(dict.fromkeys(cands))
     # A block is BLOCK_S long, or MIN_ITERS calls where a call takes longer (the model's
     # time of the best candidate, seconds).
@@ -269,6 +275,48 @@ def pruned_against_all(outcome: Outcome, top: set[str]) -> None:
         outcome.model_gap = best / won.median_us
 
 
+def run_plans(plans: list[Planned], session: Session, args: argparse.Namespace, ctx: dict,
+              later: float) -> None:  # fmt: skip
+    """Measure the points planned, each given its share of the budget left (later: the
+    expected cost of the points still to plan after these)."""
+    for i, plan in enumerate(plans):
+        left = max(ctx["deadline"] - time.monotonic(), 0.0)
+        share = left * plan.cost / (sum(p.cost for p in plans[i:]) + later)
+        outcome = run_point(session, plan.point, plan.cands, builtin_label=plan.builtin,
+                            deadline=time.monotonic() + share, model_order=plan.order)  # fmt: skip
+        if args.exhaustive:
+            top = tune_plan.top({c: k for k, c in enumerate(plan.order)}, args.top)
+            pruned_against_all(outcome, {c.label for c in top})
+        ctx["outcomes"].append(outcome)
+        ctx["done"].add(plan.point.key)
+        save_state(ctx["state"], ctx["config"], ctx["outcomes"])
+        size = "" if plan.point.coll in tune_space.SIZELESS else " (between)" * (
+            plan.point.sizes[0] not in args.sizes)  # fmt: skip
+        bar(len(ctx["done"]), ctx["total"], ctx["deadline"] - time.monotonic(),
+            f"{plan.point.coll}{size} {tune_rules.comment(outcome)}")  # fmt: skip
+
+
+def unrefined(layout: tune_space.Layout, ctx: dict) -> list[tuple[Point, Outcome, Outcome]]:
+    """The sizes between on this layout not measured yet (tune_refine)."""
+    mine = [o for o in ctx["outcomes"] if o.layout == layout]
+    return [g for g in tune_refine.gaps(mine) if g[0].key not in ctx["done"]]
+
+
+def refine_job(layout: tune_space.Layout, session: Session, args: argparse.Namespace,
+               ctx: dict) -> None:  # fmt: skip
+    """Sizes between where the winner changed, pass after pass, while the budget lasts."""
+    while time.monotonic() < ctx["deadline"] and (found := unrefined(layout, ctx)):
+        plans = [plan_point(p, args, ctx["model"], ctx["algorithms"],
+                            also=tune_refine.neighbours(lo, hi))
+                 for p, lo, hi in found]  # fmt: skip
+        ctx["total"] += len(plans)
+        progress(f"{len(plans)} size{'s' * (len(plans) > 1)} between where the winner "
+                 "changed: "
+                 + ", ".join(f"{p.point.coll} {tune_rules.size_words(p.point.sizes[0])}"
+                             for p in plans))  # fmt: skip
+        run_plans(plans, session, args, ctx, ctx["later"] * plans[0].cost)
+
+
 def tune_job(args: argparse.Namespace, extra: list[str], ranks: int | None, ctx: dict) -> None:
     worker = start_worker(args, extra, ranks)
     try:
@@ -280,22 +328,14 @@ def tune_job(args: argparse.Namespace, extra: list[str], ranks: int | None, ctx:
         plans = [plan_point(p, args, ctx["model"], ctx["algorithms"]) for p in todo]
         session = Session(worker.measure, worker.define, csv_path=ctx["csv"],
                           block_s=args.block_ms / 1000)  # fmt: skip
-        # Later jobs' points are weighed as this job's average.
-        later = ctx["later"] * sum(p.cost for p in plans) / max(len(plans), 1)
-        for i, plan in enumerate(plans):
-            left = max(ctx["deadline"] - time.monotonic(), 0.0)
-            share = left * plan.cost / (sum(p.cost for p in plans[i:]) + later)
-            outcome = run_point(session, plan.point, plan.cands, builtin_label=plan.builtin,
-                                deadline=time.monotonic() + share,
-                                model_order=plan.order)  # fmt: skip
-            if args.exhaustive:
-                top = tune_plan.top({c: k for k, c in enumerate(plan.order)}, args.top)
-                pruned_against_all(outcome, {c.label for c in top})
-            ctx["outcomes"].append(outcome)
-            ctx["done"].add(plan.point.key)
-            save_state(ctx["state"], ctx["config"], ctx["outcomes"])
-            bar(len(ctx["done"]), ctx["total"], ctx["deadline"] - time.monotonic(),
-                f"{plan.point.coll} {tune_rules.comment(outcome)}")  # fmt: skip
+        # This job's sizes between and later jobs' points are weighed as this job's
+        # average point.
+        between = tune_refine.expected(args.colls, args.sizes) if args.refine else 0.0
+        average = sum(p.cost for p in plans) / max(len(plans), 1)
+        run_plans(plans, session, args, ctx, (ctx["later"] + between) * average)
+        if args.refine:
+            refine_job(layout, session, args, ctx)
+            ctx["unrefined"] += len(unrefined(layout, ctx))
     finally:
         worker.close()
 
@@ -312,7 +352,7 @@ def run(args: argparse.Namespace, extra: list[str] | None = None) -> str:
     out: Path = args.out
     csv_path, state = out.with_suffix(out.suffix + ".csv"), out.with_suffix(out.suffix + ".json")
     config = {"np": args.np, "colls": args.colls, "sizes": args.sizes, "top": args.top,
-              "exhaustive": args.exhaustive, "extra": extra}  # fmt: skip
+              "exhaustive": args.exhaustive, "refine": args.refine, "extra": extra}  # fmt: skip
     outcomes = load_state(state, config) if args.resume and state.exists() else []
     if args.resume:
         keep_decided_rows(csv_path, outcomes)
@@ -325,20 +365,23 @@ def run(args: argparse.Namespace, extra: list[str] | None = None) -> str:
         raise TrellisError(f"trellis tune: no model file {model_path}", 2)
     algorithms = json.loads(native.info("algorithms"))
     per_job = sum(1 if c in tune_space.SIZELESS else len(args.sizes) for c in args.colls)
+    between = tune_refine.expected(args.colls, args.sizes) if args.refine else 0.0
     ctx = {"csv": csv_path, "state": state, "config": config, "outcomes": outcomes,
            "done": {f"{o.layout.ranks}x{o.layout.hosts}:{o.coll}:" + ",".join(map(str, o.sizes))
                     for o in outcomes},
            "deadline": start + args.budget, "model": Model(model_path),
-           "algorithms": algorithms, "total": per_job * len(counts), "later": 0}  # fmt: skip
+           "algorithms": algorithms, "later": 0, "unrefined": 0,
+           "total": per_job * len(counts) + sum(1 for o in outcomes if o.sizes[0] not in args.sizes
+                                                and o.coll not in tune_space.SIZELESS)}  # fmt: skip
     for k, ranks in enumerate(counts):
-        ctx["later"] = per_job * (len(counts) - k - 1)
+        ctx["later"] = (per_job + between) * (len(counts) - k - 1)
         tune_job(args, extra, ranks, ctx)
     header = [
         f"Rules from `trellis tune` (docs/tune.md), {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
         f"machine: {machine_words(args.mpi or 'openmpi')}",
         "command: trellis tune " + " ".join(sys.argv[2:]),
         f"model: {model_path}; {ctx['model'].calls} simulations",
-        *summary_lines(ctx["outcomes"], args, time.monotonic() - start),
+        *summary_lines(ctx["outcomes"], args, time.monotonic() - start, ctx["unrefined"]),
         (
             "Each rule: the sizes it was measured at, the winner's median block (us), the "
             "built-in choice and mpi as ratios to the winner with 95% intervals."
@@ -349,7 +392,8 @@ def run(args: argparse.Namespace, extra: list[str] | None = None) -> str:
     return table(ctx["outcomes"]) + "\n".join(header[4:-1]) + f"\nwrote {out}, {csv_path}\n"
 
 
-def summary_lines(outcomes: list[Outcome], args: argparse.Namespace, seconds: float) -> list[str]:
+def summary_lines(outcomes: list[Outcome], args: argparse.Namespace, seconds: float,
+                  unrefined: int = 0) -> list[str]:  # fmt: skip
     noise = sorted(o.noise for o in outcomes if math.isfinite(o.noise))
     firsts = sum(1 for o in outcomes if o.model_rank == 1)
     ranked = sum(1 for o in outcomes if o.model_rank is not None)
@@ -360,6 +404,15 @@ def summary_lines(outcomes: list[Outcome], args: argparse.Namespace, seconds: fl
     lines.append(f"the model's first choice won {firsts} of the {ranked} points a "
                  "model candidate won; mpi or the built-in choice won "
                  f"{len(outcomes) - ranked}")  # fmt: skip
+    if args.refine:
+        mids = [o for o in outcomes if o.sizes[0] not in args.sizes and o.coll != "barrier"
+                and o.coll not in tune_space.SIZELESS]  # fmt: skip
+        lines.append(f"{len(mids)} size{'s' * (len(mids) != 1)} between measured where the "
+                     "winner changed"
+                     + (": " + ", ".join(f"{o.coll} {tune_rules.size_words(o.sizes[0])}"
+                                         for o in mids) if mids else "")
+                     + (f"; {unrefined} more not measured: the budget was spent"
+                        if unrefined else ""))  # fmt: skip
     if args.exhaustive:
         held = sum(1 for o in outcomes if o.model_top)
         lines.append(f"exhaustive: the model's top {args.top} held the measured winner at "

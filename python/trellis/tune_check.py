@@ -4,8 +4,9 @@ sizes they were tuned at and between them.
 At each point (a collective at a size) the rules file's choice ("tuned") is measured
 with the built-in rules, `mpi` and the model's best few, interleaved as `trellis tune`
 measures (tune_run, tune_stats, without a built-in to keep); its penalty is its median
-over the best's, less one. The tuned sizes are those of the file's run (RULES.json) or
---sizes; between two of them, their geometric mean.
+over the best's, less one. The tuned sizes are those of the file's run (RULES.json: each
+collective's, sizes between included) or --sizes; between two of them, their geometric
+mean.
 
 The best is the candidate that measured fastest, and on a noisy machine the fastest of
 several equal candidates measures faster than it is: a penalty read from the blocks that
@@ -45,12 +46,18 @@ def between(sizes: list[int]) -> list[int]:
     return out
 
 
-def tuned_sizes(path: Path, args: argparse.Namespace) -> tuple[list[str], list[int]]:
+def tuned_sizes(path: Path, args: argparse.Namespace) -> dict[str, list[int]]:
+    """Each collective's tuned sizes: those its run measured (RULES.json, sizes between
+    included), else --sizes."""
     state = path.with_suffix(path.suffix + ".json")
-    if state.is_file():
-        config = json.loads(state.read_text())["config"]
-        return config["colls"], sorted(config["sizes"])
-    return args.colls, sorted(args.sizes)
+    if not state.is_file():
+        return {c: sorted(args.sizes) for c in args.colls}
+    saved = json.loads(state.read_text())
+    out = {c: set(saved["config"]["sizes"]) for c in saved["config"]["colls"]}
+    for o in saved["outcomes"]:
+        if o["coll"] not in tune_space.SIZELESS:
+            out[o["coll"]].update(o["sizes"])
+    return {c: sorted(sizes) for c, sizes in out.items()}
 
 
 def run(args: argparse.Namespace, extra: list[str]) -> str:
@@ -58,8 +65,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> str:
     if not path.is_file():
         raise TrellisError(f"trellis tune --check: no rules file {path}", 2)
     text = tune_rules.inline(path.read_text())
-    colls, sizes = tuned_sizes(path, args)
-    mids = set(between(sizes))
+    sizes = tuned_sizes(path, args)
+    mids = {c: set(between(s)) for c, s in sizes.items()}
     model = Model(args.model or cmd_tune.calibrate(args, extra, path.with_suffix(".model")))
     algorithms = json.loads(cmd_tune.native.info("algorithms"))
     counts = args.np or [None]
@@ -74,7 +81,9 @@ def run(args: argparse.Namespace, extra: list[str]) -> str:
             layout = tune_space.Layout(worker.ranks, worker.hosts, worker.ranks_per_host)
             session = Session(worker.measure, worker.define, csv_path=csv_path,
                               block_s=args.block_ms / 1000)  # fmt: skip
-            points = list(cmd_tune.points_for(layout, colls, sorted({*sizes, *mids})))
+            points = [p for c, s in sizes.items()
+                      for p in cmd_tune.points_for(layout, [c],
+                                                   sorted({*s, *mids[c]}))]  # fmt: skip
             for i, point in enumerate(points):
                 tuned = tune_space.Candidate(point.coll, tune_space.TUNED_NAME, text=text)
                 predicted = tune_plan.ranked(point, algorithms, model)
@@ -84,7 +93,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> str:
                 share = max(deadline - time.monotonic(), 0.0) / (len(points) - i)
                 o = run_point(session, point, list(dict.fromkeys(cands)), builtin_label="",
                               deadline=time.monotonic() + share)  # fmt: skip
-                where = "between" if point.sizes[0] in mids else "tuned"
+                where = "between" if point.sizes[0] in mids[point.coll] else "tuned"
                 rows.append((where, o, held_out(session, point, o, cands)))
                 t = o.of("tuned")
                 cmd_tune.bar(len(rows), len(points) * len(counts), deadline - time.monotonic(),

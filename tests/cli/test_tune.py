@@ -31,8 +31,27 @@ def test_tune_two_collectives(trellis_exe: Path, tmp_path: Path) -> None:
     assert "noise floor" in text
     state = json.loads((tmp_path / "t.rules.json").read_text())
     outcomes = state["outcomes"]
-    assert sorted((o["coll"], o["sizes"][0]) for o in outcomes) == [
+    given = [(o["coll"], o["sizes"][0]) for o in outcomes if o["sizes"][0] in (4, 65536)]
+    assert sorted(given) == [
         ("allreduce", 4), ("allreduce", 65536), ("bcast", 4), ("bcast", 65536)]  # fmt: skip
+    # Sizes between (tune_refine): powers of two, each measured where the choices of its
+    # two neighbours differed.
+    between = [o for o in outcomes if o["sizes"][0] not in (4, 65536)]
+    assert f"{len(between)} size" in proc.stdout
+    for o in between:
+        size = o["sizes"][0]
+        assert 4 < size < 65536, o
+        assert size & (size - 1) == 0, o
+        assert o["layout"] == outcomes[0]["layout"]
+        mine = sorted((p for p in outcomes[: outcomes.index(o)] if p["coll"] == o["coll"]),
+                      key=lambda p: p["sizes"][0])  # fmt: skip
+        lo = max(p["sizes"][0] for p in mine if p["sizes"][0] < size)
+        hi = min(p["sizes"][0] for p in mine if p["sizes"][0] > size)
+        assert hi >= 4 * lo
+        assert size * size in range(lo * hi // 2, lo * hi * 2 + 1)
+        choice = {p["sizes"][0]: p["builtin"] if p["winner"] == "built-in" else p["winner"]
+                  for p in mine}  # fmt: skip
+        assert choice[lo] != choice[hi], o
     for o in outcomes:
         labels = {m["label"] for m in o["measured"]}
         assert {"mpi", "built-in"} <= labels, o
@@ -65,7 +84,7 @@ def test_tune_two_collectives(trellis_exe: Path, tmp_path: Path) -> None:
 def test_killed_run_resumes(trellis_exe: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.rules"
     argv = [str(trellis_exe), *ARGS, "--colls", "bcast,reduce", "--sizes", "4,1K,16K",
-            "--out", str(out)]  # fmt: skip
+            "--no-refine", "--out", str(out)]  # fmt: skip
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)  # fmt: skip
     state = tmp_path / "r.rules.json"
@@ -78,7 +97,7 @@ def test_killed_run_resumes(trellis_exe: Path, tmp_path: Path) -> None:
     proc.wait()
     before = json.loads(state.read_text())["outcomes"]
     assert 2 <= len(before) < 6
-    done = tune(trellis_exe, "--colls", "bcast,reduce", "--sizes", "4,1K,16K",
+    done = tune(trellis_exe, "--colls", "bcast,reduce", "--sizes", "4,1K,16K", "--no-refine",
                 "--out", str(out), "--resume")  # fmt: skip
     assert done.returncode == 0, done.stderr
     after = json.loads(state.read_text())["outcomes"]

@@ -380,7 +380,7 @@ def test_exhaustive_gap_against_the_pruned_search() -> None:
     cmd_tune.pruned_against_all(held, {"knomial"})
     assert held.model_top is True
     assert held.model_gap == pytest.approx(1.0)
-    args = type("Args", (), {"exhaustive": True, "top": 4})()
+    args = type("Args", (), {"exhaustive": True, "top": 4, "refine": False})()
     lines = cmd_tune.summary_lines([near, far, held], args, 60.0)
     assert (
         "exhaustive: the best the pruned search measures (the model's top 4, built-in, "
