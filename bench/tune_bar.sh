@@ -7,6 +7,7 @@
 #
 #   bench/tune_bar.sh 4x4 [RULES]        # H x S: H emulated hosts of S ranks
 #   bench/tune_bar.sh 4x4-1gbit [RULES]  # links capped
+#   bench/tune_bar.sh 4x4-50us [RULES]   # each message between hosts delayed (--delay)
 #
 # Needs root (trellis testbed). Writes results/tune_bar/SHAPE/SIZE/ (bench's CSVs, plot)
 # and prints each size's table (bench/tune_bar_table.py makes the bar's table of them).
@@ -15,10 +16,12 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TRELLIS="$ROOT/.venv/bin/trellis"
-shape=${1:?usage: $0 HxS[-RATE] [RULES]}
+shape=${1:?usage: $0 HxS[-RATE][-DELAY] [RULES]}
 rules=${2:-}
-[[ $shape =~ ^([0-9]+)x([0-9]+)(-(.+))?$ ]] || { echo "bad shape $shape" >&2; exit 2; }
+[[ $shape =~ ^([0-9]+)x([0-9]+)(-([0-9.]+[kmg]?bit))?(-([0-9.]+(us|ms)))?$ ]] ||
+    { echo "bad shape $shape (HxS, HxS-1gbit, HxS-50us, HxS-1gbit-50us)" >&2; exit 2; }
 hosts=${BASH_REMATCH[1]} slots=${BASH_REMATCH[2]} rate=${BASH_REMATCH[4]}
+delay=${BASH_REMATCH[6]}
 colls=allreduce,bcast,reduce,allgather,alltoall,barrier,gather,scatter,reduce_scatter
 # `again`: Open MPI's default a second time (its tuned component at its default
 # priority), the control that measures how far apart two jobs of the same
@@ -28,7 +31,8 @@ configs=(--config ompi --config han --config "tuned:TRELLIS_TUNED=1"
 # The file over the hand rules alone, as `trellis tune` measured it.
 [[ -n $rules ]] && configs+=(--config "file:rules=$(realpath "$rules");TRELLIS_TUNED=0")
 "$TRELLIS" testbed down >/dev/null 2>&1 || true
-"$TRELLIS" testbed up --hosts "$hosts" --slots "$slots" ${rate:+--bandwidth "$rate"}
+"$TRELLIS" testbed up --hosts "$hosts" --slots "$slots" ${rate:+--bandwidth "$rate"} \
+    ${delay:+--delay "$delay"}
 trap '"$TRELLIS" testbed down >/dev/null 2>&1 || true' EXIT
 for pair in 4:200 64K:40 1M:8; do
     size=${pair%%:*} iters=${pair##*:}

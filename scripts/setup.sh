@@ -12,10 +12,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 LOGDIR="$ROOT/build/logs"
 # Both MPIs: Debian keeps Open MPI the default (mpicc, mpirun) with MPICH installed too;
-# each has its own names (mpicc.openmpi, mpicc.mpich, ...). gfortran for the Fortran tests.
+# each has its own names (mpicc.openmpi, mpicc.mpich, ...). gfortran for the Fortran tests;
+# iptables for the testbed's delay where the kernel has no netem (docs/testbed.md).
 PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev
           gfortran hwloc libhwloc-dev python3 python3-venv python3-pip iproute2 util-linux
-          clang-format)
+          iptables clang-format)
 
 step() { printf 'setup: %s\n' "$*"; }
 fail() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }

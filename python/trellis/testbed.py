@@ -1,8 +1,9 @@
 """The emulated cluster (docs/testbed.md): N hosts on this machine, each a network
 namespace `trellis-hI` with its own hostname (a persistent UTS namespace), joined by veth
 pairs to the bridge `trellis-br0` on a private subnet, optionally capped with tbf and
-delayed with netem; the MPI reaches them through testbed/agent.sh (Open MPI: --mca
-plm_rsh_agent; MPICH: -launcher ssh -launcher-exec; mpi_impl.py).
+delayed with netem (or, without it, a netfilter queue: testbed_delayq); the MPI reaches
+them through testbed/agent.sh (Open MPI: --mca plm_rsh_agent; MPICH: -launcher ssh
+-launcher-exec; mpi_impl.py).
 
 Everything `up` creates is recorded in DIR/state.json as it is created, so `down` (and
 `up` itself after a failure) removes exactly that and nothing else."""
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 
-from trellis import mpi_impl
+from trellis import mpi_impl, testbed_delayq
 from trellis.native import TrellisError, repo_root
 
 DEFAULT_DIR = Path("/run/trellis-testbed")
@@ -106,14 +107,32 @@ def host_cores(hosts: int, cpus: list[int]) -> list[str]:
     return [",".join(str(c) for c in cpus[i::hosts]) for i in range(hosts)]
 
 
-def check_can_run(*, need_tc: bool = False, need_netem: bool = False) -> None:
+def delay_method() -> str:
+    """How --delay is made here: netem on each host link where the kernel has it, else
+    trellis-delayq on a netfilter queue (testbed_delayq); neither: status 2, saying why."""
+    why_netem = netem_missing()
+    if why_netem is None:
+        return "netem"
+    why_queue = testbed_delayq.missing()
+    if why_queue is None:
+        return "nfqueue"
+    raise TrellisError(
+        "trellis testbed: --delay needs the netem qdisc (sch_netem), which this kernel "
+        f"lacks (tc: {why_netem}), or else iptables' NFQUEUE target and trellis-delayq "
+        f"({why_queue}); load netem (modprobe sch_netem) or install iptables. --bandwidth "
+        "needs neither.",
+        2,
+    )
+
+
+def check_can_run(*, need_tc: bool = False) -> None:
     if os.geteuid() != 0:
         raise TrellisError(
             "trellis testbed: needs root (it creates network namespaces, links and a bridge); "
             "run it as root",
             2,
         )
-    for tool in ("ip", "unshare", "nsenter", *(["tc"] if need_tc or need_netem else [])):
+    for tool in ("ip", "unshare", "nsenter", *(["tc"] if need_tc else [])):
         if not shutil.which(tool):
             raise TrellisError(f"trellis testbed: {tool} is missing (iproute2, util-linux)", 2)
     probe = subprocess.run(["unshare", "--net", "--uts", "true"], capture_output=True, text=True,
@@ -122,14 +141,6 @@ def check_can_run(*, need_tc: bool = False, need_netem: bool = False) -> None:
         raise TrellisError(
             "trellis testbed: this machine does not permit network and UTS namespaces "
             f"(unshare --net --uts: {probe.stderr.strip()})",
-            2,
-        )
-    why = netem_missing() if need_netem else None
-    if why:
-        raise TrellisError(
-            "trellis testbed: --delay needs the netem qdisc (sch_netem), which this kernel "
-            f"lacks (tc: {why}); load it (modprobe sch_netem) or use a kernel built with "
-            "CONFIG_NET_SCH_NETEM. --bandwidth does not need it.",
             2,
         )
 
@@ -152,7 +163,8 @@ def alive(state: dict) -> bool:
                                check=False).stdout.split())  # fmt: skip
     bridge = subprocess.run(["ip", "link", "show", BRIDGE], capture_output=True, check=False)
     return (bridge.returncode == 0 and all(ns in names for ns in state["namespaces"])
-            and all(Path(u).exists() for u in state["uts"]))  # fmt: skip
+            and all(Path(u).exists() for u in state["uts"])
+            and testbed_delayq.alive(state))  # fmt: skip
 
 
 def tbf_burst(rate: str) -> str:
@@ -181,7 +193,8 @@ def up(  # noqa: PLR0913 -- one argument per option of `trellis testbed up`
     delay_us = parse_delay(delay) if delay is not None else 0
     if cores not in CORES:
         raise TrellisError(f"trellis testbed: --cores {cores!r}: expected shared or split", 2)
-    check_can_run(need_tc=bandwidth is not None, need_netem=delay_us > 0)
+    check_can_run(need_tc=bandwidth is not None or delay_us > 0)
+    method = delay_method() if delay_us else None
     if cores == "split" and not shutil.which("taskset"):
         raise TrellisError("trellis testbed: --cores split needs taskset (util-linux)", 2)
     if " " in str(directory):  # Open MPI splits plm_rsh_agent's value on blanks
@@ -212,8 +225,8 @@ def up(  # noqa: PLR0913 -- one argument per option of `trellis testbed up`
     directory.mkdir(parents=True, exist_ok=True)
     state = {
         "hosts": hosts, "slots": slots, "bandwidth": bandwidth, "subnet": subnet,
-        "delay_us": delay_us, "cores": cores, "bridge": None, "namespaces": [], "qdiscs": [],
-        "uts": [], "complete": False,
+        "delay_us": delay_us, "delay_method": method, "cores": cores, "bridge": None,
+        "namespaces": [], "qdiscs": [], "uts": [], "complete": False,
     }  # fmt: skip
     save_state(directory, state)
     state["burst"] = burst
@@ -224,7 +237,8 @@ def up(  # noqa: PLR0913 -- one argument per option of `trellis testbed up`
         raise TrellisError(
             f"{err}\ntrellis testbed: up failed; removed what it had made", 1
         ) from None
-    delayed = f", each message between hosts delayed {format_delay(delay_us)}" if delay_us else ""
+    delayed = (f", each message between hosts delayed {format_delay(delay_us)} ({method})"
+               if delay_us else "")  # fmt: skip
     split = f", cores {describe_cores(state)}" if cores == "split" else ""
     return f"testbed up: {hosts} hosts ({', '.join(host_addrs)}) in {directory}{delayed}{split}\n"
 
@@ -267,6 +281,8 @@ def build(
         sh("unshare", f"--uts={uts}", "hostname", f"h{i}")
         state["uts"].append(str(uts))
         save_state(directory, state)
+    if state.get("delay_method") == "nfqueue":
+        testbed_delayq.start(directory, state)
     if state.get("cores") == "split":
         # The agent starts each host's processes under taskset with its file here.
         state["host_cores"] = host_cores(len(host_addrs), sorted(os.sched_getaffinity(0)))
@@ -296,7 +312,7 @@ def link_qdiscs(directory: Path, state: dict, ns: str, inside: str, outside: str
         sh("tc", "-n", ns, "qdisc", "add", "dev", inside, "root", *tbf)
         state["qdiscs"].append({"namespace": ns, "dev": inside, "root": "tbf", "child": None})
         save_state(directory, state)
-    if delay_us:  # into the host: delayed, then capped
+    if delay_us and state.get("delay_method") == "netem":  # into the host: delayed, capped
         sh("tc", "qdisc", "add", "dev", outside, "root", "handle", "1:", "netem", "delay",
            f"{delay_us}us", "limit", str(NETEM_LIMIT))  # fmt: skip
         record = {"namespace": None, "dev": outside, "root": "netem", "child": None}
@@ -326,7 +342,7 @@ def tc_in(record: dict) -> list[str]:
 
 def teardown(directory: Path, state: dict) -> list[str]:
     """Remove what the state records; returns what was removed."""
-    removed = []
+    removed = testbed_delayq.stop(state)
     for record in state.get("qdiscs", []):  # a root qdisc takes its child with it
         subprocess.run([*tc_in(record), "qdisc", "del", "dev", record["dev"], "root"],
                        capture_output=True, check=False)  # fmt: skip
@@ -348,7 +364,7 @@ def teardown(directory: Path, state: dict) -> list[str]:
     if state.get("bridge"):
         subprocess.run(["ip", "link", "del", state["bridge"]], capture_output=True, check=False)
         removed.append(state["bridge"])
-    for name in ("agent", "hostfile", "state.json"):
+    for name in ("agent", "hostfile", "delayq.log", "state.json"):
         (directory / name).unlink(missing_ok=True)
     for f in (directory / "cores").glob("h*"):
         f.unlink(missing_ok=True)
@@ -369,9 +385,10 @@ def down(directory: Path) -> str:
 
 def shape(state: dict) -> str:
     """A testbed's shape as `status` and `up` print it."""
+    method = f" ({state['delay_method']})" if state.get("delay_method") else ""
     return (f"{state['hosts']} hosts x {state['slots']} slots, subnet {state['subnet']}, "
             f"bandwidth {state['bandwidth'] or 'uncapped'}, "
-            f"delay {format_delay(state.get('delay_us', 0))}, "
+            f"delay {format_delay(state.get('delay_us', 0))}{method}, "
             f"cores {describe_cores(state)}")  # fmt: skip
 
 
@@ -392,6 +409,7 @@ def status(directory: Path) -> str:
             not record["child"] or re.search(rf"^qdisc {record['child']} \S+ parent ", shown,
                                              re.MULTILINE))  # fmt: skip
         lines.append(f"  {qdisc_name(record)} {'present' if present else 'MISSING'}")
+    lines += testbed_delayq.status_lines(state)
     return "\n".join(lines) + "\n"
 
 

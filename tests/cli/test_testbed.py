@@ -1,8 +1,9 @@
 """`trellis testbed` and `trellis run --testbed`: a real emulated cluster of 2 hosts
 (network namespaces on a bridge), a real MPI job across it, the launch agent, status,
 idempotent up, clean down, clean-up after a failure half-way, the refusal without root,
-the links' bandwidth cap and delay. Skipped, with the reason, only where this machine
-refuses namespaces (and a delayed testbed's tests where the kernel has no netem)."""
+the links' bandwidth cap and delay (netem, or without it a netfilter queue). Skipped, with
+the reason, only where this machine refuses namespaces (and a delayed testbed's tests
+where neither way of delaying is available)."""
 
 import json
 import os
@@ -225,12 +226,26 @@ def test_needs_root(tmp_path):
     assert "needs root" in proc.stderr
 
 
-# --delay: netem on each host link. Where the kernel has no netem (this machine's has none:
-# CONFIG_NET_SCH_NETEM is not set) the tests of a delayed testbed skip, and the one of the
-# refusal runs instead.
+# --delay: netem on each host link; where the kernel has no netem (this machine's has
+# none: CONFIG_NET_SCH_NETEM is not set), trellis-delayq on a netfilter queue. The tests of
+# one way skip where it is not the way taken, saying why.
 NETEM_MISSING = testbed.netem_missing()
 needs_netem = pytest.mark.skipif(NETEM_MISSING is not None,
                                  reason=f"no netem in this kernel: {NETEM_MISSING}")  # fmt: skip
+
+
+def delay_missing() -> str | None:
+    try:
+        testbed.delay_method()
+    except TrellisError as err:
+        return str(err)
+    return None
+
+
+DELAY_MISSING = delay_missing()
+needs_delay = pytest.mark.skipif(DELAY_MISSING is not None, reason=str(DELAY_MISSING))
+needs_queue = pytest.mark.skipif(NETEM_MISSING is None or DELAY_MISSING is not None,
+                                 reason="netem delays here (or nothing can)")  # fmt: skip
 
 HOST0, HOST1 = "10.78.0.1", "10.78.0.2"  # SUBNET's first two hosts
 
@@ -320,14 +335,75 @@ def test_delay_zero_is_none(run_trellis, bed):
     assert "already up" in up(run_trellis, bed).stdout
 
 
-@pytest.mark.skipif(NETEM_MISSING is None, reason="this kernel has netem")
-def test_delay_without_netem_says_so(run_trellis, bed):
+def test_delay_without_either_way_says_so(monkeypatch):
+    monkeypatch.setattr(testbed, "netem_missing", lambda: 'Unknown qdisc "netem"')
+    monkeypatch.setattr(testbed.testbed_delayq, "missing", lambda: "iptables is missing")
+    with pytest.raises(TrellisError) as err:
+        testbed.delay_method()
+    assert err.value.status == 2
+    assert "--delay needs the netem qdisc (sch_netem), which this kernel lacks" in str(err.value)
+    assert "Unknown qdisc" in str(err.value)
+    assert "or else iptables' NFQUEUE target and trellis-delayq (iptables is missing)" in str(
+        err.value)  # fmt: skip
+    monkeypatch.setattr(testbed.testbed_delayq, "missing", lambda: None)
+    assert testbed.delay_method() == "nfqueue"
+    monkeypatch.setattr(testbed, "netem_missing", lambda: None)
+    assert testbed.delay_method() == "netem"
+
+
+@pytest.mark.skipif(DELAY_MISSING is None, reason="this machine can delay")
+def test_delay_refused_where_neither_way_is_here(run_trellis, bed):
     proc = up(run_trellis, bed, "--delay", "100us")
     assert proc.returncode == 2, proc.stderr
-    assert "--delay needs the netem qdisc (sch_netem), which this kernel lacks" in proc.stderr
-    assert "CONFIG_NET_SCH_NETEM" in proc.stderr
+    assert "--delay needs the netem qdisc (sch_netem)" in proc.stderr
     assert ours() == {"namespaces": [], "links": []}
     assert not (bed / "state.json").exists()
+
+
+def queue_rule_present(spec: list[str]) -> bool:
+    return subprocess.run(["iptables", "-w", "-C", *spec], capture_output=True,
+                          check=False).returncode == 0  # fmt: skip
+
+
+@needs_queue
+def test_delay_without_netem_is_a_queue_recorded_shown_and_removed(run_trellis, bed):
+    nf_before = testbed.testbed_delayq.BRIDGE_NF.read_text()
+    proc = up(run_trellis, bed, "--slots", "2", "--delay", "100us")
+    assert proc.returncode == 0, proc.stderr
+    assert "each message between hosts delayed 100us (nfqueue)" in proc.stdout
+    state = json.loads((bed / "state.json").read_text())
+    assert state["delay_method"] == "nfqueue"
+    assert state["qdiscs"] == []  # no netem, no tbf
+    record = state["delayq"]
+    spec = record["rule"]
+    assert spec[:5] == ["FORWARD", "-i", "trellis-br0", "-o", "trellis-br0"]
+    assert queue_rule_present(spec)
+    cmdline = Path(f"/proc/{record['pid']}/cmdline").read_bytes().split(b"\0")
+    assert cmdline[1:3] == [str(record["queue"]).encode(), b"100"], cmdline
+    assert testbed.testbed_delayq.BRIDGE_NF.read_text().strip() == "1"
+    status = run_trellis("testbed", "status", "--dir", str(bed)).stdout
+    assert "delay 100us (nfqueue)" in status
+    assert f"trellis-delayq (pid {record['pid']}) running" in status
+    assert f"iptables rule to queue {record['queue']} present" in status
+    # MPI jobs run across it as across any testbed.
+    proc = run_trellis("run", f"--testbed={bed}", "-np", "4", "--rules", "allreduce hier",
+                       str(BUILD / "bench" / "global_reduction"), "--iters", "50",
+                       "--runs", "1")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"ranks=4 .*errors=0", proc.stdout)
+    # A rule deleted behind its back: up again says the testbed is incomplete.
+    subprocess.run(["iptables", "-w", "-D", *spec], check=True)
+    again = up(run_trellis, bed, "--slots", "2", "--delay", "100us")
+    assert again.returncode == 2
+    assert "incomplete" in again.stderr
+    down = run_trellis("testbed", "down", "--dir", str(bed))
+    assert down.returncode == 0, down.stderr
+    assert f"trellis-delayq (pid {record['pid']})" in down.stdout
+    # Stopped (a zombie at most, where nothing reaps the orphan: its command line is gone).
+    assert not testbed.testbed_delayq.running(record["pid"])
+    assert not queue_rule_present(spec)
+    assert testbed.testbed_delayq.BRIDGE_NF.read_text() == nf_before
+    assert ours() == {"namespaces": [], "links": []}
 
 
 @needs_netem
@@ -385,10 +461,11 @@ def test_delay_with_bandwidth_is_netem_then_tbf(run_trellis, bed):
     assert {kind for kind, _, packets in sent if int(packets) >= 20} == {"netem", "tbf"}, sent
 
 
-@needs_netem
+@needs_delay
 def test_delay_grows_the_round_trip_by_twice_it(run_trellis, bed):
     """A test, not a benchmark: 1 ms one way should add about 2 ms to a round trip between
-    two hosts, never less (netem never sends early), within generous bounds above."""
+    two hosts, never less (neither netem nor the queue sends early), within generous
+    bounds above."""
     assert up(run_trellis, bed).returncode == 0
     plain = round_trips(100)
     assert run_trellis("testbed", "down", "--dir", str(bed)).returncode == 0
