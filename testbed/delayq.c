@@ -163,7 +163,7 @@ static int take_packets(int fd, int64_t delay_ns)
     for (;;) {
         ssize_t got = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
         if (got < 0)
-            return errno == EAGAIN || errno == EINTR ? 0 : (errno == ENOBUFS ? 0 : -1);
+            return errno == EAGAIN || errno == EINTR || errno == ENOBUFS ? 0 : -1;
         int64_t due = now_ns() + delay_ns;
         size_t left = (size_t)got;
         for (struct nlmsghdr *n = (struct nlmsghdr *)buf; NLMSG_OK(n, left);

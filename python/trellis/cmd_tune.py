@@ -290,10 +290,9 @@ def run_plans(plans: list[Planned], session: Session, args: argparse.Namespace, 
         ctx["outcomes"].append(outcome)
         ctx["done"].add(plan.point.key)
         save_state(ctx["state"], ctx["config"], ctx["outcomes"])
-        size = "" if plan.point.coll in tune_space.SIZELESS else " (between)" * (
-            plan.point.sizes[0] not in args.sizes)  # fmt: skip
+        mid = tune_refine.is_between(plan.point.coll, plan.point.sizes[0], args.sizes)
         bar(len(ctx["done"]), ctx["total"], ctx["deadline"] - time.monotonic(),
-            f"{plan.point.coll}{size} {tune_rules.comment(outcome)}")  # fmt: skip
+            f"{plan.point.coll}{' (between)' * mid} {tune_rules.comment(outcome)}")  # fmt: skip
 
 
 def unrefined(layout: tune_space.Layout, ctx: dict) -> list[tuple[Point, Outcome, Outcome]]:
@@ -330,9 +329,8 @@ def tune_job(args: argparse.Namespace, extra: list[str], ranks: int | None, ctx:
                           block_s=args.block_ms / 1000)  # fmt: skip
         # This job's sizes between and later jobs' points are weighed as this job's
         # average point.
-        between = tune_refine.expected(args.colls, args.sizes) if args.refine else 0.0
         average = sum(p.cost for p in plans) / max(len(plans), 1)
-        run_plans(plans, session, args, ctx, (ctx["later"] + between) * average)
+        run_plans(plans, session, args, ctx, (ctx["later"] + ctx["between"]) * average)
         if args.refine:
             refine_job(layout, session, args, ctx)
             ctx["unrefined"] += len(unrefined(layout, ctx))
@@ -366,13 +364,14 @@ def run(args: argparse.Namespace, extra: list[str] | None = None) -> str:
     algorithms = json.loads(native.info("algorithms"))
     per_job = sum(1 if c in tune_space.SIZELESS else len(args.sizes) for c in args.colls)
     between = tune_refine.expected(args.colls, args.sizes) if args.refine else 0.0
+    resumed_between = sum(1 for o in outcomes
+                          if tune_refine.is_between(o.coll, o.sizes[0], args.sizes))  # fmt: skip
     ctx = {"csv": csv_path, "state": state, "config": config, "outcomes": outcomes,
            "done": {f"{o.layout.ranks}x{o.layout.hosts}:{o.coll}:" + ",".join(map(str, o.sizes))
                     for o in outcomes},
            "deadline": start + args.budget, "model": Model(model_path),
-           "algorithms": algorithms, "later": 0, "unrefined": 0,
-           "total": per_job * len(counts) + sum(1 for o in outcomes if o.sizes[0] not in args.sizes
-                                                and o.coll not in tune_space.SIZELESS)}  # fmt: skip
+           "algorithms": algorithms, "later": 0, "unrefined": 0, "between": between,
+           "total": per_job * len(counts) + resumed_between}  # fmt: skip
     for k, ranks in enumerate(counts):
         ctx["later"] = (per_job + between) * (len(counts) - k - 1)
         tune_job(args, extra, ranks, ctx)
@@ -405,8 +404,7 @@ def summary_lines(outcomes: list[Outcome], args: argparse.Namespace, seconds: fl
                  "model candidate won; mpi or the built-in choice won "
                  f"{len(outcomes) - ranked}")  # fmt: skip
     if args.refine:
-        mids = [o for o in outcomes if o.sizes[0] not in args.sizes and o.coll != "barrier"
-                and o.coll not in tune_space.SIZELESS]  # fmt: skip
+        mids = [o for o in outcomes if tune_refine.is_between(o.coll, o.sizes[0], args.sizes)]
         lines.append(f"{len(mids)} size{'s' * (len(mids) != 1)} between measured where the "
                      "winner changed"
                      + (": " + ", ".join(f"{o.coll} {tune_rules.size_words(o.sizes[0])}"

@@ -119,13 +119,16 @@ def stop(state: dict) -> list[str]:
     return removed
 
 
+def rule_present(spec: list[str]) -> bool:
+    return subprocess.run(["iptables", "-w", "-C", *spec], capture_output=True,
+                          check=False).returncode == 0  # fmt: skip
+
+
 def alive(state: dict) -> bool:
     record = state.get("delayq")
     if not record:
         return True
-    present = subprocess.run(["iptables", "-w", "-C", *record.get("rule", ["-"])],
-                             capture_output=True, check=False)  # fmt: skip
-    return present.returncode == 0 and running(record.get("pid", 0))
+    return rule_present(record.get("rule", ["-"])) and running(record.get("pid", 0))
 
 
 def status_lines(state: dict) -> list[str]:
@@ -133,8 +136,7 @@ def status_lines(state: dict) -> list[str]:
     if not record:
         return []
     pid = record.get("pid", 0)
-    present = subprocess.run(["iptables", "-w", "-C", *record.get("rule", ["-"])],
-                             capture_output=True, check=False).returncode == 0  # fmt: skip
+    present = rule_present(record.get("rule", ["-"]))
     queue = record["queue"]
     return [f"  trellis-delayq (pid {pid}) {'running' if running(pid) else 'MISSING'}",
             f"  iptables rule to queue {queue} {'present' if present else 'MISSING'}"]  # fmt: skip

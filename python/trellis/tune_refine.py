@@ -30,6 +30,12 @@ def choice(o: Outcome) -> str:
     return o.builtin if o.winner == "built-in" else o.winner
 
 
+def is_between(coll: str, size: int, given: list[int]) -> bool:
+    """Whether a point at this size is a size between: not one of the sizes given, of a
+    collective that has sizes."""
+    return coll not in tune_space.SIZELESS and size not in given
+
+
 def ratio_at(o: Outcome, label: str) -> float:
     """How much slower the choice `label` measured at o than o's winner (nan where it was
     not measured there)."""
@@ -59,7 +65,7 @@ def gaps(outcomes: list[Outcome]) -> list[tuple[Point, Outcome, Outcome]]:
     in the order tuned."""
     groups: dict[tuple, list[Outcome]] = {}
     for o in outcomes:
-        if o.coll not in tune_space.SIZELESS and o.coll != "barrier":
+        if o.coll not in tune_space.SIZELESS:  # barrier among them
             groups.setdefault((o.layout, o.coll), []).append(o)
     out = []
     for (layout, coll), group in groups.items():
@@ -95,5 +101,5 @@ def expected(colls: list[str], sizes: list[int]) -> float:
     pairs of neighbouring sizes far enough apart, of each collective with sizes (a
     guess: where it is more, the last of them get less time)."""
     pairs = sum(1 for a, b in itertools.pairwise(sorted(sizes)) if midpoint(a, b))
-    sized = sum(1 for c in colls if c not in tune_space.SIZELESS and c != "barrier")
+    sized = sum(1 for c in colls if c not in tune_space.SIZELESS)
     return 0.5 * pairs * sized

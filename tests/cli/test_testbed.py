@@ -360,11 +360,6 @@ def test_delay_refused_where_neither_way_is_here(run_trellis, bed):
     assert not (bed / "state.json").exists()
 
 
-def queue_rule_present(spec: list[str]) -> bool:
-    return subprocess.run(["iptables", "-w", "-C", *spec], capture_output=True,
-                          check=False).returncode == 0  # fmt: skip
-
-
 @needs_queue
 def test_delay_without_netem_is_a_queue_recorded_shown_and_removed(run_trellis, bed):
     nf_before = testbed.testbed_delayq.BRIDGE_NF.read_text()
@@ -377,7 +372,7 @@ def test_delay_without_netem_is_a_queue_recorded_shown_and_removed(run_trellis, 
     record = state["delayq"]
     spec = record["rule"]
     assert spec[:5] == ["FORWARD", "-i", "trellis-br0", "-o", "trellis-br0"]
-    assert queue_rule_present(spec)
+    assert testbed.testbed_delayq.rule_present(spec)
     cmdline = Path(f"/proc/{record['pid']}/cmdline").read_bytes().split(b"\0")
     assert cmdline[1:3] == [str(record["queue"]).encode(), b"100"], cmdline
     assert testbed.testbed_delayq.BRIDGE_NF.read_text().strip() == "1"
@@ -401,7 +396,7 @@ def test_delay_without_netem_is_a_queue_recorded_shown_and_removed(run_trellis, 
     assert f"trellis-delayq (pid {record['pid']})" in down.stdout
     # Stopped (a zombie at most, where nothing reaps the orphan: its command line is gone).
     assert not testbed.testbed_delayq.running(record["pid"])
-    assert not queue_rule_present(spec)
+    assert not testbed.testbed_delayq.rule_present(spec)
     assert testbed.testbed_delayq.BRIDGE_NF.read_text() == nf_before
     assert ours() == {"namespaces": [], "links": []}
 
