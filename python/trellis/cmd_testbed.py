@@ -28,7 +28,8 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
         "--delay", metavar="TIME",
         help="add TIME to every message between two hosts, one way (a round trip gains twice "
         "TIME), e.g. 50us, 1ms, 0.2ms; 0 for none. A netem qdisc on each host link, where "
-        "frames enter the host; needs a kernel with netem",
+        "frames enter the host; where the kernel has no netem, a netfilter queue held by "
+        "trellis-delayq (needs iptables)",
     )  # fmt: skip
     parser.add_argument(
         "--cores", choices=testbed.CORES, default="shared",
