@@ -27,6 +27,15 @@ const char *trl_coll_mpi_name(trl_coll c)
     return (unsigned)c < TRL_COLL_COUNT ? coll_mpi_names[c] : "?";
 }
 
+void trl_coll_call_name(trl_coll c, trl_call_kind k, char *buf, size_t len)
+{
+    const char *mpi = trl_coll_mpi_name(c);
+    if (k == TRL_CALL_NONBLOCKING)
+        snprintf(buf, len, "MPI_I%c%s", tolower((unsigned char)mpi[4]), mpi + 5);
+    else
+        snprintf(buf, len, "%s%s", mpi, k == TRL_CALL_PERSISTENT ? "_init" : "");
+}
+
 const char *trl_coll_name(trl_coll c)
 {
     return (unsigned)c < TRL_COLL_COUNT ? coll_names[c] : "?";

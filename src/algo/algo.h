@@ -112,6 +112,10 @@ typedef enum {
     TRL_CALL_PERSISTENT,
 } trl_call_kind;
 
+/* The MPI name of a collective called so: "MPI_Bcast", "MPI_Ibcast",
+ * "MPI_Bcast_init". */
+void trl_coll_call_name(trl_coll c, trl_call_kind k, char *buf, size_t len);
+
 /* The shape of one call, as one rank sees it.
  *
  * Units: elements of the call's datatype. The data-movement collectives

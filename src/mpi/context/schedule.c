@@ -5,6 +5,7 @@
 
 #include "core/log.h"
 #include "core/status.h"
+#include "mpi/context/short.h"
 #include "mpi/context/verbose.h"
 
 void trl_comm_rules_changed(trl_comm *c)
@@ -77,21 +78,32 @@ const trl_cache_entry *trl_comm_build(trl_comm *c, trl_coll_args *a)
     if (!choose(c, a, &ch))
         return NULL;
 
-    /* The key's arrays are copied first: without memory for them there is
-     * no entry, and the MPI library serves the call. */
+    /* Out of memory here is this rank's alone: the others build and run
+     * Trellis' schedule, so the call fails (short.h) rather than go to the
+     * MPI library. */
     size_t *vec, nvec;
-    if (!trl_cache_key_arrays(a, c->size, &vec, &nvec))
+    if (!trl_cache_key_arrays(a, c->size, &vec, &nvec)) {
+        trl_short_of_memory("a cache entry's key");
         return NULL;
+    }
     bool transient;
     trl_cache_entry *e = trl_cache_claim(&c->cache, &transient);
     if (!e) {
         free(vec);
+        trl_short_of_memory("a cache entry");
         return NULL;
     }
     const trl_algo *algo = ch.algo;
     if (algo->build) {
         a->params = ch.params;
         int rc = trl_algo_build(algo, a, &e->sched);
+        if (rc == TRL_ERR_NOMEM) {
+            free(vec);
+            if (transient)
+                free(e);
+            trl_short_of_memory("its schedule");
+            return NULL;
+        }
         if (rc != TRL_OK) {
             /* A builder refusing a shape it should serve is a bug; the MPI
              * library still gives the right answer, and this entry keeps

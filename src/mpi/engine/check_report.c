@@ -2,7 +2,6 @@
  * one rank, naming the call, what differs rank by rank, and where each
  * rank made the call; then the job stops. */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <link.h>
@@ -51,14 +50,8 @@ static void put(text *t, const char *fmt, ...)
 
 void trl_check_call_name(const int64_t *row, char *buf, size_t len)
 {
-    const char *mpi = trl_coll_mpi_name((trl_coll)row[TRL_CK_COLL]); /* "MPI_Bcast" */
-    switch (row[TRL_CK_MODE] & 7) {
-    case TRL_MODE_NONBLOCKING:
-        snprintf(buf, len, "MPI_I%c%s", tolower((unsigned char)mpi[4]), mpi + 5);
-        break;
-    case TRL_MODE_PERSISTENT: snprintf(buf, len, "%s_init", mpi); break;
-    default: snprintf(buf, len, "%s", mpi);
-    }
+    trl_mode mode = {(trl_mode_kind)(row[TRL_CK_MODE] & 7), NULL, NULL};
+    trl_coll_call_name((trl_coll)row[TRL_CK_COLL], trl_call_of(&mode), buf, len);
 }
 
 static void root_text(int64_t v, char *buf, size_t len)

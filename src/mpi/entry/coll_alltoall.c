@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "mpi/context/short.h"
 #include "mpi/engine/check.h"
 #include "mpi/entry/coll_common.h"
 #include "mpi/entry/coll_forms.h"
@@ -64,8 +65,8 @@ static void refuse_matrix(trl_comm *c, trl_coll coll, const trl_mode *mode)
         .coll = coll, .elem_size = 1, .commutative = true, .call = trl_call_of(mode)};
     size_t *matrix;
     bool refused;
-    if (coll != TRL_COLL_ALLTOALL)
-        share_matrix(c, &a, NULL, &matrix, &refused);
+    if (coll != TRL_COLL_ALLTOALL && share_matrix(c, &a, NULL, &matrix, &refused) == MPI_ERR_NO_MEM)
+        trl_short_of_memory("the count matrix");
 }
 
 /* recv_b describes the receive side; send_b the send side (NULL: in place,

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "mpi/context/short.h"
 #include "mpi/engine/holds.h"
 #include "mpi/entry/coll_common.h"
 #include "mpi/entry/coll_forms.h"
@@ -81,8 +82,10 @@ int trl_intra_bcast(trl_comm *c, void *buffer, int count, MPI_Datatype datatype,
         return trl_run(e, c, comm, NULL, buffer, MPI_BYTE, MPI_OP_NULL, mode);
     }
     bcast_packing *p = malloc(sizeof *p + bytes);
-    if (!p)
+    if (!p) {
+        trl_short_of_memory("packing the buffer");
         return MPI_SUCCESS;
+    }
     /* An op packs or unpacks after the call returned, when the program
      * may have freed the datatype already. */
     bool held = mode->kind != TRL_MODE_BLOCKING && trl_hold_type(datatype);

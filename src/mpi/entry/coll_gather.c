@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/context/short.h"
 #include "mpi/engine/check.h"
 #include "mpi/entry/coll_common.h"
 #include "mpi/entry/coll_forms.h"
@@ -91,7 +92,13 @@ static void refuse_rooted(trl_comm *c, trl_coll coll, int root, const trl_mode *
 {
     trl_coll_args a = {
         .coll = coll, .root = root, .elem_size = 1, .commutative = true, .call = trl_call_of(mode)};
-    if (!trl_coll_is_vector(coll) || !trl_comm_vec(c) || !needs_counts(c, &a))
+    if (!trl_coll_is_vector(coll))
+        return;
+    if (!trl_comm_vec(c)) {
+        trl_short_of_memory("the counts");
+        return;
+    }
+    if (!needs_counts(c, &a))
         return;
     bool refused;
     swap_counts(c, coll == TRL_COLL_GATHERV, root, NULL, TRL_VEC(c, 5), &refused);
@@ -128,6 +135,8 @@ static int run_truncated(rooted *r, trl_move_side *send, trl_move_side *recv, bo
     if (r->gather)
         r->a.displs = displs;
     char *landing = malloc(total ? total : 1);
+    if (!landing)
+        trl_short_of_memory("the truncated blocks' landing");
     const trl_cache_entry *e = landing ? trl_comm_lookup(c, &r->a) : NULL;
     *served = e && e->algo->build;
     int rc = MPI_SUCCESS;

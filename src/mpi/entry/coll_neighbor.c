@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "core/status.h"
+#include "mpi/context/short.h"
 #include "mpi/entry/coll_common.h"
 #include "mpi/entry/coll_forms.h"
 #include "mpi/entry/neighbor_sizes.h"
@@ -58,8 +59,10 @@ static int neighbor(trl_comm *c, MPI_Comm comm, trl_coll coll, trl_coll plain, c
         return MPI_SUCCESS; /* the MPI library reports it */
     int stride;
     size_t *v = nb_arrays(c, &stride);
-    if (!v)
+    if (!v) {
+        trl_short_of_memory("the block arrays");
         return MPI_SUCCESS;
+    }
     *served = true;
     trl_move_side send = {.pack_only = -1}, recv = {.pack_only = -1};
     int rc = trl_move_open(&send, (void *)sendbuf, send_b, false, v, v + stride);

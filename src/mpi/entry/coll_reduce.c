@@ -8,6 +8,7 @@
  * MPI library rejects an invalid (datatype, op) pair whatever the count. */
 #include <stdint.h>
 
+#include "mpi/context/short.h"
 #include "mpi/entry/coll_common.h"
 #include "mpi/entry/coll_forms.h"
 #include "mpi/entry/validate.h"
@@ -67,7 +68,11 @@ int trl_intra_reduce_scatter(trl_comm *c, const void *sendbuf, void *recvbuf,
     }
     /* The send buffer holds the whole vector (only whether it is empty
      * matters to the aliasing check). */
-    if (!counts || total > INT32_MAX || negative ||
+    if (!counts) {
+        trl_short_of_memory("the counts");
+        return MPI_SUCCESS;
+    }
+    if (total > INT32_MAX || negative ||
         trl_reduction_refused(sendbuf, recvbuf, total > 0, datatype, op, true))
         return MPI_SUCCESS;
     trl_coll_args a = trl_reduction_args(TRL_COLL_REDUCE_SCATTER, 0, sendbuf, 1, datatype, op);

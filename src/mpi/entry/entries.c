@@ -11,13 +11,16 @@
  * form of call (an intracommunicator's, or an intercommunicator's where
  * MPI defines the collective there), then the collective's form for it
  * (coll_forms.h); what that form does not serve goes to the MPI library's
- * own entry point of the same form. */
+ * own entry point of the same form, unless this rank ran out of memory
+ * where the others may not have (no_memory). */
 #include <mpi.h>
 #include <stdbool.h>
 
+#include "core/log.h"
 #include "exec/mpi_impl.h"
 #include "mpi/context/comm.h"
 #include "mpi/context/inter.h"
+#include "mpi/context/short.h"
 #include "mpi/engine/engine.h"
 #include "mpi/engine/run.h"
 #include "mpi/engine/check.h"
@@ -38,6 +41,25 @@ static inline trl_comm *comm_for(MPI_Comm comm, const trl_mode *mode)
     return c;
 }
 
+/* Out of memory on this rank where the others run Trellis' schedule
+ * (context/short.h): the call fails with MPI_ERR_NO_MEM, through comm's
+ * error handler, instead of going to the MPI library alone. */
+static int no_memory(MPI_Comm comm, trl_coll coll, const trl_mode *mode)
+{
+    char name[64];
+    trl_coll_call_name(coll, trl_call_of(mode), name, sizeof name);
+    int rank = -1;
+    PMPI_Comm_rank(comm, &rank);
+    trl_log("rank %d: out of memory in %s (%s): the call fails with MPI_ERR_NO_MEM rather "
+            "than go to the MPI library on this rank alone, where the other ranks, running "
+            "Trellis' schedule, would wait for it",
+            rank, name, trl_memory_short);
+    trl_memory_short = NULL;
+    if (mode->request)
+        *mode->request = MPI_REQUEST_NULL; /* no request to wait for or free */
+    return trl_error(comm, MPI_ERR_NO_MEM);
+}
+
 /* The opening: an intracommunicator's state goes to the collective's
  * intracommunicator form; otherwise an intercommunicator's, where it has
  * one, to its intercommunicator form; else the MPI library serves it. */
@@ -46,13 +68,23 @@ static inline trl_comm *comm_for(MPI_Comm comm, const trl_mode *mode)
     return ic ? trl_inter_##name(ic, __VA_ARGS__, mode, served) : MPI_SUCCESS;
 #define TRL_OPEN_INTER_intra(name, ...) return MPI_SUCCESS;
 #define TRL_OPENING(ID, Name, name, forms, binding, ...)                                           \
-    static int serve_##name(TRL_C_PARAMS(__VA_ARGS__), const trl_mode *mode, bool *served)         \
+    static int open_##name(TRL_C_PARAMS(__VA_ARGS__), const trl_mode *mode, bool *served)          \
     {                                                                                              \
-        *served = false;                                                                           \
         trl_comm *c = comm_for(comm, mode);                                                        \
         if (c)                                                                                     \
             return trl_intra_##name(c, TRL_C_ARGS(__VA_ARGS__), mode, served);                     \
         TRL_OPEN_INTER_##forms(name, TRL_C_ARGS(__VA_ARGS__))                                      \
+    }                                                                                              \
+    static int serve_##name(TRL_C_PARAMS(__VA_ARGS__), const trl_mode *mode, bool *served)         \
+    {                                                                                              \
+        *served = false;                                                                           \
+        trl_memory_short = NULL;                                                                   \
+        int rc = open_##name(TRL_C_ARGS(__VA_ARGS__), mode, served);                               \
+        if (__builtin_expect(!*served && trl_memory_short != NULL, 0)) {                           \
+            *served = true;                                                                        \
+            rc = no_memory(comm, TRL_COLL_##ID, mode);                                             \
+        }                                                                                          \
+        return rc;                                                                                 \
     }
 TRL_MPI_ALL_COLLECTIVES(TRL_OPENING)
 

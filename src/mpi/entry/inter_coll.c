@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "mpi/context/short.h"
 #include "mpi/entry/coll_common.h"
 #include "mpi/entry/coll_forms.h"
 #include "mpi/entry/validate.h"
@@ -135,8 +136,12 @@ int trl_inter_reduce_scatter(trl_intercomm *ic, const void *sendbuf, void *recvb
                              MPI_Comm comm, const trl_mode *mode, bool *served)
 {
     size_t *counts = trl_comm_vec(ic->c), total = 0;
-    if (!counts || !recvcounts)
+    if (!recvcounts)
         return MPI_SUCCESS;
+    if (!counts) {
+        trl_short_of_memory("the counts");
+        return MPI_SUCCESS;
+    }
     bool negative = false;
     for (int i = 0; i < ic->c->size; i++) {
         int n = i < ic->local_n ? recvcounts[i] : 0;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "mpi/context/short.h"
 #include "mpi/entry/coll_common.h"
 #include "mpi/entry/coll_forms.h"
 #include "mpi/entry/validate.h"
@@ -147,8 +148,11 @@ static int rooted_move(trl_intercomm *ic, rooted *r, MPI_Comm comm, const trl_mo
     if (r->root == -1 || r->refused) {
         /* MPI_PROC_NULL: nothing but the counts' exchange where there is one. */
         bool refused = r->refused;
-        int rc = counts_first && trl_comm_vec(c) ? share_counts(ic, r, NULL, 0, &refused)
-                                                 : MPI_SUCCESS;
+        if (counts_first && !trl_comm_vec(c)) {
+            trl_short_of_memory("the counts");
+            return MPI_SUCCESS;
+        }
+        int rc = counts_first ? share_counts(ic, r, NULL, 0, &refused) : MPI_SUCCESS;
         *served = r->root == -1 && !refused;
         if (rc != MPI_SUCCESS)
             return trl_error(comm, rc);
