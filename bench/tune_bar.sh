@@ -28,8 +28,23 @@ colls=allreduce,bcast,reduce,allgather,alltoall,barrier,gather,scatter,reduce_sc
 # configuration land (bench/tune_bar_table.py's noise).
 configs=(--config ompi --config han --config "tuned:TRELLIS_TUNED=1"
          --config "hand:TRELLIS_TUNED=0" --config "again:OMPI_MCA_coll_tuned_priority=30")
-# The file over the hand rules alone, as `trellis tune` measured it.
-[[ -n $rules ]] && configs+=(--config "file:rules=$(realpath "$rules");TRELLIS_TUNED=0")
+# The file over the hand rules alone, as `trellis tune` measured it: a run made with the
+# tuned rules in force (TRELLIS_TUNED on) left its sizes to other choices, and its bar
+# would measure the hand rules' there; its JSON says which (cmd_tune.builtin_rules_id).
+if [[ -n $rules ]]; then
+    TRELLIS_TUNED=0 "$ROOT/.venv/bin/python" - "$rules.json" <<'PY' || exit 2
+import json, sys
+from pathlib import Path
+from trellis import cmd_tune
+state = Path(sys.argv[1])
+then = json.loads(state.read_text())["config"].get("builtin_rules") if state.is_file() else None
+if then not in (None, cmd_tune.builtin_rules_id()):
+    sys.exit(f"tune_bar.sh: {state.name[:-5]} was tuned against other built-in rules than the "
+             "hand rules alone (TRELLIS_TUNED on, or another library): tune it again with "
+             "TRELLIS_TUNED=0, as bench/tune_builtin.sh does")
+PY
+    configs+=(--config "file:rules=$(realpath "$rules");TRELLIS_TUNED=0")
+fi
 "$TRELLIS" testbed down >/dev/null 2>&1 || true
 "$TRELLIS" testbed up --hosts "$hosts" --slots "$slots" ${rate:+--bandwidth "$rate"} \
     ${delay:+--delay "$delay"}

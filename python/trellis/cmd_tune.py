@@ -12,6 +12,7 @@ the state to a JSON beside it (--resume carries on from there), and a plot to a 
 
 import argparse
 import csv
+import hashlib
 import json
 import math
 import os
@@ -159,6 +160,16 @@ def start_worker(args: argparse.Namespace, extra: list[str], ranks: int | None) 
     return Worker(plan.command, env)
 
 
+def builtin_rules_id() -> str:
+    """A fingerprint of the built-in rules in force, those a run's "built-in" candidates
+    run and the sizes its rules leave to: the hand rules and, unless TRELLIS_TUNED turns
+    them off, the tuned ones the library was built with. Kept in the run's JSON, so that
+    --check and --resume can tell when the library or the setting changed since."""
+    off = os.environ.get("TRELLIS_TUNED", "").strip().lower() in ("0", "off", "no", "false")
+    text = native.info("builtin-rules") + "\0" + ("" if off else native.info("tuned-rules"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def calibrate(args: argparse.Namespace, extra: list[str], path: Path) -> Path:
     argv = [sys.executable, "-m", "trellis", "calibrate", "--out", str(path)]
     if args.testbed is not None:
@@ -198,7 +209,14 @@ def points_for(layout: tune_space.Layout, collectives: list[str], sizes: list[in
 
 def load_state(path: Path, config: dict) -> list[Outcome]:
     state = json.loads(path.read_text())
-    if state.get("config") != config:
+    saved = state.get("config") or {}
+    if saved.get("builtin_rules", config["builtin_rules"]) != config["builtin_rules"]:
+        raise TrellisError(f"trellis tune: --resume: the built-in rules differ from those "
+                           f"{path} measured against (the library rebuilt with other rules, "
+                           f"or TRELLIS_TUNED set otherwise): its built-in candidates would "
+                           f"not be the same; start the run again without --resume", 2)  # fmt: skip
+    saved.setdefault("builtin_rules", config["builtin_rules"])  # a run from before the field
+    if saved != config:
         raise TrellisError(f"trellis tune: --resume: {path} is of another run "
                            f"({state.get('config')}), not {config}", 2)  # fmt: skip
     return [Outcome.from_json(d) for d in state["outcomes"]]
@@ -350,7 +368,8 @@ def run(args: argparse.Namespace, extra: list[str] | None = None) -> str:
     out: Path = args.out
     csv_path, state = out.with_suffix(out.suffix + ".csv"), out.with_suffix(out.suffix + ".json")
     config = {"np": args.np, "colls": args.colls, "sizes": args.sizes, "top": args.top,
-              "exhaustive": args.exhaustive, "refine": args.refine, "extra": extra}  # fmt: skip
+              "exhaustive": args.exhaustive, "refine": args.refine, "extra": extra,
+              "builtin_rules": builtin_rules_id()}  # fmt: skip
     outcomes = load_state(state, config) if args.resume and state.exists() else []
     if args.resume:
         keep_decided_rows(csv_path, outcomes)

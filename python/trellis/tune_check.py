@@ -24,6 +24,7 @@ import itertools
 import json
 import math
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -60,11 +61,30 @@ def tuned_sizes(path: Path, args: argparse.Namespace) -> dict[str, list[int]]:
     return {c: sorted(sizes) for c, sizes in out.items()}
 
 
+def builtin_changed(path: Path) -> str:
+    """A warning where the built-in rules in force differ from those the file's run
+    measured against (RULES.json): the sizes the file leaves to the built-in rules would
+    run other choices than the run kept there."""
+    state = path.with_suffix(path.suffix + ".json")
+    if not state.is_file():
+        return ""
+    then = json.loads(state.read_text()).get("config", {}).get("builtin_rules")
+    if then is None or then == cmd_tune.builtin_rules_id():
+        return ""
+    return (
+        f"trellis tune --check: warning: the built-in rules differ from those {path.name} "
+        f"was tuned against (the library rebuilt with other rules, or TRELLIS_TUNED set "
+        f"otherwise): the sizes it leaves to the built-in rules run the current ones\n"
+    )
+
+
 def run(args: argparse.Namespace, extra: list[str]) -> str:
     path: Path = args.check
     if not path.is_file():
         raise TrellisError(f"trellis tune --check: no rules file {path}", 2)
     text = tune_rules.inline(path.read_text())
+    warning = builtin_changed(path)
+    sys.stderr.write(warning)
     sizes = tuned_sizes(path, args)
     mids = {c: set(between(s)) for c, s in sizes.items()}
     model = Model(args.model or cmd_tune.calibrate(args, extra, path.with_suffix(".model")))
@@ -101,7 +121,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> str:
                              f"tuned {t.ratio if t else math.nan:.3f}x the best")  # fmt: skip
         finally:
             worker.close()
-    return report(rows)
+    return warning + report(rows)
 
 
 def held_out(session: Session, point: tune_plan.Point, o: tune_rules.Outcome,
