@@ -37,7 +37,7 @@ import json, sys
 from pathlib import Path
 from trellis import cmd_tune
 state = Path(sys.argv[1])
-then = json.loads(state.read_text())["config"].get("builtin_rules") if state.is_file() else None
+then = (json.loads(state.read_text()).get("config") or {}).get("builtin_rules") if state.is_file() else None
 if then not in (None, cmd_tune.builtin_rules_id()):
     sys.exit(f"tune_bar.sh: {state.name[:-5]} was tuned against other built-in rules than the "
              "hand rules alone (TRELLIS_TUNED on, or another library): tune it again with "

@@ -167,7 +167,10 @@ def builtin_rules_id() -> str:
     --check and --resume can tell when the library or the setting changed since."""
     off = os.environ.get("TRELLIS_TUNED", "").strip().lower() in ("0", "off", "no", "false")
     text = native.info("builtin-rules") + "\0" + ("" if off else native.info("tuned-rules"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    # The rules alone: an edit to their comments changes no choice.
+    rules = [line.strip() for line in text.splitlines()]
+    kept = "\n".join(r for r in rules if r and not r.startswith("#"))
+    return hashlib.sha256(kept.encode()).hexdigest()[:16]
 
 
 def calibrate(args: argparse.Namespace, extra: list[str], path: Path) -> Path:

@@ -66,9 +66,8 @@ def builtin_changed(path: Path) -> str:
     measured against (RULES.json): the sizes the file leaves to the built-in rules would
     run other choices than the run kept there."""
     state = path.with_suffix(path.suffix + ".json")
-    if not state.is_file():
-        return ""
-    then = json.loads(state.read_text()).get("config", {}).get("builtin_rules")
+    saved = json.loads(state.read_text()) if state.is_file() else {}
+    then = ((saved or {}).get("config") or {}).get("builtin_rules")
     if then is None or then == cmd_tune.builtin_rules_id():
         return ""
     return (
@@ -83,9 +82,15 @@ def run(args: argparse.Namespace, extra: list[str]) -> str:
     if not path.is_file():
         raise TrellisError(f"trellis tune --check: no rules file {path}", 2)
     text = tune_rules.inline(path.read_text())
-    warning = builtin_changed(path)
-    sys.stderr.write(warning)
-    sizes = tuned_sizes(path, args)
+    try:
+        sys.stderr.write(builtin_changed(path))
+        sizes = tuned_sizes(path, args)
+    except json.JSONDecodeError as e:
+        raise TrellisError(
+            f"trellis tune --check: {path}.json, its run's record, is not JSON "
+            f"({e}): remove it to check at --sizes",
+            2,
+        ) from e
     mids = {c: set(between(s)) for c, s in sizes.items()}
     model = Model(args.model or cmd_tune.calibrate(args, extra, path.with_suffix(".model")))
     algorithms = json.loads(cmd_tune.native.info("algorithms"))
@@ -121,7 +126,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> str:
                              f"tuned {t.ratio if t else math.nan:.3f}x the best")  # fmt: skip
         finally:
             worker.close()
-    return warning + report(rows)
+    return report(rows)
 
 
 def held_out(session: Session, point: tune_plan.Point, o: tune_rules.Outcome,

@@ -15,7 +15,7 @@ CONFIG = {"np": [4], "colls": ["bcast"], "sizes": [4], "top": 4, "exhaustive": F
           "refine": True, "extra": []}  # fmt: skip
 
 
-def write_state(path: Path, config: dict) -> None:
+def write_state(path: Path, config: dict | None) -> None:
     path.with_suffix(path.suffix + ".json").write_text(
         json.dumps({"config": config, "outcomes": []})
     )
@@ -42,6 +42,9 @@ def test_check_warns_when_the_builtin_rules_changed(
     assert tune_check.builtin_changed(rules) == ""  # a run from before the field
     write_state(rules, {**CONFIG, "builtin_rules": cmd_tune.builtin_rules_id()})
     assert tune_check.builtin_changed(rules) == ""
+    write_state(rules, None)  # a record without its config: nothing to compare
+    assert tune_check.builtin_changed(rules) == ""
+    write_state(rules, {**CONFIG, "builtin_rules": cmd_tune.builtin_rules_id()})
     monkeypatch.setenv("TRELLIS_TUNED", "off")
     warning = tune_check.builtin_changed(rules)
     assert warning.startswith("trellis tune --check: warning: the built-in rules differ")
@@ -59,3 +62,14 @@ def test_resume_refuses_other_builtin_rules(tmp_path: Path) -> None:
     write_state(tmp_path / "r.rules", {**CONFIG, "colls": ["reduce"]})
     with pytest.raises(TrellisError, match="is of another run"):
         cmd_tune.load_state(state, now)
+
+
+def test_comments_do_not_change_the_fingerprint(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = {"builtin-rules": "# hand\nbcast linear\n", "tuned-rules": "reduce knomial\n"}
+    monkeypatch.setattr(cmd_tune.native, "info", lambda what: texts[what])
+    monkeypatch.delenv("TRELLIS_TUNED", raising=False)
+    first = cmd_tune.builtin_rules_id()
+    texts["builtin-rules"] = "# the hand rules, said otherwise\n\n  bcast linear\n"
+    assert cmd_tune.builtin_rules_id() == first
+    texts["tuned-rules"] = "reduce binomial\n"
+    assert cmd_tune.builtin_rules_id() != first
