@@ -72,7 +72,11 @@ def gaps(outcomes: list[Outcome]) -> list[tuple[Point, Outcome, Outcome]]:
         by_size = sorted(group, key=lambda o: o.sizes[0])
         for lo, hi in itertools.pairwise(by_size):
             mid = midpoint(lo.sizes[0], hi.sizes[0])
-            if mid is not None and choice(lo) != choice(hi) and not interchangeable(lo, hi):
+            # A size whose call is a neighbour's (a reduce_scatter of fewer bytes than
+            # one element a rank) would measure that call again.
+            call = tune_space.rule_bytes(coll, mid, layout.ranks) if mid else None
+            if (mid is not None and call not in (lo.nbytes, hi.nbytes)
+                    and choice(lo) != choice(hi) and not interchangeable(lo, hi)):  # fmt: skip
                 out.append((Point(coll, layout, (mid,)), lo, hi))
     return out
 

@@ -133,6 +133,10 @@ def rules_for(outcomes: list[Outcome]) -> list[str]:
             lines.append("")
         for o in outcomes[i : j + 1]:
             lines.append(f"#   {comment(o)}")
+        if hi is not None and hi < lo:  # the call of the size before (the same bytes)
+            lines.append("#   (the same call as the size before: no range of its own)")
+            i = j + 1
+            continue
         if outcomes[i].winner != "built-in":
             lines.append(f"{o0.coll} {filters} bytes={range_text(lo, hi)} "
                          f"{outcomes[i].winner_rule}")  # fmt: skip

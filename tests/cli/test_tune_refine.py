@@ -7,6 +7,7 @@ between as tuned."""
 import argparse
 import json
 import math
+import re
 import time
 from pathlib import Path
 
@@ -184,3 +185,36 @@ def test_refine_is_an_option(flag: str) -> None:
     args = parser.parse_args(["tune", flag])
     assert args.refine is (flag == "--refine")
     assert parser.parse_args(["tune"]).refine is True
+
+
+def test_no_size_between_repeats_a_neighbours_call() -> None:
+    # reduce_scatter on 16 ranks: under 64 bytes every size is a call of one element a
+    # rank, so 32 B between 4 B and 256 B would measure 4 B's call again.
+    layout = Layout(16, 4, 4)
+    sized = []
+    for size, winner in ((4, "recursive_halving"), (256, "built-in"), (4096, "recursive_halving")):
+        o = outcome(size, winner, coll="reduce_scatter", builtin="hier", layout=layout)
+        o.nbytes = tune_space.rule_bytes("reduce_scatter", size, 16)
+        sized.append(o)
+    assert tune_refine.gaps(sized[:2]) == []
+    assert [p.sizes for p, _, _ in tune_refine.gaps(sized[1:])] == [(1024,)]
+
+
+def test_sizes_of_one_call_get_no_empty_range() -> None:
+    # A run whose sizes share a call (as one before the check above could measure) still
+    # writes a file the rules' grammar takes: no range runs backwards.
+    layout = Layout(16, 4, 4)
+    sized = []
+    for size, winner in ((4, "built-in"), (32, "recursive_halving"), (16, "built-in"),
+                         (256, "recursive_halving")):  # fmt: skip
+        o = outcome(size, winner, coll="reduce_scatter", builtin="hier", layout=layout)
+        o.nbytes = tune_space.rule_bytes("reduce_scatter", size, 16)
+        sized.append(o)
+    text = tune_rules.rules_file(sized, ["h"])
+    ranges = re.findall(r"bytes=(\d+)-(\d*)", text)
+    assert ranges, text
+    assert all(not hi or int(lo) <= int(hi) for lo, hi in ranges), text
+    assert "(the same call as the size before: no range of its own)" in text
+    rules = [line for line in text.splitlines() if line and not line.startswith("#")]
+    head = "reduce_scatter ranks=16 hosts=4 ranks_per_host=4 commutative=yes"
+    assert rules == [f"{head} bytes=129- recursive_halving"], text
