@@ -4,30 +4,30 @@
  * OMPI_COMM_WORLD_RANK, MPICH's PMI_RANK), as they would when that rank's
  * memory runs out. Loaded ahead of libtrellis.so by run_no_memory.sh. */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
 
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t n);
 
-/* The threshold on the failing rank, SIZE_MAX elsewhere (getenv does not
- * allocate, so reading it here is safe). */
+/* The threshold on the failing rank, SIZE_MAX elsewhere (and before it is
+ * read): read once as the library loads, before any thread. */
+static size_t threshold = (size_t)-1;
+
+__attribute__((constructor)) static void read_threshold(void)
+{
+    const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+    if (!rank)
+        rank = getenv("PMI_RANK");
+    const char *want = getenv("TRL_TEST_FAIL_RANK");
+    const char *bytes = getenv("TRL_TEST_FAIL_BYTES");
+    if (rank && want && bytes && atoi(rank) == atoi(want))
+        threshold = (size_t)strtoull(bytes, NULL, 10);
+}
+
 static size_t limit(void)
 {
-    static size_t cached;
-    static bool read;
-    if (!read) {
-        const char *rank = getenv("OMPI_COMM_WORLD_RANK");
-        if (!rank)
-            rank = getenv("PMI_RANK");
-        const char *want = getenv("TRL_TEST_FAIL_RANK");
-        const char *bytes = getenv("TRL_TEST_FAIL_BYTES");
-        bool here = rank && want && bytes && atoi(rank) == atoi(want);
-        cached = here ? (size_t)strtoull(bytes, NULL, 10) : (size_t)-1;
-        read = true;
-    }
-    return cached;
+    return threshold;
 }
 
 void *malloc(size_t n)

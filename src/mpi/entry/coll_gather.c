@@ -92,14 +92,12 @@ static void refuse_rooted(trl_comm *c, trl_coll coll, int root, const trl_mode *
 {
     trl_coll_args a = {
         .coll = coll, .root = root, .elem_size = 1, .commutative = true, .call = trl_call_of(mode)};
-    if (!trl_coll_is_vector(coll))
+    if (!trl_coll_is_vector(coll) || !needs_counts(c, &a))
         return;
-    if (!trl_comm_vec(c)) {
+    if (!trl_comm_vec(c)) { /* the others wait for this rank's mark */
         trl_short_of_memory("the counts");
         return;
     }
-    if (!needs_counts(c, &a))
-        return;
     bool refused;
     swap_counts(c, coll == TRL_COLL_GATHERV, root, NULL, TRL_VEC(c, 5), &refused);
 }

@@ -68,16 +68,16 @@ int trl_intra_reduce_scatter(trl_comm *c, const void *sendbuf, void *recvbuf,
     }
     /* The send buffer holds the whole vector (only whether it is empty
      * matters to the aliasing check). */
-    if (!counts) {
-        trl_short_of_memory("the counts");
-        return MPI_SUCCESS;
-    }
     if (total > INT32_MAX || negative ||
         trl_reduction_refused(sendbuf, recvbuf, total > 0, datatype, op, true))
         return MPI_SUCCESS;
     trl_coll_args a = trl_reduction_args(TRL_COLL_REDUCE_SCATTER, 0, sendbuf, 1, datatype, op);
     if (a.count == 0 || total == 0)
         return trl_done(comm, mode, served);
+    if (!counts) { /* the others go on to Trellis' schedule */
+        trl_short_of_memory("the counts");
+        return MPI_SUCCESS;
+    }
     for (int r = 0; r < c->size; r++)
         counts[r] = (size_t)recvcounts[r];
     a.count = 0;

@@ -135,19 +135,13 @@ int trl_inter_reduce_scatter(trl_intercomm *ic, const void *sendbuf, void *recvb
                              const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                              MPI_Comm comm, const trl_mode *mode, bool *served)
 {
-    size_t *counts = trl_comm_vec(ic->c), total = 0;
     if (!recvcounts)
         return MPI_SUCCESS;
-    if (!counts) {
-        trl_short_of_memory("the counts");
-        return MPI_SUCCESS;
-    }
+    size_t total = 0;
     bool negative = false;
-    for (int i = 0; i < ic->c->size; i++) {
-        int n = i < ic->local_n ? recvcounts[i] : 0;
-        negative |= n < 0;
-        counts[i] = n < 0 ? 0 : (size_t)n;
-        total += counts[i];
+    for (int i = 0; i < ic->local_n; i++) {
+        negative |= recvcounts[i] < 0;
+        total += recvcounts[i] < 0 ? 0 : (size_t)recvcounts[i];
     }
     if (total > INT32_MAX || negative ||
         reduction_refused(sendbuf, recvbuf, total > 0, datatype, op, true, true))
@@ -155,6 +149,13 @@ int trl_inter_reduce_scatter(trl_intercomm *ic, const void *sendbuf, void *recvb
     trl_coll_args a = trl_reduction_args(TRL_COLL_REDUCE_SCATTER, 0, sendbuf, 1, datatype, op);
     if (a.count == 0 || total == 0)
         return trl_done(comm, mode, served);
+    size_t *counts = trl_comm_vec(ic->c);
+    if (!counts) { /* the others go on to Trellis' schedule */
+        trl_short_of_memory("the counts");
+        return MPI_SUCCESS;
+    }
+    for (int i = 0; i < ic->c->size; i++)
+        counts[i] = i < ic->local_n ? (size_t)recvcounts[i] : 0;
     a.count = 0;
     a.counts = counts;
     return serve(ic, comm, &a, false, sendbuf, recvbuf, datatype, op, mode, served);
