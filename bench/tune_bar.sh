@@ -32,14 +32,13 @@ configs=(--config ompi --config han --config "tuned:TRELLIS_TUNED=1"
 # tuned rules in force (TRELLIS_TUNED on) left its sizes to other choices, and its bar
 # would measure the hand rules' there; its JSON says which (cmd_tune.builtin_rules_id).
 if [[ -n $rules ]]; then
-    TRELLIS_TUNED=0 "$ROOT/.venv/bin/python" - "$rules.json" <<'PY' || exit 2
-import json, sys
+    TRELLIS_TUNED=0 "$ROOT/.venv/bin/python" - "$rules" <<'PY' || exit 2
+import sys
 from pathlib import Path
 from trellis import cmd_tune
-state = Path(sys.argv[1])
-then = (json.loads(state.read_text()).get("config") or {}).get("builtin_rules") if state.is_file() else None
-if then not in (None, cmd_tune.builtin_rules_id()):
-    sys.exit(f"tune_bar.sh: {state.name[:-5]} was tuned against other built-in rules than the "
+rules = Path(sys.argv[1])
+if cmd_tune.recorded_builtin_rules(rules) not in (None, cmd_tune.builtin_rules_id()):
+    sys.exit(f"tune_bar.sh: {rules.name} was tuned against other built-in rules than the "
              "hand rules alone (TRELLIS_TUNED on, or another library): tune it again with "
              "TRELLIS_TUNED=0, as bench/tune_builtin.sh does")
 PY

@@ -165,12 +165,21 @@ def builtin_rules_id() -> str:
     run and the sizes its rules leave to: the hand rules and, unless TRELLIS_TUNED turns
     them off, the tuned ones the library was built with. Kept in the run's JSON, so that
     --check and --resume can tell when the library or the setting changed since."""
+    # The off words of src/core/settings.c; anything else, unset included, is on.
     off = os.environ.get("TRELLIS_TUNED", "").strip().lower() in ("0", "off", "no", "false")
     text = native.info("builtin-rules") + "\0" + ("" if off else native.info("tuned-rules"))
     # The rules alone: an edit to their comments changes no choice.
     rules = [line.strip() for line in text.splitlines()]
     kept = "\n".join(r for r in rules if r and not r.startswith("#"))
     return hashlib.sha256(kept.encode()).hexdigest()[:16]
+
+
+def recorded_builtin_rules(rules: Path) -> str | None:
+    """builtin_rules_id as the run that wrote `rules` recorded it (its JSON beside it);
+    None where it has none (no record, or one from before the field)."""
+    state = rules.with_suffix(rules.suffix + ".json")
+    saved = json.loads(state.read_text()) if state.is_file() else {}
+    return ((saved or {}).get("config") or {}).get("builtin_rules")
 
 
 def calibrate(args: argparse.Namespace, extra: list[str], path: Path) -> Path:

@@ -65,9 +65,7 @@ def builtin_changed(path: Path) -> str:
     """A warning where the built-in rules in force differ from those the file's run
     measured against (RULES.json): the sizes the file leaves to the built-in rules would
     run other choices than the run kept there."""
-    state = path.with_suffix(path.suffix + ".json")
-    saved = json.loads(state.read_text()) if state.is_file() else {}
-    then = ((saved or {}).get("config") or {}).get("builtin_rules")
+    then = cmd_tune.recorded_builtin_rules(path)
     if then is None or then == cmd_tune.builtin_rules_id():
         return ""
     return (
